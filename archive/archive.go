@@ -1,0 +1,197 @@
+package archive
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/jsonl"
+)
+
+// Archive ties the session files and the index together: commands ask it,
+// it answers from the index and reads message bodies back from the files.
+type Archive struct {
+	db *index.DB
+}
+
+// Open opens (creating if needed) the index at dbPath. Errors are those of
+// index.Open.
+func Open(ctx context.Context, dbPath string) (*Archive, error) {
+	db, err := index.Open(ctx, dbPath)
+	if err != nil {
+		return nil, err
+	}
+	return &Archive{db: db}, nil
+}
+
+// Close closes the index.
+func (a *Archive) Close() error { return a.db.Close() }
+
+// DB returns the underlying index.
+func (a *Archive) DB() *index.DB { return a.db }
+
+// Resolve finds the session named by arg (SPEC §3.3): a file path, a session
+// id, or a unique id prefix of at least 4 characters. Errors:
+// unknown_session, or ambiguous_session with the candidates in Candidates.
+func (a *Archive) Resolve(ctx context.Context, arg string) (*index.Session, error) {
+	if strings.ContainsRune(arg, os.PathSeparator) || strings.HasSuffix(arg, ".jsonl") {
+		if abs, err := filepath.Abs(arg); err == nil {
+			if s, err := a.db.SessionByPath(ctx, abs); err != nil || s != nil {
+				return s, err
+			}
+			// A symlinked path: try the resolved one.
+			if real, err := filepath.EvalSymlinks(abs); err == nil {
+				if s, err := a.db.SessionByPath(ctx, real); err != nil || s != nil {
+					return s, err
+				}
+			}
+		}
+	}
+	found, err := a.db.SessionsByIDPrefix(ctx, arg)
+	if err != nil {
+		return nil, err
+	}
+	switch len(found) {
+	case 0:
+		return nil, &SessionError{Code: jsonl.CodeUnknownSession, Arg: arg}
+	case 1:
+		return &found[0], nil
+	}
+	e := &SessionError{Code: jsonl.CodeAmbiguousSession, Arg: arg}
+	for _, s := range found {
+		e.Candidates = append(e.Candidates, Candidate{ID: s.SessionID, Path: s.Path})
+	}
+	return nil, e
+}
+
+// Candidate is one session an ambiguous name could mean.
+type Candidate struct {
+	ID   string `json:"id"`
+	Path string `json:"path"`
+}
+
+// SessionError is unknown_session or ambiguous_session (SPEC §3.3).
+type SessionError struct {
+	Code       jsonl.Code
+	Arg        string
+	Candidates []Candidate
+}
+
+func (e *SessionError) Error() string {
+	if e.Code == jsonl.CodeUnknownSession {
+		return fmt.Sprintf("no indexed session is named %q (give an id, a unique id prefix of 4+ characters, or a file path; run `grove index` if it is new) [%s]", e.Arg, e.Code)
+	}
+	var ids []string
+	for _, c := range e.Candidates {
+		ids = append(ids, c.ID+" ("+c.Path+")")
+	}
+	return fmt.Sprintf("%q names %d sessions: %s [%s]", e.Arg, len(e.Candidates), strings.Join(ids, ", "), e.Code)
+}
+
+// Fresh checks that the file of s still is what the index saw: same size,
+// mtime, device and inode. Otherwise it returns a stale_index error.
+func Fresh(s *index.Session) error {
+	st, err := Stat(s.Path)
+	if err != nil {
+		return &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: s.Path, Offset: -1, Err: err,
+			Message: "the session file is gone or unreadable since it was indexed: " + errMsg(err),
+			Hint:    "run `grove index` to bring the index up to date"}
+	}
+	if !sameStat(s, st) {
+		return &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: s.Path, Offset: -1,
+			Message: fmt.Sprintf("the session file changed since it was indexed (%d bytes then, %d now)", s.FileSize, st.Size),
+			Hint:    "run `grove index` to bring the index up to date"}
+	}
+	return nil
+}
+
+// PathResult is the answer of `grove path` (SPEC §8).
+type PathResult struct {
+	Session *index.Session
+	Leaf    string
+	Entries []index.Entry // root first
+}
+
+// Path answers the path to leaf in session (active leaf when leaf is "")
+// from the index by recursive CTE (SPEC §4, §6). Errors: those of Resolve,
+// stale_index, and the tree errors of PathTo.
+func (a *Archive) Path(ctx context.Context, session, leaf string) (*PathResult, error) {
+	s, err := a.Resolve(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	if err := Fresh(s); err != nil {
+		return nil, err
+	}
+	if leaf == "" {
+		if s.ActiveLeaf == nil {
+			return nil, &jsonl.Error{Code: jsonl.CodeUnknownEntry, Path: s.Path, Offset: -1, Message: "the session has no entries, so no active leaf"}
+		}
+		leaf = *s.ActiveLeaf
+	}
+	entries, err := a.db.Path(ctx, s.SID, leaf)
+	if err != nil {
+		var je *jsonl.Error
+		if errors.As(err, &je) && je.Path == "" {
+			je.Path = s.Path
+		}
+		return nil, err
+	}
+	return &PathResult{Session: s, Leaf: leaf, Entries: entries}, nil
+}
+
+// Messages answers `grove messages`: the path by CTE, then the message of
+// every message entry, read back from the file by byte offset and checked
+// against the CRC-32 the index stored (SPEC §4, §6). Each message is the raw
+// JSON from the line, byte for byte.
+func (a *Archive) Messages(ctx context.Context, session, leaf string) (*PathResult, []json.RawMessage, error) {
+	p, err := a.Path(ctx, session, leaf)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := os.Open(p.Session.Path)
+	if err != nil {
+		return nil, nil, &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: p.Session.Path, Offset: -1, Err: err, Message: "cannot read the session file: " + errMsg(err)}
+	}
+	defer f.Close()
+	msgs := []json.RawMessage{}
+	for _, e := range p.Entries {
+		if e.Type != "message" {
+			continue
+		}
+		raw, err := ReadLine(f, p.Session.Path, e)
+		if err != nil {
+			return nil, nil, err
+		}
+		m := jsonl.Field(raw, "message")
+		if m == nil {
+			return nil, nil, &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: p.Session.Path, Line: e.Line, Offset: e.Offset, Message: "the line no longer holds a message"}
+		}
+		msgs = append(msgs, m)
+	}
+	return p, msgs, nil
+}
+
+// ReadLine reads the committed line of e from f by byte offset and checks it
+// against the stored CRC-32. A difference is a stale_index error.
+func ReadLine(f *os.File, path string, e index.Entry) ([]byte, error) {
+	buf := make([]byte, e.Length)
+	if _, err := f.ReadAt(buf, e.Offset); err != nil {
+		return nil, &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: path, Line: e.Line, Offset: e.Offset, Err: err,
+			Message: "cannot read the entry's line back: " + err.Error(), Hint: "run `grove index`"}
+	}
+	if crc32.ChecksumIEEE(buf) != e.CRC {
+		return nil, &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: path, Line: e.Line, Offset: e.Offset,
+			Message: "the entry's line changed since it was indexed", Hint: "run `grove index`"}
+	}
+	return buf, nil
+}
+
+func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/jsonl"
+)
+
+// Exit statuses (SPEC §8), decided only in exitStatus.
+const (
+	exitOK     = 0 // success
+	exitFailed = 1 // the operation failed: a path error, a verify mismatch, a strict-mode bad line, ...
+	exitUsage  = 2 // the command line was wrong
+)
+
+// usageError is a wrong command line: exit status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// silentFailure is a failure whose report is already on stdout (verify's
+// mismatches, recover --strict's report): exit 1 without an error line.
+type silentFailure struct{ what string }
+
+func (e silentFailure) Error() string { return e.what }
+
+// env is what every command shares: the global flags and the output streams.
+type env struct {
+	dbPath string
+	json   bool
+	stdout io.Writer
+	stderr io.Writer
+}
+
+func (g *env) open(ctx context.Context) (*archive.Archive, error) {
+	return archive.Open(ctx, g.dbPath)
+}
+
+// defaultDB is SPEC §8's default index location.
+func defaultDB() string {
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "grove", "index.db")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(".grove", "index.db")
+	}
+	return filepath.Join(home, ".local", "share", "grove", "index.db")
+}
+
+var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "machine output: exactly one JSON document on stdout"}
+
+const exitHelp = `EXIT STATUS:
+   0  success
+   1  the operation failed (a path error, a verify mismatch or stale file, a strict-mode bad line, ...)
+   2  the command line was wrong`
+
+func newApp(g *env) *cli.App {
+	app := &cli.App{
+		Name:  "grove",
+		Usage: "keep and search coding-agent sessions (pi JSONL files) through a rebuildable SQLite index",
+		UsageText: "grove [global flags] COMMAND [flags] [args]   (flags go before positional arguments)\n\n" +
+			"   grove index                       index ~/.pi/agent/sessions (or $GROVE_ROOT)\n" +
+			"   grove sessions                    list indexed sessions\n" +
+			"   grove path SESSION [LEAF]         the path from the root to LEAF",
+		Description:     exitHelp,
+		HideHelpCommand: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "db", Usage: "index file", EnvVars: []string{"GROVE_DB"}, Value: defaultDB()},
+			jsonFlag,
+		},
+		Writer:         g.stdout,
+		ErrWriter:      g.stderr,
+		ExitErrHandler: func(*cli.Context, error) {}, // exit statuses are decided in run, after cleanup
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageError{err}
+		},
+		CommandNotFound: func(c *cli.Context, name string) {
+			fmt.Fprintf(g.stderr, "grove: no command %q; see grove --help\n", name)
+		},
+		Before: func(c *cli.Context) error {
+			g.dbPath = c.String("db")
+			g.json = c.Bool("json")
+			return nil
+		},
+		Commands: []*cli.Command{
+			indexCommand(g), sessionsCommand(g), workspacesCommand(g), leavesCommand(g),
+			branchesCommand(g), pathCommand(g), messagesCommand(g), verifyCommand(g), recoverCommand(g),
+		},
+	}
+	for _, c := range app.Commands {
+		c.OnUsageError = app.OnUsageError
+		c.Flags = append(c.Flags, jsonFlag)
+		before := c.Before
+		c.Before = func(cc *cli.Context) error {
+			g.json = g.json || cc.Bool("json")
+			if before != nil {
+				return before(cc)
+			}
+			return nil
+		}
+	}
+	return app
+}
+
+// run runs grove with args and returns the exit status. It never calls
+// os.Exit, so deferred cleanup always runs.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	g := &env{stdout: stdout, stderr: stderr}
+	app := newApp(g)
+	notFound := false
+	app.CommandNotFound = func(c *cli.Context, name string) {
+		notFound = true
+		fmt.Fprintf(stderr, "grove: no command %q; see grove --help\n", name)
+	}
+	err := app.RunContext(ctx, args)
+	if notFound {
+		return exitUsage
+	}
+	if err == nil {
+		return exitOK
+	}
+	report(g, err)
+	return exitStatus(err)
+}
+
+// exitStatus maps an error to SPEC §8's exit status.
+func exitStatus(err error) int {
+	var u usageError
+	if errors.As(err, &u) || isFlagError(err) {
+		return exitUsage
+	}
+	return exitFailed
+}
+
+// isFlagError recognises the errors urfave/cli returns for a bad flag
+// without calling OnUsageError.
+func isFlagError(err error) bool {
+	msg := err.Error()
+	return strings.HasPrefix(msg, "flag provided but not defined") ||
+		strings.HasPrefix(msg, "invalid value") ||
+		strings.Contains(msg, "flag needs an argument") ||
+		strings.HasPrefix(msg, "Required flag")
+}
+
+// report writes err: one line on stderr, or with --json the error object of
+// SPEC §8 on stdout.
+func report(g *env, err error) {
+	var quiet silentFailure
+	if errors.As(err, &quiet) {
+		return
+	}
+	if !g.json {
+		msg := err.Error()
+		var je *jsonl.Error
+		if errors.As(err, &je) && je.Hint != "" {
+			msg += " (" + je.Hint + ")"
+		}
+		fmt.Fprintf(g.stderr, "grove: %s\n", msg)
+		return
+	}
+	writeJSON(g.stdout, map[string]any{"error": errorObject(err)})
+}
+
+// errorObject builds {"code","message",...details} for err.
+func errorObject(err error) map[string]any {
+	obj := map[string]any{"code": "error", "message": err.Error()}
+	var je *jsonl.Error
+	var se *archive.SessionError
+	var u usageError
+	switch {
+	case errors.As(err, &je):
+		obj["code"] = je.Code
+		obj["message"] = je.Message
+		if je.Message == "" && je.Err != nil {
+			obj["message"] = je.Err.Error()
+		}
+		if je.Path != "" {
+			obj["path"] = je.Path
+		}
+		if je.Line > 0 {
+			obj["line"] = je.Line
+			if je.Offset >= 0 {
+				obj["offset"] = je.Offset
+			}
+		}
+		if je.ID != "" {
+			obj["id"] = je.ID
+		}
+		if je.Code == jsonl.CodeMissingParent {
+			obj["parent"] = je.Parent
+		}
+		if je.Lines != nil {
+			obj["lines"] = je.Lines
+		}
+		if je.Hint != "" {
+			obj["hint"] = je.Hint
+		}
+	case errors.As(err, &se):
+		obj["code"] = se.Code
+		obj["session"] = se.Arg
+		if se.Candidates != nil {
+			obj["candidates"] = se.Candidates
+		}
+	case errors.As(err, &u) || isFlagError(err):
+		obj["code"] = "usage"
+	}
+	return obj
+}
+
+// writeJSON writes v as one compact JSON document and a newline. HTML
+// characters are not escaped and nothing is indented, so raw message bodies
+// come out byte for byte as they were stored.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// needArgs checks the number of positional arguments.
+func needArgs(c *cli.Context, min, max int) error {
+	n := c.NArg()
+	if n < min || n > max {
+		return usagef("%s: want %s, got %d arguments (flags go before arguments)", c.Command.Name, c.Command.ArgsUsage, n)
+	}
+	return nil
+}

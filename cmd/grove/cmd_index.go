@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grove-sessions/grove/archive"
+)
+
+type indexOptions struct {
+	roots []string
+	files []string
+	force bool
+}
+
+func indexCommand(g *env) *cli.Command {
+	return &cli.Command{
+		Name:      "index",
+		Usage:     "read session files into the index (unchanged files are skipped)",
+		ArgsUsage: "[FILE...]",
+		Description: "Roots default to $GROVE_ROOT (colon-separated), else ~/.pi/agent/sessions.\n" +
+			"Every *.jsonl file below a root is indexed; FILE arguments are indexed whatever their name.",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "root", Usage: "a directory of session files (repeatable)"},
+			&cli.BoolFlag{Name: "force", Usage: "read every file again, even those that look unchanged"},
+		},
+		Action: func(c *cli.Context) error {
+			opts := indexOptions{roots: c.StringSlice("root"), files: c.Args().Slice(), force: c.Bool("force")}
+			if len(opts.roots) == 0 && len(opts.files) == 0 {
+				opts.roots = defaultRoots()
+			}
+			return runIndex(c.Context, g, opts)
+		},
+	}
+}
+
+// defaultRoots is SPEC §8's default: $GROVE_ROOT, else ~/.pi/agent/sessions.
+func defaultRoots() []string {
+	if r := os.Getenv("GROVE_ROOT"); r != "" {
+		var out []string
+		for _, p := range strings.Split(r, ":") {
+			if p != "" {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	home, _ := os.UserHomeDir()
+	return []string{filepath.Join(home, ".pi", "agent", "sessions")}
+}
+
+func runIndex(ctx context.Context, g *env, opts indexOptions) error {
+	a, err := g.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	sum, err := a.Index(ctx, archive.IndexOptions{Roots: opts.roots, Files: opts.files, Force: opts.force})
+	if err != nil {
+		return err
+	}
+	if g.json {
+		return writeJSON(g.stdout, sum)
+	}
+	fmt.Fprintf(g.stdout, "%d files: %d indexed (%d entries), %d unchanged, %d damaged or needing repair",
+		sum.Files, sum.Indexed, sum.Entries, sum.Unchanged, sum.Damaged)
+	if sum.Removed > 0 {
+		fmt.Fprintf(g.stdout, ", %d removed (file gone)", sum.Removed)
+	}
+	fmt.Fprintf(g.stdout, "\nindex: %s\n", a.DB().File())
+	return nil
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grove-sessions/grove/archive"
+)
+
+var filterFlags = []cli.Flag{
+	&cli.StringFlag{Name: "session", Usage: "only this session (id, unique id prefix of 4+ characters, or file path)"},
+	&cli.StringFlag{Name: "workspace", Usage: "only sessions of this workspace (exact)"},
+}
+
+func filterOf(c *cli.Context) archive.Filter {
+	return archive.Filter{Session: c.String("session"), Workspace: c.String("workspace")}
+}
+
+func leavesCommand(g *env) *cli.Command {
+	return &cli.Command{
+		Name:  "leaves",
+		Usage: "list leaves (entries no entry names as parent) with depth, preview and label",
+		Flags: filterFlags,
+		Action: func(c *cli.Context) error {
+			if err := needArgs(c, 0, 0); err != nil {
+				return err
+			}
+			return runLeaves(c.Context, g, filterOf(c))
+		},
+	}
+}
+
+type leafJSON struct {
+	Session   string `json:"session"`
+	ID        string `json:"id"`
+	Type      string `json:"type"`
+	Role      any    `json:"role"`
+	Depth     *int   `json:"depth"`
+	Timestamp any    `json:"timestamp"`
+	Active    bool   `json:"active"`
+	Preview   string `json:"preview"`
+	Label     any    `json:"label"`
+}
+
+func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
+	a, err := g.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	leaves, err := a.Leaves(ctx, f)
+	if err != nil {
+		return err
+	}
+	out := []leafJSON{}
+	for _, l := range leaves {
+		j := leafJSON{Session: l.Session.SessionID, ID: l.Leaf.EntryID, Type: l.Leaf.Type, Depth: l.Leaf.Depth,
+			Timestamp: rfc3339(l.Leaf.TsMs), Active: l.Active, Preview: l.Preview}
+		if l.Leaf.Role != nil {
+			j.Role = *l.Leaf.Role
+		}
+		if l.Label != "" {
+			j.Label = l.Label
+		}
+		out = append(out, j)
+	}
+	if g.json {
+		return writeJSON(g.stdout, map[string]any{"leaves": out})
+	}
+	tw := table(g.stdout)
+	fmt.Fprintln(tw, "SESSION\tLEAF\tTYPE\tDEPTH\tTIME\tLABEL\tPREVIEW")
+	for _, l := range leaves {
+		id := l.Leaf.EntryID
+		if l.Active {
+			id += " *"
+		}
+		typ := l.Leaf.Type
+		if l.Leaf.Role != nil {
+			typ += "/" + *l.Leaf.Role
+		}
+		depth := "broken"
+		if l.Leaf.Depth != nil {
+			depth = fmt.Sprint(*l.Leaf.Depth)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.Session.SessionID, id, typ, depth, short(l.Leaf.TsMs), orDash(l.Label), l.Preview)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(leaves) > 0 {
+		fmt.Fprintln(g.stdout, "(* = active leaf: the last entry of its file)")
+	}
+	return nil
+}

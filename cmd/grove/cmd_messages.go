@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grove-sessions/grove/archive"
+)
+
+func messagesCommand(g *env) *cli.Command {
+	return &cli.Command{
+		Name:      "messages",
+		Usage:     "the messages on the path to LEAF, exactly as stored (metadata and other entry types left out)",
+		ArgsUsage: "SESSION [LEAF]",
+		Action: func(c *cli.Context) error {
+			if err := needArgs(c, 1, 2); err != nil {
+				return err
+			}
+			return runMessages(c.Context, g, c.Args().Get(0), c.Args().Get(1))
+		},
+	}
+}
+
+func runMessages(ctx context.Context, g *env, session, leaf string) error {
+	a, err := g.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	p, msgs, err := a.Messages(ctx, session, leaf)
+	if err != nil {
+		return err
+	}
+	if g.json {
+		return writeJSON(g.stdout, map[string]any{"session": p.Session.SessionID, "leaf": p.Leaf, "messages": msgs})
+	}
+	for i, m := range msgs {
+		if i > 0 {
+			fmt.Fprintln(g.stdout)
+		}
+		writeMessage(g, m)
+	}
+	return nil
+}
+
+// writeMessage renders one message for people: its role, then its text,
+// tool calls with their arguments, and tool results.
+func writeMessage(g *env, raw json.RawMessage) {
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		fmt.Fprintln(g.stdout, string(raw))
+		return
+	}
+	role, _ := m["role"].(string)
+	head := "── " + role
+	if role == "toolResult" {
+		head += fmt.Sprintf(" %v (%v)", m["toolName"], m["toolCallId"])
+		if m["isError"] == true {
+			head += " ERROR"
+		}
+	}
+	fmt.Fprintln(g.stdout, head)
+	switch c := m["content"].(type) {
+	case string:
+		fmt.Fprintln(g.stdout, c)
+	case []any:
+		for _, b := range c {
+			bm, _ := b.(map[string]any)
+			switch bm["type"] {
+			case "text":
+				fmt.Fprintln(g.stdout, bm["text"])
+			case "thinking":
+				fmt.Fprintln(g.stdout, "(thinking) "+strings.TrimSpace(fmt.Sprint(bm["thinking"])))
+			case "toolCall":
+				args, _ := json.Marshal(bm["arguments"])
+				fmt.Fprintf(g.stdout, "→ %v %s  [%v]\n", bm["name"], args, bm["id"])
+			case "image":
+				fmt.Fprintf(g.stdout, "[image %v]\n", bm["mimeType"])
+			}
+		}
+	default:
+		if role == "bashExecution" {
+			fmt.Fprintf(g.stdout, "$ %v\n%v\n", m["command"], m["output"])
+		} else {
+			fmt.Fprintln(g.stdout, archive.Preview(raw, 200))
+		}
+	}
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grove-sessions/grove/archive"
+)
+
+func pathCommand(g *env) *cli.Command {
+	return &cli.Command{
+		Name:      "path",
+		Usage:     "the path from the root to LEAF (default: the active leaf), by recursive CTE over the index",
+		ArgsUsage: "SESSION [LEAF]",
+		Action: func(c *cli.Context) error {
+			if err := needArgs(c, 1, 2); err != nil {
+				return err
+			}
+			return runPath(c.Context, g, c.Args().Get(0), c.Args().Get(1))
+		},
+	}
+}
+
+func runPath(ctx context.Context, g *env, session, leaf string) error {
+	a, err := g.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	p, err := a.Path(ctx, session, leaf)
+	if err != nil {
+		return err
+	}
+	if g.json {
+		ids := make([]string, len(p.Entries))
+		for i, e := range p.Entries {
+			ids[i] = e.EntryID
+		}
+		return writeJSON(g.stdout, map[string]any{"session": p.Session.SessionID, "leaf": p.Leaf, "path": ids})
+	}
+	f, _ := os.Open(p.Session.Path)
+	if f != nil {
+		defer f.Close()
+	}
+	tw := table(g.stdout)
+	fmt.Fprintln(tw, "LINE\tID\tTYPE\tTIME\tPREVIEW")
+	for _, e := range p.Entries {
+		typ := e.Type
+		if e.Role != nil {
+			typ += "/" + *e.Role
+		}
+		preview := ""
+		if f != nil {
+			if raw, err := archive.ReadLine(f, p.Session.Path, e); err == nil {
+				preview = archive.Preview(raw, archive.PreviewWidth)
+			}
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", e.Line, e.EntryID, typ, short(e.TsMs), preview)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grove-sessions/grove/jsonl"
+)
+
+func recoverCommand(g *env) *cli.Command {
+	return &cli.Command{
+		Name:      "recover",
+		Usage:     "read one session file and report its committed lines, bad lines and tail (never changes the file)",
+		ArgsUsage: "FILE",
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "strict", Usage: "fail at the first bad line, as a writer opening the file would"}},
+		Action: func(c *cli.Context) error {
+			if err := needArgs(c, 1, 1); err != nil {
+				return err
+			}
+			return runRecover(c.Context, g, c.Args().First(), c.Bool("strict"))
+		},
+	}
+}
+
+type warningJSON struct {
+	Code   jsonl.Code `json:"code"`
+	Line   int        `json:"line"`
+	Offset int64      `json:"offset"`
+}
+
+type errorJSON struct {
+	Code    jsonl.Code `json:"code"`
+	Line    int        `json:"line"`
+	Offset  int64      `json:"offset"`
+	Message string     `json:"message"`
+}
+
+func runRecover(ctx context.Context, g *env, path string, strict bool) error {
+	mode := jsonl.Salvage
+	if strict {
+		mode = jsonl.Strict
+	}
+	_, res, err := jsonl.ReadFile(path, mode)
+	if err != nil {
+		return err
+	}
+	out := map[string]any{"dialect": res.Dialect, "lines": res.Lines, "entries": res.Entries, "state": res.State()}
+	warnings, errs := []warningJSON{}, []errorJSON{}
+	for _, w := range res.Warnings {
+		warnings = append(warnings, warningJSON{w.Code, w.Line, w.Offset})
+	}
+	for _, e := range res.Errors {
+		errs = append(errs, errorJSON{e.Code, e.Line, e.Offset, e.Message})
+	}
+	out["warnings"], out["errors"] = warnings, errs
+	if g.json {
+		return writeJSON(g.stdout, out)
+	}
+	fmt.Fprintf(g.stdout, "%s: %s dialect, %d committed lines, %d entries, state %s\n", path, res.Dialect, res.Lines, res.Entries, res.State())
+	for _, w := range res.Warnings {
+		fmt.Fprintf(g.stdout, "  warning line %d (byte %d): %s [%s]\n", w.Line, w.Offset, w.Message, w.Code)
+	}
+	for _, e := range res.Errors {
+		fmt.Fprintf(g.stdout, "  error   line %d (byte %d): %s [%s]\n", e.Line, e.Offset, e.Message, e.Code)
+	}
+	return nil
+}

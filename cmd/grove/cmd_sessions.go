@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+)
+
+func sessionsCommand(g *env) *cli.Command {
+	return &cli.Command{
+		Name:  "sessions",
+		Usage: "list indexed sessions, most recently modified first",
+		Flags: []cli.Flag{&cli.StringFlag{Name: "workspace", Usage: "only sessions of this workspace (exact)"}},
+		Action: func(c *cli.Context) error {
+			if err := needArgs(c, 0, 0); err != nil {
+				return err
+			}
+			return runSessions(c.Context, g, c.String("workspace"))
+		},
+	}
+}
+
+type sessionJSON struct {
+	ID          string           `json:"id"`
+	Path        string           `json:"path"`
+	Dialect     string           `json:"dialect"`
+	Workspace   string           `json:"workspace"`
+	Name        string           `json:"name"`
+	Entries     int              `json:"entries"`
+	Leaves      int              `json:"leaves"`
+	Created     any              `json:"created"`
+	Modified    any              `json:"modified"`
+	State       string           `json:"state"`
+	Diagnostics []diagnosticJSON `json:"diagnostics"`
+}
+
+type diagnosticJSON struct {
+	Severity string `json:"severity"`
+	Code     string `json:"code"`
+	Line     int    `json:"line"`
+	Offset   int64  `json:"offset"`
+	Message  string `json:"message"`
+}
+
+func runSessions(ctx context.Context, g *env, workspace string) error {
+	a, err := g.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	sessions, err := a.Sessions(ctx, workspace)
+	if err != nil {
+		return err
+	}
+	out := []sessionJSON{}
+	for _, s := range sessions {
+		j := sessionJSON{ID: s.SessionID, Path: s.Path, Dialect: s.Dialect, Workspace: s.Workspace, Name: s.Name,
+			Entries: s.Entries, Leaves: s.Leaves, Created: rfc3339(s.CreatedMs), Modified: rfc3339(s.ModifiedMs),
+			State: s.State, Diagnostics: []diagnosticJSON{}}
+		if s.Diagnostics > 0 {
+			ds, err := a.DB().Diagnostics(ctx, s.SID)
+			if err != nil {
+				return err
+			}
+			for _, d := range ds {
+				j.Diagnostics = append(j.Diagnostics, diagnosticJSON(d))
+			}
+		}
+		out = append(out, j)
+	}
+	if g.json {
+		return writeJSON(g.stdout, map[string]any{"sessions": out})
+	}
+	if len(out) == 0 {
+		fmt.Fprintln(g.stderr, "no sessions in the index; run `grove index`")
+		return nil
+	}
+	tw := table(g.stdout)
+	fmt.Fprintln(tw, "SESSION\tMODIFIED\tENTRIES\tLEAVES\tSTATE\tWORKSPACE\tNAME")
+	for _, s := range sessions {
+		state := s.State
+		if s.Diagnostics > 0 {
+			state = fmt.Sprintf("%s (%d diagnostics)", s.State, s.Diagnostics)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", s.SessionID, short(s.ModifiedMs), s.Entries, s.Leaves, state, orDash(s.Workspace), orDash(s.Name))
+	}
+	return tw.Flush()
+}
+
+

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+)
+
+func workspacesCommand(g *env) *cli.Command {
+	return &cli.Command{
+		Name:  "workspaces",
+		Usage: "list workspaces with their sessions and entries",
+		Action: func(c *cli.Context) error {
+			if err := needArgs(c, 0, 0); err != nil {
+				return err
+			}
+			return runWorkspaces(c.Context, g)
+		},
+	}
+}
+
+func runWorkspaces(ctx context.Context, g *env) error {
+	a, err := g.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	ws, err := a.Workspaces(ctx)
+	if err != nil {
+		return err
+	}
+	type wsJSON struct {
+		Workspace string `json:"workspace"`
+		Sessions  int    `json:"sessions"`
+		Entries   int    `json:"entries"`
+		Modified  any    `json:"modified"`
+	}
+	out := []wsJSON{}
+	for _, w := range ws {
+		out = append(out, wsJSON{w.Workspace, w.Sessions, w.Entries, rfc3339(w.ModifiedMs)})
+	}
+	if g.json {
+		return writeJSON(g.stdout, map[string]any{"workspaces": out})
+	}
+	tw := table(g.stdout)
+	fmt.Fprintln(tw, "WORKSPACE\tSESSIONS\tENTRIES\tMODIFIED")
+	for _, w := range ws {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", orDash(w.Workspace), w.Sessions, w.Entries, short(w.ModifiedMs))
+	}
+	return tw.Flush()
+}

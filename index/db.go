@@ -1,0 +1,160 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+
+	"github.com/grove-sessions/grove/jsonl"
+	"github.com/grove-sessions/grove/migrations"
+)
+
+// ApplicationID marks a SQLite file as a grove index (PRAGMA application_id,
+// the bytes "grov"). A file without it is never migrated or modified.
+const ApplicationID = 0x67726f76
+
+// DB is an open grove index: one SQLite file (SPEC §6).
+type DB struct {
+	db   *sqlx.DB
+	path string
+}
+
+// migration is one numbered SQL file of package migrations.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func loadMigrations() ([]migration, error) {
+	files, err := fs.Glob(migrations.FS, "*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var out []migration
+	for _, f := range files {
+		n, err := strconv.Atoi(strings.SplitN(f, "_", 2)[0])
+		if err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with its number", f)
+		}
+		b, err := migrations.FS.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, migration{version: n, name: f, sql: string(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	for i, m := range out {
+		if m.version != i+1 {
+			return nil, fmt.Errorf("migration %s: want number %d", m.name, i+1)
+		}
+	}
+	return out, nil
+}
+
+// SchemaVersion is the schema version this grove makes: the number of the
+// last file in package migrations.
+func SchemaVersion() int {
+	ms, _ := loadMigrations()
+	return len(ms)
+}
+
+// Open opens the index at path, creating it and its directory if they do
+// not exist, and applies pending migrations in order, each in its own
+// transaction recorded in PRAGMA user_version (SPEC §6).
+//
+// Errors: a *jsonl.Error with Code newer_index when the file was made by a
+// newer grove, or not_index when it is not a SQLite file or is a SQLite file
+// that is not a grove index. In both cases the file is left untouched.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("create index directory: %w", err)
+	}
+	// No pragma here may write to the file: a foreign file must stay as it is.
+	dsn := path + "?_busy_timeout=10000&_synchronous=NORMAL&_txlock=immediate"
+	db, err := sqlx.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(4)
+	d := &DB{db: db, path: path}
+	if err := d.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// Close closes the index.
+func (d *DB) Close() error { return d.db.Close() }
+
+// File is the index file's path.
+func (d *DB) File() string { return d.path }
+
+func (d *DB) migrate(ctx context.Context) error {
+	ms, err := loadMigrations()
+	if err != nil {
+		return err
+	}
+	var appID, version, tables int
+	err = d.db.GetContext(ctx, &appID, "PRAGMA application_id")
+	if err == nil {
+		err = d.db.GetContext(ctx, &version, "PRAGMA user_version")
+	}
+	if err == nil {
+		err = d.db.GetContext(ctx, &tables, "SELECT count(*) FROM sqlite_schema")
+	}
+	if err != nil {
+		return &jsonl.Error{Code: jsonl.CodeNotIndex, Path: d.path, Offset: -1, Err: err,
+			Message: "cannot read the index: " + err.Error(),
+			Hint:    "the index is only a cache of the session files; move it aside and run `grove index` again"}
+	}
+	switch {
+	case appID == 0 && tables > 0, appID != 0 && appID != ApplicationID:
+		return &jsonl.Error{Code: jsonl.CodeNotIndex, Path: d.path, Offset: -1,
+			Message: "this SQLite file is not a grove index; refusing to change it",
+			Hint:    "pass another --db path"}
+	case version > len(ms):
+		return &jsonl.Error{Code: jsonl.CodeNewerIndex, Path: d.path, Offset: -1,
+			Message: fmt.Sprintf("the index has schema version %d, made by a newer grove (this one knows up to %d); refusing to change it", version, len(ms)),
+			Hint:    "use the newer grove, or pass another --db path"}
+	}
+	for _, m := range ms[version:] {
+		if err := d.apply(ctx, m); err != nil {
+			return err
+		}
+	}
+	if _, err := d.db.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
+		return fmt.Errorf("index %s: set WAL mode: %w", d.path, err)
+	}
+	return nil
+}
+
+func (d *DB) apply(ctx context.Context, m migration) error {
+	tx, err := d.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrate index to %s: %w", m.name, err)
+	}
+	defer tx.Rollback()
+	// Another grove may have applied it while this one waited for the lock.
+	var v int
+	if err := tx.GetContext(ctx, &v, "PRAGMA user_version"); err != nil {
+		return fmt.Errorf("migrate index to %s: %w", m.name, err)
+	}
+	if v >= m.version {
+		return nil
+	}
+	stmts := m.sql + fmt.Sprintf(";\nPRAGMA user_version = %d;\nPRAGMA application_id = %d;", m.version, ApplicationID)
+	if _, err := tx.ExecContext(ctx, stmts); err != nil {
+		return fmt.Errorf("migrate index to %s: %w", m.name, err)
+	}
+	return tx.Commit()
+}

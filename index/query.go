@@ -1,0 +1,301 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/grove-sessions/grove/jsonl"
+)
+
+const sessionCols = `s.sid, s.path, s.session_id, s.dialect, s.version, s.workspace, s.name, s.parent_session,
+	s.created_ms, s.modified_ms, s.entries, s.leaves, s.lines, s.state, s.active_leaf, s.duplicate_id,
+	s.file_size, s.file_mtime_ns, s.file_dev, s.file_ino, s.committed_len, s.indexed_at_ms,
+	(SELECT count(*) FROM diagnostics g WHERE g.sid = s.sid) AS diagnostics`
+
+// SessionFilter narrows Sessions. Workspace matches exactly; empty means all.
+type SessionFilter struct {
+	Workspace string
+	SessionID string // exact session id; empty means all
+}
+
+// Sessions lists the indexed sessions, most recently modified first.
+func (d *DB) Sessions(ctx context.Context, f SessionFilter) ([]Session, error) {
+	q := "SELECT " + sessionCols + " FROM sessions s WHERE 1=1"
+	var args []any
+	if f.Workspace != "" {
+		q += " AND s.workspace = ?"
+		args = append(args, f.Workspace)
+	}
+	if f.SessionID != "" {
+		q += " AND s.session_id = ?"
+		args = append(args, f.SessionID)
+	}
+	q += " ORDER BY coalesce(s.modified_ms, 0) DESC, s.path"
+	var out []Session
+	if err := d.db.SelectContext(ctx, &out, q, args...); err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, nil
+}
+
+// SessionByPath returns the session stored for an absolute file path, or
+// nil when the index has none.
+func (d *DB) SessionByPath(ctx context.Context, path string) (*Session, error) {
+	var s Session
+	err := d.db.GetContext(ctx, &s, "SELECT "+sessionCols+" FROM sessions s WHERE s.path = ?", path)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find session %s: %w", path, err)
+	}
+	return &s, nil
+}
+
+// SessionsByIDPrefix returns the sessions whose id equals arg, or, when none
+// does and arg has at least 4 characters, whose id starts with arg (SPEC §3.3).
+func (d *DB) SessionsByIDPrefix(ctx context.Context, arg string) ([]Session, error) {
+	var out []Session
+	if err := d.db.SelectContext(ctx, &out, "SELECT "+sessionCols+" FROM sessions s WHERE s.session_id = ? ORDER BY s.path", arg); err != nil {
+		return nil, fmt.Errorf("find session %q: %w", arg, err)
+	}
+	if len(out) > 0 || len([]rune(arg)) < 4 {
+		return out, nil
+	}
+	// substr keeps the comparison exact: LIKE would treat % and _ as wildcards
+	// and ignore case.
+	err := d.db.SelectContext(ctx, &out, "SELECT "+sessionCols+` FROM sessions s
+		WHERE substr(s.session_id, 1, length(?1)) = ?1 ORDER BY s.path`, arg)
+	if err != nil {
+		return nil, fmt.Errorf("find session %q: %w", arg, err)
+	}
+	return out, nil
+}
+
+// Workspace is one row of Workspaces.
+type Workspace struct {
+	Workspace  string `db:"workspace"`
+	Sessions   int    `db:"sessions"`
+	Entries    int    `db:"entries"`
+	ModifiedMs *int64 `db:"modified_ms"`
+}
+
+// Workspaces lists every workspace with its number of sessions and entries
+// and its latest modification, most recent first.
+func (d *DB) Workspaces(ctx context.Context) ([]Workspace, error) {
+	var out []Workspace
+	err := d.db.SelectContext(ctx, &out, `SELECT workspace, count(*) AS sessions, sum(entries) AS entries,
+		max(modified_ms) AS modified_ms FROM sessions GROUP BY workspace
+		ORDER BY coalesce(max(modified_ms), 0) DESC, workspace`)
+	if err != nil {
+		return nil, fmt.Errorf("list workspaces: %w", err)
+	}
+	return out, nil
+}
+
+const entryCols = "e.seq, e.entry_id, e.parent_id, e.type, e.role, e.ts_ms, e.line, e.offset, e.length, e.crc"
+
+// Leaf is a leaf entry with its depth: the length of its path, or nil when
+// its path is broken (missing parent, cycle, duplicate ids).
+type Leaf struct {
+	Entry
+	Depth *int `db:"depth"`
+}
+
+// Leaves returns the entries of session sid that no entry names as parent,
+// in file order (SPEC §1), with their depths computed by a recursive CTE
+// from the roots down.
+func (d *DB) Leaves(ctx context.Context, sid int64) ([]Leaf, error) {
+	var dup *string
+	if err := d.db.GetContext(ctx, &dup, "SELECT duplicate_id FROM sessions WHERE sid = ?", sid); err != nil {
+		return nil, fmt.Errorf("leaves: %w", err)
+	}
+	var out []Leaf
+	// From every root down: a member of a cycle is never reached from a root,
+	// so the walk ends; with duplicate ids no path is defined and the walk is
+	// skipped (depth NULL).
+	q := `WITH RECURSIVE down(entry_id, depth) AS (
+			SELECT entry_id, 1 FROM entries WHERE sid = ?1 AND parent_id IS NULL AND ?2
+			UNION ALL
+			SELECT c.entry_id, down.depth + 1 FROM down JOIN entries c ON c.sid = ?1 AND c.parent_id = down.entry_id
+		)
+		SELECT ` + entryCols + `, (SELECT depth FROM down WHERE down.entry_id = e.entry_id) AS depth
+		FROM entries e
+		WHERE e.sid = ?1 AND NOT EXISTS (SELECT 1 FROM entries c WHERE c.sid = e.sid AND c.parent_id = e.entry_id)
+		ORDER BY e.seq`
+	if err := d.db.SelectContext(ctx, &out, q, sid, dup == nil); err != nil {
+		return nil, fmt.Errorf("leaves: %w", err)
+	}
+	return out, nil
+}
+
+// Branch is a branch point (SPEC §1) with its children in file order and the
+// number of leaves below it.
+type Branch struct {
+	EntryID  string
+	Children []string
+	Leaves   int
+}
+
+// Branches returns the branch points of session sid, in the file order of
+// the branch point entries. A parent id that names no entry is no branch
+// point.
+func (d *DB) Branches(ctx context.Context, sid int64) ([]Branch, error) {
+	var rows []struct {
+		ParentID string `db:"parent_id"`
+		Child    string `db:"child"`
+	}
+	err := d.db.SelectContext(ctx, &rows, `SELECT c.parent_id, c.entry_id AS child
+		FROM entries c JOIN (
+			SELECT p.entry_id, min(p.seq) AS pseq FROM entries p
+			WHERE p.sid = ?1 AND (SELECT count(*) FROM entries k WHERE k.sid = ?1 AND k.parent_id = p.entry_id) >= 2
+			GROUP BY p.entry_id
+		) b ON c.parent_id = b.entry_id
+		WHERE c.sid = ?1 ORDER BY b.pseq, c.seq`, sid)
+	if err != nil {
+		return nil, fmt.Errorf("branches: %w", err)
+	}
+	var out []Branch
+	for _, r := range rows {
+		if len(out) == 0 || out[len(out)-1].EntryID != r.ParentID {
+			out = append(out, Branch{EntryID: r.ParentID})
+		}
+		b := &out[len(out)-1]
+		b.Children = append(b.Children, r.Child)
+	}
+	// Leaves below each branch point. UNION (not UNION ALL) drops rows seen
+	// before, so a cycle below the branch point cannot loop.
+	for i := range out {
+		err := d.db.GetContext(ctx, &out[i].Leaves, `WITH RECURSIVE below(entry_id) AS (
+				SELECT ?2 UNION
+				SELECT c.entry_id FROM below JOIN entries c ON c.sid = ?1 AND c.parent_id = below.entry_id
+			)
+			SELECT count(*) FROM below b WHERE b.entry_id != ?2 AND NOT EXISTS
+				(SELECT 1 FROM entries c WHERE c.sid = ?1 AND c.parent_id = b.entry_id)`, sid, out[i].EntryID)
+		if err != nil {
+			return nil, fmt.Errorf("branches: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// PathStep is one row of the path walk: an entry and its distance from the
+// leaf (0 for the leaf itself).
+type PathStep struct {
+	Entry
+	Depth int `db:"depth"`
+}
+
+// Path answers SPEC §4's PathTo from the index with a recursive CTE: the
+// entries from a root down to leafID, root first. The errors are those of
+// PathTo, as *jsonl.Error with the same codes and fields: duplicate_id,
+// unknown_entry, missing_parent and cycle.
+//
+// The walk follows parent_id upward, one index lookup per step, and stops
+// after as many steps as the session has entries: a longer walk must have
+// met an id twice, which is a cycle.
+func (d *DB) Path(ctx context.Context, sid int64, leafID string) ([]Entry, error) {
+	var s struct {
+		Entries     int     `db:"entries"`
+		DuplicateID *string `db:"duplicate_id"`
+	}
+	if err := d.db.GetContext(ctx, &s, "SELECT entries, duplicate_id FROM sessions WHERE sid = ?", sid); err != nil {
+		return nil, fmt.Errorf("path: %w", err)
+	}
+	if s.DuplicateID != nil {
+		var lines []int
+		if err := d.db.SelectContext(ctx, &lines, "SELECT line FROM entries WHERE sid = ? AND entry_id = ? ORDER BY seq", sid, *s.DuplicateID); err != nil {
+			return nil, fmt.Errorf("path: %w", err)
+		}
+		e := jsonl.DuplicateError(*s.DuplicateID, nil)
+		e.Lines = lines
+		return nil, e
+	}
+	var steps []PathStep
+	err := d.db.SelectContext(ctx, &steps, `WITH RECURSIVE walk(depth, seq, parent_id) AS (
+			SELECT 0, seq, parent_id FROM entries WHERE sid = ?1 AND entry_id = ?2
+			UNION ALL
+			SELECT w.depth + 1, p.seq, p.parent_id
+			FROM walk w JOIN entries p ON p.sid = ?1 AND p.entry_id = w.parent_id
+			WHERE w.depth < ?3
+		)
+		SELECT w.depth, `+entryCols+`
+		FROM walk w JOIN entries e ON e.sid = ?1 AND e.seq = w.seq
+		ORDER BY w.depth`, sid, leafID, s.Entries)
+	if err != nil {
+		return nil, fmt.Errorf("path: %w", err)
+	}
+	if len(steps) == 0 {
+		return nil, jsonl.UnknownEntryError(leafID)
+	}
+	// A walk longer than the session has entries met an id twice: report the
+	// first id met again, as PathTo does.
+	if len(steps) > s.Entries {
+		seen := make(map[string]bool, len(steps))
+		for _, st := range steps {
+			if seen[st.EntryID] {
+				return nil, jsonl.CycleError(st.EntryID)
+			}
+			seen[st.EntryID] = true
+		}
+	}
+	last := steps[len(steps)-1]
+	if last.ParentID != nil {
+		return nil, jsonl.MissingParentError(last.EntryID, *last.ParentID, last.Line)
+	}
+	out := make([]Entry, len(steps))
+	for i, st := range steps {
+		out[len(steps)-1-i] = st.Entry
+	}
+	return out, nil
+}
+
+// EntryByID returns the first entry of session sid with id entryID, in file
+// order, or nil.
+func (d *DB) EntryByID(ctx context.Context, sid int64, entryID string) (*Entry, error) {
+	var e Entry
+	err := d.db.GetContext(ctx, &e, "SELECT "+entryCols+" FROM entries e WHERE e.sid = ? AND e.entry_id = ? ORDER BY e.seq LIMIT 1", sid, entryID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &e, nil
+}
+
+// Diagnostics returns the stored diagnostics of session sid in file order.
+func (d *DB) Diagnostics(ctx context.Context, sid int64) ([]Diagnostic, error) {
+	var out []Diagnostic
+	err := d.db.SelectContext(ctx, &out, "SELECT severity, code, line, offset, message FROM diagnostics WHERE sid = ? ORDER BY seq", sid)
+	return out, err
+}
+
+// Labels returns the labels of session sid by target entry id.
+func (d *DB) Labels(ctx context.Context, sid int64) (map[string]string, error) {
+	var rows []Label
+	if err := d.db.SelectContext(ctx, &rows, "SELECT target_id, label FROM labels WHERE sid = ?", sid); err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(rows))
+	for _, r := range rows {
+		out[r.TargetID] = r.Label
+	}
+	return out, nil
+}
+
+// Paths returns the file paths of every indexed session, sorted.
+func (d *DB) Paths(ctx context.Context) ([]string, error) {
+	var out []string
+	err := d.db.SelectContext(ctx, &out, "SELECT path FROM sessions ORDER BY path")
+	return out, err
+}
+
+// EntriesOf returns every entry row of session sid in file order.
+func (d *DB) EntriesOf(ctx context.Context, sid int64) ([]Entry, error) {
+	var out []Entry
+	err := d.db.SelectContext(ctx, &out, "SELECT "+entryCols+" FROM entries e WHERE e.sid = ? ORDER BY e.seq", sid)
+	return out, err
+}

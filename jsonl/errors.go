@@ -1,0 +1,92 @@
+package jsonl
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Code is a stable, machine-readable error or warning code (SPEC §2, §4, §8).
+// Codes appear in --json output and never change meaning.
+type Code string
+
+// The codes of SPEC §8, plus the warning codes of SPEC §2 and §3.2.
+const (
+	CodeBadLine          Code = "bad_line"          // a committed line that is not a valid entry or header (§2.4)
+	CodeUnterminatedTail Code = "unterminated_tail" // non-whitespace bytes after the last LF (§2.5)
+	CodeExtraHeader      Code = "extra_header"      // a second pi header line, ignored (§3.2)
+	CodeBadTimestamp     Code = "bad_timestamp"     // a pi entry whose timestamp is missing or unreadable (§3.2)
+	CodeUnknownVersion   Code = "unknown_version"   // a pi header version above 3 (§3.2)
+	CodeDuplicateID      Code = "duplicate_id"      // an id used by two entries of one session (§4.1)
+	CodeMissingParent    Code = "missing_parent"    // a parentId naming no entry (§4.2)
+	CodeCycle            Code = "cycle"             // a walk to the root that meets an id twice (§4.2)
+	CodeUnknownEntry     Code = "unknown_entry"     // a leaf id that names no entry (§4.2)
+	CodeUnknownSession   Code = "unknown_session"   // a session argument that names no session (§3.3)
+	CodeAmbiguousSession Code = "ambiguous_session" // a session argument that names two or more sessions (§3.3)
+	CodeNeedsRepair      Code = "needs_repair"      // a writer refused: the file has an unterminated tail (§5)
+	CodeTainted          Code = "tainted"           // a writer refused: an earlier write failed (§5)
+	CodeInvalidEntry     Code = "invalid_entry"     // an entry refused before it was written (§5)
+	CodeStaleIndex       Code = "stale_index"       // the file changed since it was indexed (§6)
+	CodeBadQuery         Code = "bad_query"         // a search query that cannot be run (§8)
+	CodeNewerIndex       Code = "newer_index"       // the index was made by a newer grove (§6)
+	CodeNotIndex         Code = "not_index"         // the index path holds a file that is not a grove index
+	CodeIO               Code = "io_error"          // the operating system refused a read or write
+)
+
+// Error is a structured file-format or tree error. Every field but Code and
+// Message is optional: Line is 0 and Offset is -1 when they do not apply.
+//
+// It is what SPEC §8's error object is made from: {"code","message",...}.
+type Error struct {
+	Code    Code
+	Path    string // the session file, when known
+	Line    int    // physical line number, 1-based (§1); 0 when not line-specific
+	Offset  int64  // byte offset of the line's first byte; -1 when unknown
+	ID      string // the entry the error is about (duplicate_id, missing_parent, cycle, unknown_entry)
+	Parent  string // the parent id that was not found (missing_parent)
+	Lines   []int  // every line holding the duplicated id (duplicate_id)
+	Message string // lower-case human text, without the path or line
+	Hint    string // what the user can do about it, may be empty
+	Err     error  // the underlying cause, may be nil
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Path != "" {
+		b.WriteString(e.Path)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d", e.Line)
+		}
+		b.WriteString(": ")
+	} else if e.Line > 0 {
+		fmt.Fprintf(&b, "line %d: ", e.Line)
+	}
+	if e.Line > 0 && e.Offset >= 0 {
+		fmt.Fprintf(&b, "(byte %d) ", e.Offset)
+	}
+	b.WriteString(e.Message)
+	if e.Message == "" && e.Err != nil {
+		b.WriteString(e.Err.Error())
+	}
+	fmt.Fprintf(&b, " [%s]", e.Code)
+	return b.String()
+}
+
+// Unwrap returns the underlying cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is reports whether target is an *Error with the same Code, so that
+// errors.Is(err, &jsonl.Error{Code: jsonl.CodeCycle}) works.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// CodeOf returns the Code of the first *Error in err's chain, or "" if none.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}

@@ -1,0 +1,448 @@
+package jsonl
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Mode chooses what a bad line does to a read (SPEC §2.6).
+type Mode int
+
+const (
+	// Salvage turns every bad line into a diagnostic and keeps the good
+	// entries. The index reads this way.
+	Salvage Mode = iota
+	// Strict fails the whole read at the first bad line, with its physical
+	// line number. A writer opening a file reads this way.
+	Strict
+)
+
+// State is the condition of a session file (SPEC §6, §8).
+type State string
+
+const (
+	StateOK          State = "ok"
+	StateNeedsRepair State = "needs-repair" // an unterminated tail
+	StateDamaged     State = "damaged"      // bad lines (or, in the index, duplicate ids)
+)
+
+// Options configure a Read.
+type Options struct {
+	Path    string // the file's name, used in errors and as a plain session's id
+	Mode    Mode
+	KeepRaw bool // give each Entry its own copy of Raw; otherwise Raw is only valid during the callback
+}
+
+// Result is what a read found besides the entries (SPEC §8 `recover`).
+type Result struct {
+	Path      string
+	Dialect   Dialect
+	Header    *Header // the pi header, nil for the plain dialect or a pi file whose header was bad
+	Lines     int     // committed lines, blank ones included
+	Entries   int     // entries kept
+	Committed int64   // bytes of the committed prefix: the offset just after the last LF
+	Size      int64   // bytes read in all, tail included
+	Warnings  []*Error
+	Errors    []*Error // bad lines, in file order (Salvage only)
+}
+
+// State is ok, needs-repair (an unterminated tail) or damaged (bad lines,
+// which win over a tail), as SPEC §8 `recover` defines it.
+func (r *Result) State() State {
+	switch {
+	case len(r.Errors) > 0:
+		return StateDamaged
+	case r.HasTail():
+		return StateNeedsRepair
+	}
+	return StateOK
+}
+
+// HasTail reports whether the file ends in an unterminated tail (§2.5).
+func (r *Result) HasTail() bool {
+	for _, w := range r.Warnings {
+		if w.Code == CodeUnterminatedTail {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadFile reads the session file at path and returns its entries, each with
+// its own Raw (SPEC §2, §3). In Strict mode the first bad line is returned
+// as an *Error with Code bad_line; an OS error is wrapped.
+func ReadFile(path string, mode Mode) ([]Entry, *Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, &Error{Code: CodeIO, Path: path, Offset: -1, Message: "open session file", Err: err}
+	}
+	defer f.Close()
+	var entries []Entry
+	res, err := Read(f, Options{Path: path, Mode: mode, KeepRaw: true}, func(e Entry) error {
+		entries = append(entries, e)
+		return nil
+	})
+	return entries, res, err
+}
+
+// Read streams the committed lines of r, decides the dialect from the first
+// parseable one (SPEC §3), and calls fn for every entry in file order. It
+// never changes the file (§2.7). Memory does not grow with the number of
+// lines, only with the longest line (§2.8), except that a pi version 1 file
+// remembers one id per line to map firstKeptEntryIndex (§3.2).
+//
+// An error from fn stops the read and is returned as is. In Strict mode the
+// first bad line stops it with an *Error of Code bad_line.
+func Read(r io.Reader, opts Options, fn func(Entry) error) (*Result, error) {
+	p := &parser{opts: opts, res: &Result{Path: opts.Path}, fn: fn}
+	sc := NewScanner(r)
+	for sc.Scan() {
+		l := sc.Line()
+		if !l.Committed {
+			if !l.Blank() {
+				p.res.Warnings = append(p.res.Warnings, &Error{
+					Code: CodeUnterminatedTail, Path: opts.Path, Line: l.Num, Offset: l.Offset,
+					Message: fmt.Sprintf("unterminated tail of %d bytes: not a committed line, never parsed", len(l.Bytes)+l.Skip),
+					Hint:    "the last append was cut short; `grove repair` truncates the file to its committed prefix"})
+			}
+			break
+		}
+		p.res.Lines = l.Num
+		p.res.Committed = l.Offset + int64(l.Skip+len(l.Bytes)) + 1
+		if err := p.line(l); err != nil {
+			p.res.Size = sc.Offset()
+			return p.res, err
+		}
+	}
+	p.res.Size = sc.Offset()
+	if err := sc.Err(); err != nil {
+		return p.res, &Error{Code: CodeIO, Path: opts.Path, Offset: sc.Offset(), Message: "read session file", Err: err}
+	}
+	if err := p.flushTitle(); err != nil {
+		return p.res, err
+	}
+	if p.res.Dialect == "" {
+		p.res.Dialect = Plain
+	}
+	return p.res, nil
+}
+
+type pendingLine struct {
+	l   Line
+	obj object
+}
+
+type parser struct {
+	opts    Options
+	res     *Result
+	fn      func(Entry) error
+	decided bool
+	title   *pendingLine // an oh-my-pi title line waiting for the header
+	version int
+	prevID  string   // pi v1: the previous entry's id
+	v1IDs   []string // pi v1: entry id per parsed line, header at 0 ("" for non-entries)
+}
+
+// bad records a bad line; in Strict mode it returns the error.
+func (p *parser) bad(l Line, format string, args ...any) error {
+	e := &Error{Code: CodeBadLine, Path: p.opts.Path, Line: l.Num, Offset: l.Offset, Message: fmt.Sprintf(format, args...)}
+	if p.opts.Mode == Strict {
+		return e
+	}
+	p.res.Errors = append(p.res.Errors, e)
+	return nil
+}
+
+func (p *parser) warn(l Line, code Code, format string, args ...any) {
+	p.res.Warnings = append(p.res.Warnings, &Error{Code: code, Path: p.opts.Path, Line: l.Num, Offset: l.Offset, Message: fmt.Sprintf(format, args...)})
+}
+
+// parseObject applies SPEC §2.4: valid UTF-8, one JSON object.
+func parseObject(b []byte) (object, string) {
+	if !utf8.Valid(b) {
+		col := 0
+		for i := 0; i < len(b); {
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n <= 1 {
+				col = i + 1
+				break
+			}
+			i += n
+		}
+		return nil, fmt.Sprintf("invalid UTF-8 at byte column %d", col)
+	}
+	if i := bytes.Index(b, bom); i >= 0 {
+		return nil, fmt.Sprintf("byte order mark at byte column %d (only allowed at byte 0 of the file)", i+1)
+	}
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return nil, fmt.Sprintf("NUL byte at byte column %d", i+1)
+	}
+	var o object
+	if err := json.Unmarshal(b, &o); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return nil, fmt.Sprintf("invalid JSON at byte column %d: %s", se.Offset, se.Error())
+		case errors.As(err, &te):
+			return nil, fmt.Sprintf("a JSON %s, want an object", te.Value)
+		default:
+			return nil, "invalid JSON: " + err.Error()
+		}
+	}
+	if o == nil { // the literal null
+		return nil, "JSON null, want an object"
+	}
+	return o, ""
+}
+
+func (p *parser) line(l Line) error {
+	if l.Blank() {
+		return nil
+	}
+	o, why := parseObject(l.Bytes)
+	if why != "" {
+		return p.bad(l, "%s", why)
+	}
+	if p.version == 1 {
+		p.v1IDs = append(p.v1IDs, "")
+	}
+	typ, _ := optString(o, "type", "")
+	if !p.decided {
+		if p.title == nil && typ == "title" {
+			p.title = &pendingLine{l: cloneLine(l), obj: o}
+			return nil
+		}
+		p.decided = true
+		if typ == "session" {
+			p.res.Dialect = Pi
+			p.title = nil // an oh-my-pi title line before the header is no entry
+			return p.header(l, o)
+		}
+		p.res.Dialect = Plain
+		if err := p.flushTitle(); err != nil {
+			return err
+		}
+	}
+	if p.res.Dialect == Pi {
+		return p.piEntry(l, o, typ)
+	}
+	return p.plainEntry(l, o)
+}
+
+// flushTitle handles a pending title line that turned out not to precede a
+// pi header: the file is plain and the line is read as a plain entry.
+func (p *parser) flushTitle() error {
+	if p.title == nil {
+		return nil
+	}
+	t := p.title
+	p.title = nil
+	p.decided = true
+	p.res.Dialect = Plain
+	return p.plainEntry(t.l, t.obj)
+}
+
+func cloneLine(l Line) Line {
+	l.Bytes = append([]byte(nil), l.Bytes...)
+	return l
+}
+
+func (p *parser) emit(l Line, e Entry) error {
+	e.Line = l.Num
+	e.Offset = l.BodyOffset()
+	e.Length = len(l.Bytes)
+	if p.opts.KeepRaw {
+		e.Raw = append(json.RawMessage(nil), l.Bytes...)
+	} else {
+		e.Raw = l.Bytes
+	}
+	p.res.Entries++
+	if p.fn == nil {
+		return nil
+	}
+	return p.fn(e)
+}
+
+func (p *parser) plainEntry(l Line, o object) error {
+	id, err := wantString(o, "id", "")
+	if err == nil && id == "" {
+		err = fieldErr("id", "is empty")
+	}
+	if err != nil {
+		return p.bad(l, "%s", err)
+	}
+	e := Entry{ID: id}
+	if e.ParentID, e.Root, err = parentOf(o); err != nil {
+		return p.bad(l, "%s", err)
+	}
+	ts, err := want(o, "timestamp", "", 'n')
+	if err != nil {
+		return p.bad(l, "%s", err)
+	}
+	f, perr := strconv.ParseFloat(string(ts), 64)
+	if perr != nil {
+		return p.bad(l, "timestamp: not a finite number")
+	}
+	e.Timestamp, e.HasTime = int64(f), true
+	if e.Type, err = wantString(o, "type", ""); err != nil {
+		return p.bad(l, "%s", err)
+	}
+	switch e.Type {
+	case "message":
+		if e.Role, err = checkPlainMessage(o["message"]); err != nil {
+			return p.bad(l, "%s", err)
+		}
+	case "metadata":
+		if e.Key, err = wantString(o, "key", ""); err == nil && e.Key == "" {
+			err = fieldErr("key", "is empty")
+		}
+		if err == nil {
+			v, ok := o["value"]
+			if !ok {
+				err = fieldErr("value", "missing")
+			} else if jsonKind(v) == 's' {
+				_ = json.Unmarshal(v, &e.Value)
+			}
+		}
+		if err != nil {
+			return p.bad(l, "%s", err)
+		}
+	default:
+		return p.bad(l, "type: is %q, want \"message\" or \"metadata\" (plain dialect, no header)", e.Type)
+	}
+	return p.emit(l, e)
+}
+
+// parentOf reads parentId: a string, or null for a root.
+func parentOf(o object) (string, bool, *schemaError) {
+	v, ok := o["parentId"]
+	switch k := jsonKind(v); {
+	case !ok:
+		return "", false, fieldErr("parentId", "missing, want a string or null")
+	case k == 'z':
+		return "", true, nil
+	case k == 's':
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			return "", false, fieldErr("parentId", "unreadable string")
+		}
+		return s, false, nil
+	default:
+		return "", false, fieldErr("parentId", "is %s, want a string or null", kindNames[k])
+	}
+}
+
+func (p *parser) header(l Line, o object) error {
+	h := &Header{Line: l.Num, Offset: l.BodyOffset(), Version: 1}
+	var err *schemaError
+	if h.ID, err = wantString(o, "id", ""); err == nil && h.ID == "" {
+		err = fieldErr("id", "is empty")
+	}
+	if err != nil {
+		return p.bad(l, "session header: %s", err)
+	}
+	if v, ok := o["version"]; ok {
+		n, perr := strconv.Atoi(string(bytes.TrimSpace(v)))
+		if perr != nil || n < 1 {
+			return p.bad(l, "session header: version: is %s, want a positive integer", v)
+		}
+		h.Version = n
+	}
+	if h.Version > 3 {
+		p.warn(l, CodeUnknownVersion, "pi session version %d is newer than 3; read as version 3", h.Version)
+	}
+	h.Cwd, _ = optString(o, "cwd", "")
+	if h.ParentSession, _ = optString(o, "parentSession", ""); h.ParentSession == "" {
+		h.ParentSession, _ = optString(o, "branchedFrom", "")
+	}
+	h.Timestamp, _ = parseISOTime(o["timestamp"])
+	h.Raw = append(json.RawMessage(nil), l.Bytes...)
+	p.version = h.Version
+	p.res.Header = h
+	if p.version == 1 {
+		p.v1IDs = append(p.v1IDs[:0], "") // the header is parsed line 0
+	}
+	return nil
+}
+
+func (p *parser) piEntry(l Line, o object, typ string) error {
+	if typ == "session" {
+		if p.res.Header == nil { // the first header was bad; take this one
+			return p.header(l, o)
+		}
+		p.warn(l, CodeExtraHeader, "a second session header is ignored")
+		return nil
+	}
+	if p.version == 0 { // no usable header: read as version 3
+		p.version = 3
+	}
+	if _, err := wantString(o, "type", ""); err != nil {
+		return p.bad(l, "%s", err)
+	}
+	e := Entry{Type: typ}
+	var err *schemaError
+	if p.version == 1 {
+		e.ID = "L" + strconv.Itoa(l.Num)
+		e.ParentID, e.Root = p.prevID, p.prevID == ""
+	} else {
+		if e.ID, err = wantString(o, "id", ""); err == nil && e.ID == "" {
+			err = fieldErr("id", "is empty")
+		}
+		if err == nil {
+			e.ParentID, e.Root, err = parentOf(o)
+		}
+		if err != nil {
+			return p.bad(l, "%s", err)
+		}
+	}
+	for _, f := range piRequired[typ] {
+		if _, err := want(o, f.field, "", f.kind); err != nil {
+			return p.bad(l, "%s entry: %s", typ, err)
+		}
+	}
+	switch typ {
+	case "message":
+		m, _ := decodeObject(o["message"], "message")
+		if e.Role, err = wantString(m, "role", "message"); err != nil {
+			return p.bad(l, "%s", err)
+		}
+	case "compaction":
+		if p.version == 1 {
+			if v, ok := o["firstKeptEntryIndex"]; ok {
+				if n, perr := strconv.Atoi(string(bytes.TrimSpace(v))); perr == nil && n >= 0 && n < len(p.v1IDs) {
+					e.FirstKept = p.v1IDs[n]
+				}
+			} else {
+				e.FirstKept, _ = optString(o, "firstKeptEntryId", "")
+			}
+		} else if e.FirstKept, err = wantString(o, "firstKeptEntryId", ""); err != nil {
+			return p.bad(l, "compaction entry: %s", err)
+		}
+	case "label":
+		e.TargetID, _ = optString(o, "targetId", "")
+		if e.Label, err = optString(o, "label", ""); err != nil {
+			return p.bad(l, "label entry: %s", err)
+		}
+	case "session_info":
+		if e.Name, err = optString(o, "name", ""); err != nil {
+			return p.bad(l, "session_info entry: %s", err)
+		}
+	}
+	if ts, ok := parseISOTime(o["timestamp"]); ok {
+		e.Timestamp, e.HasTime = ts, true
+	} else {
+		p.warn(l, CodeBadTimestamp, "timestamp is missing or not an ISO-8601 time")
+	}
+	if p.version == 1 {
+		p.prevID = e.ID
+		p.v1IDs[len(p.v1IDs)-1] = e.ID
+	}
+	return p.emit(l, e)
+}

@@ -1,0 +1,52 @@
+package jsonl
+
+// FirstDuplicate applies SPEC §4 rule 1 to entries in file order: it returns
+// a duplicate_id *Error for the first id that appears a second time, with
+// every line that holds it, or nil when all ids are unique.
+//
+// It lives here, beside the dialects, because both the tree rules
+// (archive.PathTo) and the writer's open (SPEC §5) need it.
+func FirstDuplicate(entries []Entry) *Error {
+	seen := make(map[string]struct{}, len(entries))
+	for _, e := range entries {
+		if _, dup := seen[e.ID]; dup {
+			return DuplicateError(e.ID, entries)
+		}
+		seen[e.ID] = struct{}{}
+	}
+	return nil
+}
+
+// DuplicateError builds the duplicate_id error for id: every line of entries
+// that holds it, in file order.
+func DuplicateError(id string, entries []Entry) *Error {
+	var lines []int
+	for _, x := range entries {
+		if x.ID == id {
+			lines = append(lines, x.Line)
+		}
+	}
+	return &Error{Code: CodeDuplicateID, ID: id, Lines: lines, Line: 0, Offset: -1,
+		Message: "entry id " + quote(id) + " is used by more than one entry; every path in this session is ambiguous"}
+}
+
+func quote(s string) string { return "\"" + s + "\"" }
+
+// MissingParentError is the missing_parent error of SPEC §4 rule 2.
+func MissingParentError(id, parent string, line int) *Error {
+	return &Error{Code: CodeMissingParent, ID: id, Parent: parent, Line: line, Offset: -1,
+		Message: "entry " + quote(id) + " names parent " + quote(parent) + ", which is not in the session"}
+}
+
+// CycleError is the cycle error of SPEC §4 rule 2: id was met twice on the
+// walk from the leaf to the root.
+func CycleError(id string) *Error {
+	return &Error{Code: CodeCycle, ID: id, Offset: -1,
+		Message: "the walk to the root meets entry " + quote(id) + " twice: the parent links form a cycle"}
+}
+
+// UnknownEntryError is the unknown_entry error of SPEC §4 rule 2.
+func UnknownEntryError(id string) *Error {
+	return &Error{Code: CodeUnknownEntry, ID: id, Offset: -1,
+		Message: "no entry " + quote(id) + " in the session"}
+}
