@@ -95,7 +95,11 @@ func (d *DB) Workspaces(ctx context.Context) ([]Workspace, error) {
 	return out, nil
 }
 
-const entryCols = "e.seq, e.entry_id, e.parent_id, e.type, e.role, e.ts_ms, e.line, e.offset, e.length, e.crc"
+const (
+	entryCols = "e.seq, e.entry_id, e.parent_id, e.type, e.role, e.ts_ms, e.line, e.offset, e.length, e.crc"
+	stepCols  = entryCols
+	stepColsP = "p.seq, p.entry_id, p.parent_id, p.type, p.role, p.ts_ms, p.line, p.offset, p.length, p.crc"
+)
 
 // Leaf is a leaf entry with its depth: the length of its path, or nil when
 // its path is broken (missing parent, cycle, duplicate ids).
@@ -119,11 +123,11 @@ func (d *DB) Leaves(ctx context.Context, sid int64) ([]Leaf, error) {
 	q := `WITH RECURSIVE down(entry_id, depth) AS (
 			SELECT entry_id, 1 FROM entries WHERE sid = ?1 AND parent_id IS NULL AND ?2
 			UNION ALL
-			SELECT c.entry_id, down.depth + 1 FROM down JOIN entries c ON c.sid = ?1 AND c.parent_id = down.entry_id
+			SELECT c.entry_id, down.depth + 1 FROM down CROSS JOIN entries c INDEXED BY entries_by_parent ON c.sid = ?1 AND c.parent_id = down.entry_id
 		)
 		SELECT ` + entryCols + `, (SELECT depth FROM down WHERE down.entry_id = e.entry_id) AS depth
 		FROM entries e
-		WHERE e.sid = ?1 AND NOT EXISTS (SELECT 1 FROM entries c WHERE c.sid = e.sid AND c.parent_id = e.entry_id)
+		WHERE e.sid = ?1 AND NOT EXISTS (SELECT 1 FROM entries c INDEXED BY entries_by_parent WHERE c.sid = e.sid AND c.parent_id = e.entry_id)
 		ORDER BY e.seq`
 	if err := d.db.SelectContext(ctx, &out, q, sid, dup == nil); err != nil {
 		return nil, fmt.Errorf("leaves: %w", err)
@@ -150,7 +154,7 @@ func (d *DB) Branches(ctx context.Context, sid int64) ([]Branch, error) {
 	err := d.db.SelectContext(ctx, &rows, `SELECT c.parent_id, c.entry_id AS child
 		FROM entries c JOIN (
 			SELECT p.entry_id, min(p.seq) AS pseq FROM entries p
-			WHERE p.sid = ?1 AND (SELECT count(*) FROM entries k WHERE k.sid = ?1 AND k.parent_id = p.entry_id) >= 2
+			WHERE p.sid = ?1 AND (SELECT count(*) FROM entries k INDEXED BY entries_by_parent WHERE k.sid = ?1 AND k.parent_id = p.entry_id) >= 2
 			GROUP BY p.entry_id
 		) b ON c.parent_id = b.entry_id
 		WHERE c.sid = ?1 ORDER BY b.pseq, c.seq`, sid)
@@ -170,10 +174,10 @@ func (d *DB) Branches(ctx context.Context, sid int64) ([]Branch, error) {
 	for i := range out {
 		err := d.db.GetContext(ctx, &out[i].Leaves, `WITH RECURSIVE below(entry_id) AS (
 				SELECT ?2 UNION
-				SELECT c.entry_id FROM below JOIN entries c ON c.sid = ?1 AND c.parent_id = below.entry_id
+				SELECT c.entry_id FROM below CROSS JOIN entries c INDEXED BY entries_by_parent ON c.sid = ?1 AND c.parent_id = below.entry_id
 			)
 			SELECT count(*) FROM below b WHERE b.entry_id != ?2 AND NOT EXISTS
-				(SELECT 1 FROM entries c WHERE c.sid = ?1 AND c.parent_id = b.entry_id)`, sid, out[i].EntryID)
+				(SELECT 1 FROM entries c INDEXED BY entries_by_parent WHERE c.sid = ?1 AND c.parent_id = b.entry_id)`, sid, out[i].EntryID)
 		if err != nil {
 			return nil, fmt.Errorf("branches: %w", err)
 		}
@@ -206,7 +210,7 @@ func (d *DB) Path(ctx context.Context, sid int64, leafID string) ([]Entry, error
 	}
 	if s.DuplicateID != nil {
 		var lines []int
-		if err := d.db.SelectContext(ctx, &lines, "SELECT line FROM entries WHERE sid = ? AND entry_id = ? ORDER BY seq", sid, *s.DuplicateID); err != nil {
+		if err := d.db.SelectContext(ctx, &lines, "SELECT line FROM entries INDEXED BY entries_by_id WHERE sid = ? AND entry_id = ? ORDER BY seq", sid, *s.DuplicateID); err != nil {
 			return nil, fmt.Errorf("path: %w", err)
 		}
 		e := jsonl.DuplicateError(*s.DuplicateID, nil)
@@ -214,16 +218,21 @@ func (d *DB) Path(ctx context.Context, sid int64, leafID string) ([]Entry, error
 		return nil, e
 	}
 	var steps []PathStep
-	err := d.db.SelectContext(ctx, &steps, `WITH RECURSIVE walk(depth, seq, parent_id) AS (
-			SELECT 0, seq, parent_id FROM entries WHERE sid = ?1 AND entry_id = ?2
+	// Every column rides along in the walk, and each step is one lookup in
+	// entries_by_id. CROSS JOIN and INDEXED BY are not decoration: without
+	// them SQLite 3.54 (no ANALYZE statistics) scans the session's entries in
+	// the outer loop and the walk's queue in the inner one, which makes a
+	// 12,000-deep path take minutes instead of milliseconds.
+	err := d.db.SelectContext(ctx, &steps, `WITH RECURSIVE
+		walk(depth, seq, entry_id, parent_id, type, role, ts_ms, line, offset, length, crc) AS (
+			SELECT 0, `+stepCols+` FROM entries e INDEXED BY entries_by_id WHERE e.sid = ?1 AND e.entry_id = ?2
 			UNION ALL
-			SELECT w.depth + 1, p.seq, p.parent_id
-			FROM walk w JOIN entries p ON p.sid = ?1 AND p.entry_id = w.parent_id
+			SELECT w.depth + 1, `+stepColsP+`
+			FROM walk w CROSS JOIN entries p INDEXED BY entries_by_id ON p.sid = ?1 AND p.entry_id = w.parent_id
 			WHERE w.depth < ?3
 		)
-		SELECT w.depth, `+entryCols+`
-		FROM walk w JOIN entries e ON e.sid = ?1 AND e.seq = w.seq
-		ORDER BY w.depth`, sid, leafID, s.Entries)
+		SELECT depth, seq, entry_id, parent_id, type, role, ts_ms, line, offset, length, crc
+		FROM walk ORDER BY depth`, sid, leafID, s.Entries)
 	if err != nil {
 		return nil, fmt.Errorf("path: %w", err)
 	}
@@ -256,7 +265,7 @@ func (d *DB) Path(ctx context.Context, sid int64, leafID string) ([]Entry, error
 // order, or nil.
 func (d *DB) EntryByID(ctx context.Context, sid int64, entryID string) (*Entry, error) {
 	var e Entry
-	err := d.db.GetContext(ctx, &e, "SELECT "+entryCols+" FROM entries e WHERE e.sid = ? AND e.entry_id = ? ORDER BY e.seq LIMIT 1", sid, entryID)
+	err := d.db.GetContext(ctx, &e, "SELECT "+entryCols+" FROM entries e INDEXED BY entries_by_id WHERE e.sid = ? AND e.entry_id = ? ORDER BY e.seq LIMIT 1", sid, entryID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
