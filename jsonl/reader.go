@@ -208,6 +208,11 @@ func (p *parser) line(l Line) error {
 	}
 	o, why := parseObject(l.Bytes)
 	if why != "" {
+		// An oh-my-pi title line counts only when the very next non-blank
+		// line is the header; settle it first so lines stay in file order.
+		if err := p.flushTitle(); err != nil {
+			return err
+		}
 		return p.bad(l, "%s", why)
 	}
 	if p.version == 1 {
