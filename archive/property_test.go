@@ -1,0 +1,231 @@
+package archive_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/internal/testutil"
+	"github.com/grove-sessions/grove/jsonl"
+)
+
+// genEdge is one generated entry: its id and its parent (nil = root).
+type genEdge struct {
+	id     string
+	parent *string
+}
+
+// plainFile renders edges as a plain-dialect session file.
+func plainFile(edges []genEdge) []byte {
+	var b strings.Builder
+	for i, e := range edges {
+		parent := "null"
+		if e.parent != nil {
+			p, _ := json.Marshal(*e.parent)
+			parent = string(p)
+		}
+		id, _ := json.Marshal(e.id)
+		fmt.Fprintf(&b, `{"id":%s,"parentId":%s,"timestamp":%d,"type":"message","message":{"role":"user","content":"m%d"}}`+"\n", id, parent, 1700000000000+i, i)
+	}
+	return []byte(b.String())
+}
+
+// answerOf renders a path answer for comparison: ids root first, or the
+// error's code, id, parent and lines.
+func answerOf(ids []string, err error) string {
+	if err != nil {
+		e, ok := err.(*jsonl.Error)
+		if !ok {
+			return "go error: " + err.Error()
+		}
+		return fmt.Sprintf("%s id=%q parent=%q lines=%v", e.Code, e.ID, e.Parent, e.Lines)
+	}
+	return strings.Join(ids, ">")
+}
+
+func cteAnswer(ctx context.Context, db *index.DB, sid int64, leaf string) string {
+	es, err := db.Path(ctx, sid, leaf)
+	var got []string
+	for _, e := range es {
+		got = append(got, e.EntryID)
+	}
+	return answerOf(got, err)
+}
+
+func pathToAnswer(entries []jsonl.Entry, leaf string) string {
+	p, err := archive.PathTo(entries, leaf)
+	var got []string
+	for _, e := range p {
+		got = append(got, e.ID)
+	}
+	return answerOf(got, err)
+}
+
+// For random trees, with duplicate ids, missing parents, cycles,
+// self-parents, many roots and branches, the recursive CTE over a real
+// SQLite index gives exactly PathTo's answer for every entry id and for an
+// unknown one (SPEC §4, §6).
+func TestPathCTE_EqualsPathTo(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	a, err := archive.Open(ctx, filepath.Join(dir, "index.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	file := filepath.Join(dir, "s.jsonl")
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(1, 40).Draw(rt, "n")
+		pool := rapid.IntRange(n, n+n/4+1).Draw(rt, "pool") // pool < n+... lets ids repeat
+		var edges []genEdge
+		for i := 0; i < n; i++ {
+			id := fmt.Sprintf("e%d", i)
+			if rapid.IntRange(0, 20).Draw(rt, "dupChance") == 0 {
+				id = fmt.Sprintf("e%d", rapid.IntRange(0, pool).Draw(rt, "dupOf"))
+			}
+			var parent *string
+			switch k := rapid.IntRange(0, 9).Draw(rt, "parentKind"); {
+			case k == 0: // a root
+			case k == 1: // any id, earlier or later: cycles and self-parents
+				p := fmt.Sprintf("e%d", rapid.IntRange(0, n-1).Draw(rt, "anyParent"))
+				parent = &p
+			case k == 2: // a parent that is not there
+				p := fmt.Sprintf("missing%d", rapid.IntRange(0, 3).Draw(rt, "missing"))
+				parent = &p
+			default: // an earlier entry: an ordinary tree with branches
+				if i > 0 {
+					p := edges[rapid.IntRange(0, i-1).Draw(rt, "earlier")].id
+					parent = &p
+				}
+			}
+			edges = append(edges, genEdge{id: id, parent: parent})
+		}
+		if err := os.WriteFile(file, plainFile(edges), 0o644); err != nil {
+			rt.Fatal(err)
+		}
+		if _, _, _, err := a.IndexFile(ctx, file, true); err != nil {
+			rt.Fatal(err)
+		}
+		s, err := a.DB().SessionByPath(ctx, file)
+		if err != nil || s == nil {
+			rt.Fatalf("session not indexed: %v", err)
+		}
+		loaded, err := archive.Load(file)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		leaves := []string{"no-such-entry"}
+		for _, e := range edges {
+			leaves = append(leaves, e.id)
+		}
+		for _, leaf := range leaves {
+			want := pathToAnswer(loaded.Entries, leaf)
+			got := cteAnswer(ctx, a.DB(), s.SID, leaf)
+			if got != want {
+				rt.Fatalf("leaf %q: CTE = %s, PathTo = %s", leaf, got, want)
+			}
+		}
+		// Leaves and branch points agree too.
+		idxLeaves, err := a.DB().Leaves(ctx, s.SID)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		var gotLeaves, wantLeaves []string
+		for _, l := range idxLeaves {
+			gotLeaves = append(gotLeaves, l.EntryID)
+		}
+		for _, l := range archive.Leaves(loaded.Entries) {
+			wantLeaves = append(wantLeaves, l.ID)
+		}
+		if !slices.Equal(gotLeaves, wantLeaves) {
+			rt.Fatalf("leaves: index %v, Leaves %v", gotLeaves, wantLeaves)
+		}
+		if s.Leaves != len(wantLeaves) {
+			rt.Fatalf("sessions.leaves = %d, want %d", s.Leaves, len(wantLeaves))
+		}
+		bs, err := a.DB().Branches(ctx, s.SID)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		var gotB, wantB []string
+		for _, b := range bs {
+			gotB = append(gotB, b.EntryID+":"+strings.Join(b.Children, ","))
+		}
+		for _, b := range archive.BranchPoints(loaded.Entries) {
+			wantB = append(wantB, b.ID+":"+strings.Join(b.Children, ","))
+		}
+		if !slices.Equal(gotB, wantB) {
+			rt.Fatalf("branch points: index %v, BranchPoints %v", gotB, wantB)
+		}
+		// Depth of a leaf is its path length when the path is whole.
+		for _, l := range idxLeaves {
+			p, err := archive.PathTo(loaded.Entries, l.EntryID)
+			switch {
+			case err == nil && (l.Depth == nil || *l.Depth != len(p)):
+				rt.Fatalf("leaf %s depth %v, want %d", l.EntryID, l.Depth, len(p))
+			case err != nil && l.Depth != nil:
+				rt.Fatalf("leaf %s depth %d, want none (path error %v)", l.EntryID, *l.Depth, err)
+			}
+		}
+	})
+}
+
+// Chains deeper than 10,000 entries, healthy or ending in a long cycle, give
+// the same answer both ways; no recursion limit is hit.
+func TestPathCTE_LongChains(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	a, err := archive.Open(ctx, filepath.Join(dir, "index.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	const depth = 12000
+	build := func(cycle bool) []genEdge {
+		edges := make([]genEdge, depth)
+		for i := range edges {
+			edges[i].id = fmt.Sprintf("n%d", i)
+			if i > 0 {
+				p := edges[i-1].id
+				edges[i].parent = &p
+			}
+		}
+		if cycle { // the root now points at the last entry
+			p := edges[depth-1].id
+			edges[0].parent = &p
+		}
+		return edges
+	}
+	for _, cycle := range []bool{false, true} {
+		file := testutil.MustWriteFile(t, dir, fmt.Sprintf("chain-%v.jsonl", cycle), plainFile(build(cycle)))
+		if _, _, _, err := a.IndexFile(ctx, file, false); err != nil {
+			t.Fatal(err)
+		}
+		s, _ := a.DB().SessionByPath(ctx, file)
+		loaded, err := archive.Load(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		leaf := fmt.Sprintf("n%d", depth-1)
+		want := pathToAnswer(loaded.Entries, leaf)
+		got := cteAnswer(ctx, a.DB(), s.SID, leaf)
+		if got != want {
+			t.Errorf("cycle=%v: CTE answer differs from PathTo (%d vs %d bytes)", cycle, len(got), len(want))
+		}
+		if !cycle && strings.Count(got, ">") != depth-1 {
+			t.Errorf("path length = %d, want %d", strings.Count(got, ">")+1, depth)
+		}
+		if cycle && !strings.HasPrefix(got, "cycle") {
+			t.Errorf("cycle chain answer = %.80s, want a cycle error", got)
+		}
+	}
+}
