@@ -84,15 +84,18 @@ type SessionError struct {
 	Candidates []Candidate
 }
 
-func (e *SessionError) Error() string {
+func (e *SessionError) Error() string { return e.Message() + " [" + string(e.Code) + "]" }
+
+// Message is the error's text without its code.
+func (e *SessionError) Message() string {
 	if e.Code == jsonl.CodeUnknownSession {
-		return fmt.Sprintf("no indexed session is named %q (give an id, a unique id prefix of 4+ characters, or a file path; run `grove index` if it is new) [%s]", e.Arg, e.Code)
+		return fmt.Sprintf("no indexed session is named %q (give an id, a unique id prefix of 4+ characters, or a file path; run `grove index` if it is new)", e.Arg)
 	}
 	var ids []string
 	for _, c := range e.Candidates {
 		ids = append(ids, c.ID+" ("+c.Path+")")
 	}
-	return fmt.Sprintf("%q names %d sessions: %s [%s]", e.Arg, len(e.Candidates), strings.Join(ids, ", "), e.Code)
+	return fmt.Sprintf("%q names %d sessions: %s", e.Arg, len(e.Candidates), strings.Join(ids, ", "))
 }
 
 // Fresh checks that the file of s still is what the index saw: same size,

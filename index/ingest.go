@@ -122,17 +122,30 @@ func (d *DB) Replace(ctx context.Context, s *Session, entries []Entry, diags []D
 	// earlier entry already has.
 	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET
 		duplicate_id = (SELECT e2.entry_id FROM entries e2
-			WHERE e2.sid = ?1 AND EXISTS (SELECT 1 FROM entries e1
+			WHERE e2.sid = ?1 AND EXISTS (SELECT 1 FROM entries e1 INDEXED BY entries_by_id
 				WHERE e1.sid = e2.sid AND e1.entry_id = e2.entry_id AND e1.seq < e2.seq)
 			ORDER BY e2.seq LIMIT 1),
 		leaves = (SELECT count(*) FROM entries e WHERE e.sid = ?1 AND NOT EXISTS
-			(SELECT 1 FROM entries c WHERE c.sid = e.sid AND c.parent_id = e.entry_id))
+			(SELECT 1 FROM entries c INDEXED BY entries_by_parent WHERE c.sid = e.sid AND c.parent_id = e.entry_id))
 		WHERE sid = ?1`, sid); err != nil {
 		return 0, fmt.Errorf("index %s: tree summary: %w", s.Path, err)
 	}
+	// A duplicated id makes the session damaged and is shown as a
+	// diagnostic on the line where the id appears the second time.
 	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET state = 'damaged'
 		WHERE sid = ? AND duplicate_id IS NOT NULL`, sid); err != nil {
 		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO diagnostics (sid, seq, severity, code, line, offset, message)
+		SELECT ?1, (SELECT coalesce(max(seq), -1) + 1 FROM diagnostics WHERE sid = ?1), 'error', 'duplicate_id',
+			e.line, e.offset,
+			'entry id "' || e.entry_id || '" is used by more than one entry (lines ' ||
+			(SELECT group_concat(line, ', ') FROM (SELECT line FROM entries INDEXED BY entries_by_id
+				WHERE sid = ?1 AND entry_id = e.entry_id ORDER BY seq)) || '); every path in this session is ambiguous'
+		FROM entries e INDEXED BY entries_by_id
+		WHERE e.sid = ?1 AND e.entry_id = (SELECT duplicate_id FROM sessions WHERE sid = ?1)
+		ORDER BY e.seq LIMIT 1 OFFSET 1`, sid); err != nil {
+		return 0, fmt.Errorf("index %s: duplicate diagnostic: %w", s.Path, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("index %s: commit: %w", s.Path, err)

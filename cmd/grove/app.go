@@ -93,6 +93,9 @@ func newApp(g *env) *cli.App {
 		},
 		Before: func(c *cli.Context) error {
 			g.dbPath = c.String("db")
+			if g.dbPath == "" { // GROVE_DB set but empty
+				g.dbPath = defaultDB()
+			}
 			g.json = c.Bool("json")
 			return nil
 		},
@@ -124,10 +127,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	notFound := false
 	app.CommandNotFound = func(c *cli.Context, name string) {
 		notFound = true
-		fmt.Fprintf(stderr, "grove: no command %q; see grove --help\n", name)
+		if !g.json {
+			fmt.Fprintf(stderr, "grove: no command %q; see grove --help\n", name)
+		}
 	}
 	err := app.RunContext(ctx, args)
 	if notFound {
+		err = usagef("no command %q; see grove --help", args[len(args)-1])
+		for _, a := range args[1:] {
+			if !strings.HasPrefix(a, "-") {
+				err = usagef("no command %q; see grove --help", a)
+				break
+			}
+		}
+		if g.json {
+			report(g, err)
+		}
 		return exitUsage
 	}
 	if err == nil {
@@ -211,6 +226,7 @@ func errorObject(err error) map[string]any {
 		}
 	case errors.As(err, &se):
 		obj["code"] = se.Code
+		obj["message"] = se.Message()
 		obj["session"] = se.Arg
 		if se.Candidates != nil {
 			obj["candidates"] = se.Candidates
@@ -233,7 +249,10 @@ func writeJSON(w io.Writer, v any) error {
 // needArgs checks the number of positional arguments.
 func needArgs(c *cli.Context, min, max int) error {
 	n := c.NArg()
-	if n < min || n > max {
+	switch {
+	case max == 0 && n > 0:
+		return usagef("%s takes no arguments, got %q (flags go before arguments)", c.Command.Name, c.Args().First())
+	case n < min || n > max:
 		return usagef("%s: want %s, got %d arguments (flags go before arguments)", c.Command.Name, c.Command.ArgsUsage, n)
 	}
 	return nil
