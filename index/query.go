@@ -95,11 +95,7 @@ func (d *DB) Workspaces(ctx context.Context) ([]Workspace, error) {
 	return out, nil
 }
 
-const (
-	entryCols = "e.seq, e.entry_id, e.parent_id, e.type, e.role, e.ts_ms, e.line, e.offset, e.length, e.crc"
-	stepCols  = entryCols
-	stepColsP = "p.seq, p.entry_id, p.parent_id, p.type, p.role, p.ts_ms, p.line, p.offset, p.length, p.crc"
-)
+const entryCols = "e.seq, e.entry_id, e.parent_id, e.type, e.role, e.ts_ms, e.line, e.offset, e.length, e.crc"
 
 // Leaf is a leaf entry with its depth: the length of its path, or nil when
 // its path is broken (missing parent, cycle, duplicate ids).
@@ -185,6 +181,24 @@ func (d *DB) Branches(ctx context.Context, sid int64) ([]Branch, error) {
 	return out, nil
 }
 
+// pathQuery walks from entry ?2 of session ?1 to its root, at most ?3 steps.
+//
+// Every column rides along in the walk, and each step is one lookup in
+// entries_by_id. CROSS JOIN and INDEXED BY are not decoration: without them
+// SQLite 3.54 (no ANALYZE statistics) scans the session's entries in the
+// outer loop and the walk's queue in the inner one, which makes a
+// 12,000-deep path take minutes instead of milliseconds.
+const pathQuery = `WITH RECURSIVE
+	walk(depth, seq, entry_id, parent_id, type, role, ts_ms, line, offset, length, crc) AS (
+		SELECT 0, ` + entryCols + ` FROM entries e INDEXED BY entries_by_id WHERE e.sid = ?1 AND e.entry_id = ?2
+		UNION ALL
+		SELECT w.depth + 1, p.seq, p.entry_id, p.parent_id, p.type, p.role, p.ts_ms, p.line, p.offset, p.length, p.crc
+		FROM walk w CROSS JOIN entries p INDEXED BY entries_by_id ON p.sid = ?1 AND p.entry_id = w.parent_id
+		WHERE w.depth < ?3
+	)
+	SELECT depth, seq, entry_id, parent_id, type, role, ts_ms, line, offset, length, crc
+	FROM walk ORDER BY depth`
+
 // PathStep is one row of the path walk: an entry and its distance from the
 // leaf (0 for the leaf itself).
 type PathStep struct {
@@ -218,21 +232,7 @@ func (d *DB) Path(ctx context.Context, sid int64, leafID string) ([]Entry, error
 		return nil, e
 	}
 	var steps []PathStep
-	// Every column rides along in the walk, and each step is one lookup in
-	// entries_by_id. CROSS JOIN and INDEXED BY are not decoration: without
-	// them SQLite 3.54 (no ANALYZE statistics) scans the session's entries in
-	// the outer loop and the walk's queue in the inner one, which makes a
-	// 12,000-deep path take minutes instead of milliseconds.
-	err := d.db.SelectContext(ctx, &steps, `WITH RECURSIVE
-		walk(depth, seq, entry_id, parent_id, type, role, ts_ms, line, offset, length, crc) AS (
-			SELECT 0, `+stepCols+` FROM entries e INDEXED BY entries_by_id WHERE e.sid = ?1 AND e.entry_id = ?2
-			UNION ALL
-			SELECT w.depth + 1, `+stepColsP+`
-			FROM walk w CROSS JOIN entries p INDEXED BY entries_by_id ON p.sid = ?1 AND p.entry_id = w.parent_id
-			WHERE w.depth < ?3
-		)
-		SELECT depth, seq, entry_id, parent_id, type, role, ts_ms, line, offset, length, crc
-		FROM walk ORDER BY depth`, sid, leafID, s.Entries)
+	err := d.db.SelectContext(ctx, &steps, pathQuery, sid, leafID, s.Entries)
 	if err != nil {
 		return nil, fmt.Errorf("path: %w", err)
 	}

@@ -1,0 +1,174 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/grove-sessions/grove/internal/testutil"
+	"github.com/grove-sessions/grove/jsonl"
+)
+
+func mustOpen(t *testing.T, path string) *DB {
+	t.Helper()
+	d, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", path, err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+func TestOpen_MigratesAndRecords(t *testing.T) {
+	path := testutil.MustTempDB(t)
+	d := mustOpen(t, path)
+	var version, appID int
+	d.db.Get(&version, "PRAGMA user_version")
+	d.db.Get(&appID, "PRAGMA application_id")
+	if version != SchemaVersion() || version < 1 || appID != ApplicationID {
+		t.Fatalf("user_version %d application_id %#x, want %d and %#x", version, appID, SchemaVersion(), ApplicationID)
+	}
+	d.Close()
+	// Opening again applies nothing and keeps the rows.
+	d2 := mustOpen(t, path)
+	if _, err := d2.Replace(context.Background(), &Session{Path: "/x.jsonl", SessionID: "x", Dialect: "plain", State: "ok"}, nil, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A file this grove must not touch is refused and left byte for byte as it
+// was (SPEC §6).
+func TestOpen_RefusesForeignAndNewer(t *testing.T) {
+	dir := t.TempDir()
+	newer := filepath.Join(dir, "newer.db")
+	d := mustOpen(t, newer)
+	d.db.MustExec("PRAGMA user_version = 99")
+	d.Close()
+
+	foreign := filepath.Join(dir, "foreign.db")
+	db, err := sql.Open("sqlite", foreign)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE notes (x TEXT); INSERT INTO notes VALUES ('mine')"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	garbage := testutil.MustWriteFile(t, dir, "garbage.db", bytes.Repeat([]byte("not a database at all\n"), 300))
+
+	tests := []struct {
+		path string
+		code jsonl.Code
+		text string
+	}{
+		{newer, jsonl.CodeNewerIndex, "newer grove"},
+		{foreign, jsonl.CodeNotIndex, "not a grove index"},
+		{garbage, jsonl.CodeNotIndex, "cannot read the index"},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.path), func(t *testing.T) {
+			before, _ := os.ReadFile(tt.path)
+			d, err := Open(context.Background(), tt.path)
+			if err == nil {
+				d.Close()
+				t.Fatalf("Open(%s) succeeded, want %s", tt.path, tt.code)
+			}
+			if jsonl.CodeOf(err) != tt.code || !strings.Contains(err.Error(), tt.text) {
+				t.Errorf("Open(%s) = %v, want %s containing %q", tt.path, err, tt.code, tt.text)
+			}
+			after, _ := os.ReadFile(tt.path)
+			if !bytes.Equal(before, after) {
+				t.Errorf("Open(%s) changed the file", tt.path)
+			}
+			for _, suffix := range []string{"-wal", "-journal"} {
+				if fi, err := os.Stat(tt.path + suffix); err == nil && fi.Size() > 0 {
+					t.Errorf("Open(%s) left a non-empty %s", tt.path, suffix)
+				}
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Indexing a file again replaces its rows: nothing of the old rows stays.
+func TestReplace_ReplacesRows(t *testing.T) {
+	ctx := context.Background()
+	d := mustOpen(t, testutil.MustTempDB(t))
+	s := &Session{Path: "/s.jsonl", SessionID: "s", Dialect: "plain", State: "ok"}
+	first := []Entry{{Seq: 0, EntryID: "a", Type: "message"}, {Seq: 1, EntryID: "b", ParentID: ptr("a"), Type: "message"}, {Seq: 2, EntryID: "a", ParentID: ptr("b"), Type: "message", Line: 3}}
+	if _, err := d.Replace(ctx, s, first, []Diagnostic{{Severity: "error", Code: "bad_line", Line: 9}}, []Label{{TargetID: "a", Label: "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := d.SessionByPath(ctx, "/s.jsonl")
+	if got.DuplicateID == nil || *got.DuplicateID != "a" || got.State != "damaged" || got.Diagnostics != 2 {
+		t.Fatalf("first: duplicate %v state %s diagnostics %d, want a, damaged, 2", got.DuplicateID, got.State, got.Diagnostics)
+	}
+	second := []Entry{{Seq: 0, EntryID: "c", Type: "message"}}
+	if _, err := d.Replace(ctx, &Session{Path: "/s.jsonl", SessionID: "s", Dialect: "plain", State: "ok"}, second, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	var n struct{ S, E, G, L int }
+	d.db.Get(&n.S, "SELECT count(*) FROM sessions")
+	d.db.Get(&n.E, "SELECT count(*) FROM entries")
+	d.db.Get(&n.G, "SELECT count(*) FROM diagnostics")
+	d.db.Get(&n.L, "SELECT count(*) FROM labels")
+	if n.S != 1 || n.E != 1 || n.G != 0 || n.L != 0 {
+		t.Fatalf("after replace: %d sessions, %d entries, %d diagnostics, %d labels; want 1 1 0 0", n.S, n.E, n.G, n.L)
+	}
+	got, _ = d.SessionByPath(ctx, "/s.jsonl")
+	if got.DuplicateID != nil || got.State != "ok" || got.Leaves != 1 {
+		t.Fatalf("second: duplicate %v state %s leaves %d, want none, ok, 1", got.DuplicateID, got.State, got.Leaves)
+	}
+}
+
+// Batches larger than one statement's bound values go in several statements.
+func TestReplace_ManyEntries(t *testing.T) {
+	ctx := context.Background()
+	d := mustOpen(t, testutil.MustTempDB(t))
+	const n = 7000 // 7,000 × 11 values > maxParams
+	es := make([]Entry, n)
+	for i := range es {
+		es[i] = Entry{Seq: i, EntryID: "e" + string(rune('a'+i%26)) + strings.Repeat("x", i/26), Type: "message"}
+		if i > 0 {
+			es[i].ParentID = ptr(es[i-1].EntryID)
+		}
+	}
+	if _, err := d.Replace(ctx, &Session{Path: "/big.jsonl", SessionID: "big", Dialect: "plain", State: "ok", Entries: n}, es, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := d.SessionByPath(ctx, "/big.jsonl")
+	path, err := d.Path(ctx, s.SID, es[n-1].EntryID)
+	if err != nil || len(path) != n || path[0].EntryID != es[0].EntryID {
+		t.Fatalf("Path = %d entries, %v; want %d from the root", len(path), err, n)
+	}
+}
+
+// The recursive step must look up one entry by id per step, never scan the
+// session per step (see Path). This pins the plan, not a time.
+func TestPath_QueryPlan(t *testing.T) {
+	d := mustOpen(t, testutil.MustTempDB(t))
+	rows, err := d.db.Queryx("EXPLAIN QUERY PLAN "+pathQuery, 1, "x", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		rows.Scan(&id, &parent, &unused, &detail)
+		plan = append(plan, detail)
+	}
+	joined := strings.Join(plan, " | ")
+	scanW := strings.Index(joined, "SCAN w")
+	search := strings.Index(joined, "SEARCH p USING INDEX entries_by_id (sid=? AND entry_id=?)")
+	if scanW < 0 || search < 0 || search < scanW {
+		t.Fatalf("recursive step plan = %s; want SCAN w, then SEARCH p by (sid, entry_id)", joined)
+	}
+}
