@@ -1,0 +1,24 @@
+// Package archive is grove's domain: sessions, the pure tree rules of
+// SPEC §4 (PathTo, MessagesOnPath, Leaves, BranchPoints, ActiveLeaf), the
+// session identity and workspace rules of SPEC §3.3, and the Archive facade
+// that ties the session files to the SQLite index.
+//
+// Data flows one way: files are read by package jsonl, archive turns them
+// into index rows (IndexFile), and queries go cmd → archive → index, with
+// message bodies read back from the files by byte offset and checked
+// against the CRC-32 stored at index time.
+//
+// Every answer the index gives must equal the pure functions here; Verify
+// recomputes it both ways, and the package's property test compares them
+// over random trees.
+//
+// # Caveats
+//
+//   - An index answer is only as fresh as the last `grove index`: Path and
+//     Messages refuse with stale_index when the file's size, mtime or inode
+//     changed, and Verify reports such files.
+//   - Leaves' previews are read from the files; a changed file gets no
+//     preview until it is indexed again.
+//   - Load keeps every entry's line in memory; it is for one session at a
+//     time (verify, tests), not for the whole archive.
+package archive

@@ -1,0 +1,32 @@
+// Package jsonl reads session files: the committed log of SPEC §2 and the
+// two dialects of SPEC §3.
+//
+// A session file is split on LF only (Scanner). A line ending in LF is
+// committed; the bytes after the last LF are the tail, which is reported as
+// an unterminated_tail warning when it holds anything but JSON whitespace
+// and is never parsed. Every committed line keeps its physical line number
+// (blank lines count) and the byte offset where it starts.
+//
+// Read decides the dialect from the first parseable line (a pi header makes
+// the file pi, anything else plain), validates every line against it, and
+// hands each entry to a callback in file order: Salvage mode turns bad lines
+// into diagnostics, Strict mode stops at the first one. Entry.Raw holds the
+// committed line's bytes exactly as they are in the file.
+//
+// The tree-rule errors (duplicate_id, missing_parent, cycle, unknown_entry)
+// live here too, as *Error values, because the tree rules (archive), the
+// index's recursive CTE (index) and the writer all report them.
+//
+// # Caveats
+//
+//   - encoding/json matches struct keys case-insensitively, so lines are
+//     decoded into map[string]json.RawMessage: keys are exact and values stay
+//     raw. A key given twice keeps its last value, as JSON.parse does in pi.
+//   - Invalid UTF-8 is checked before decoding, because encoding/json would
+//     quietly replace it with U+FFFD.
+//   - A pi version 1 file remembers one id per line to map
+//     firstKeptEntryIndex; all other reads use memory bounded by the longest
+//     line.
+//   - An oh-my-pi title line is recognised only as the first non-blank line,
+//     right before the header.
+package jsonl
