@@ -187,52 +187,59 @@ func report(g *env, err error) {
 		fmt.Fprintf(g.stderr, "grove: %s\n", msg)
 		return
 	}
-	writeJSON(g.stdout, map[string]any{"error": errorObject(err)})
+	writeJSON(g.stdout, struct {
+		Error errorJSONObject `json:"error"`
+	}{errorObject(err)})
+}
+
+// errorJSONObject is SPEC §8's error object: code and message, then the
+// details that apply.
+type errorJSONObject struct {
+	Code       string              `json:"code"`
+	Message    string              `json:"message"`
+	Path       string              `json:"path,omitempty"`
+	Line       int                 `json:"line,omitempty"`
+	Offset     *int64              `json:"offset,omitempty"`
+	ID         string              `json:"id,omitempty"`
+	Parent     *string             `json:"parent,omitempty"`
+	Lines      []int               `json:"lines,omitempty"`
+	Session    string              `json:"session,omitempty"`
+	Candidates []archive.Candidate `json:"candidates,omitempty"`
+	Hint       string              `json:"hint,omitempty"`
 }
 
 // errorObject builds {"code","message",...details} for err.
-func errorObject(err error) map[string]any {
-	obj := map[string]any{"code": "error", "message": err.Error()}
+func errorObject(err error) errorJSONObject {
+	obj := errorJSONObject{Code: "error", Message: err.Error()}
 	var je *jsonl.Error
 	var se *archive.SessionError
 	var u usageError
 	switch {
 	case errors.As(err, &je):
-		obj["code"] = je.Code
-		obj["message"] = je.Message
+		obj.Code = string(je.Code)
+		obj.Message = je.Message
 		if je.Message == "" && je.Err != nil {
-			obj["message"] = je.Err.Error()
+			obj.Message = je.Err.Error()
 		}
-		if je.Path != "" {
-			obj["path"] = je.Path
-		}
+		obj.Path, obj.ID, obj.Lines, obj.Hint = je.Path, je.ID, je.Lines, je.Hint
 		if je.Line > 0 {
-			obj["line"] = je.Line
+			obj.Line = je.Line
 			if je.Offset >= 0 {
-				obj["offset"] = je.Offset
+				off := je.Offset
+				obj.Offset = &off
 			}
 		}
-		if je.ID != "" {
-			obj["id"] = je.ID
-		}
 		if je.Code == jsonl.CodeMissingParent {
-			obj["parent"] = je.Parent
-		}
-		if je.Lines != nil {
-			obj["lines"] = je.Lines
-		}
-		if je.Hint != "" {
-			obj["hint"] = je.Hint
+			parent := je.Parent
+			obj.Parent = &parent
 		}
 	case errors.As(err, &se):
-		obj["code"] = se.Code
-		obj["message"] = se.Message()
-		obj["session"] = se.Arg
-		if se.Candidates != nil {
-			obj["candidates"] = se.Candidates
-		}
+		obj.Code = string(se.Code)
+		obj.Message = se.Message()
+		obj.Session = se.Arg
+		obj.Candidates = se.Candidates
 	case errors.As(err, &u) || isFlagError(err):
-		obj["code"] = "usage"
+		obj.Code = "usage"
 	}
 	return obj
 }

@@ -36,7 +36,11 @@ func runMessages(ctx context.Context, g *env, session, leaf string) error {
 		return err
 	}
 	if g.json {
-		return writeJSON(g.stdout, map[string]any{"session": p.Session.SessionID, "leaf": p.Leaf, "messages": msgs})
+		return writeJSON(g.stdout, struct {
+			Session  string            `json:"session"`
+			Leaf     string            `json:"leaf"`
+			Messages []json.RawMessage `json:"messages"`
+		}{p.Session.SessionID, p.Leaf, msgs})
 	}
 	for i, m := range msgs {
 		if i > 0 {

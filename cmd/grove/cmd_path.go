@@ -39,7 +39,11 @@ func runPath(ctx context.Context, g *env, session, leaf string) error {
 		for i, e := range p.Entries {
 			ids[i] = e.EntryID
 		}
-		return writeJSON(g.stdout, map[string]any{"session": p.Session.SessionID, "leaf": p.Leaf, "path": ids})
+		return writeJSON(g.stdout, struct {
+			Session string   `json:"session"`
+			Leaf    string   `json:"leaf"`
+			Path    []string `json:"path"`
+		}{p.Session.SessionID, p.Leaf, ids})
 	}
 	f, _ := os.Open(p.Session.Path)
 	if f != nil {

@@ -46,7 +46,14 @@ func runRecover(ctx context.Context, g *env, path string, strict bool) error {
 	if err != nil {
 		return err
 	}
-	out := map[string]any{"dialect": res.Dialect, "lines": res.Lines, "entries": res.Entries, "state": res.State()}
+	out := struct {
+		Dialect  jsonl.Dialect `json:"dialect"`
+		Lines    int           `json:"lines"`
+		Entries  int           `json:"entries"`
+		State    jsonl.State   `json:"state"`
+		Warnings []warningJSON `json:"warnings"`
+		Errors   []errorJSON   `json:"errors"`
+	}{res.Dialect, res.Lines, res.Entries, res.State(), nil, nil}
 	warnings, errs := []warningJSON{}, []errorJSON{}
 	for _, w := range res.Warnings {
 		warnings = append(warnings, warningJSON{w.Code, w.Line, w.Offset})
@@ -54,7 +61,7 @@ func runRecover(ctx context.Context, g *env, path string, strict bool) error {
 	for _, e := range res.Errors {
 		errs = append(errs, errorJSON{e.Code, e.Line, e.Offset, e.Message})
 	}
-	out["warnings"], out["errors"] = warnings, errs
+	out.Warnings, out.Errors = warnings, errs
 	if g.json {
 		return writeJSON(g.stdout, out)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/urfave/cli/v2"
-
 )
 
 func sessionsCommand(g *env) *cli.Command {
@@ -88,5 +87,3 @@ func runSessions(ctx context.Context, g *env, workspace string) error {
 	}
 	return tw.Flush()
 }
-
-
