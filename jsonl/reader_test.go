@@ -126,9 +126,9 @@ func TestRead_PiDialect(t *testing.T) {
 			wantBad: []int{2, 3, 4, 5}, wantVer: 3,
 		},
 		{
-			name:      "oh-my-pi title line",
-			in:        `{"type":"title","v":1,"title":"t"}   ` + "\n" + piHeader3 + "\n" + `{"type":"label","id":"l","parentId":null,"timestamp":"2026-01-01T00:00:00Z","targetId":"x"}` + "\n",
-			wantIDs:   []string{"l<-"}, wantVer: 3, wantTitle: true,
+			name:    "oh-my-pi title line",
+			in:      `{"type":"title","v":1,"title":"t"}   ` + "\n" + piHeader3 + "\n" + `{"type":"label","id":"l","parentId":null,"timestamp":"2026-01-01T00:00:00Z","targetId":"x"}` + "\n",
+			wantIDs: []string{"l<-"}, wantVer: 3, wantTitle: true,
 		},
 	}
 	for _, tt := range tests {
