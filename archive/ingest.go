@@ -106,7 +106,8 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 		}
 		found, _, err := FindSessionFiles(abs)
 		if err != nil {
-			return sum, &jsonl.Error{Code: jsonl.CodeIO, Path: abs, Offset: -1, Err: err, Message: "cannot read session root: " + errMsg(err)}
+			return sum, &jsonl.Error{Code: jsonl.CodeIO, Path: abs, Offset: -1, Err: err, Message: "cannot read session root: " + errMsg(err),
+				Hint: "pass --root DIR (repeatable) or set GROVE_ROOT to the directories holding your session files"}
 		}
 		roots = append(roots, abs)
 		for _, f := range found {

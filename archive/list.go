@@ -46,6 +46,7 @@ type LeafInfo struct {
 	Active  bool   // the session's active leaf (last entry in file order)
 	Preview string // one line from the leaf's entry; "" when the file cannot be read back
 	Label   string // pi label of the leaf, if any
+	Stale   bool   // the session's file changed since it was indexed (no preview)
 }
 
 // Leaves lists the leaves of the sessions f picks, sessions most recently
@@ -69,11 +70,12 @@ func (a *Archive) Leaves(ctx context.Context, f Filter) ([]LeafInfo, error) {
 			return nil, err
 		}
 		var file *os.File
-		if Fresh(s) == nil {
+		stale := Fresh(s) != nil
+		if !stale {
 			file, _ = os.Open(s.Path)
 		}
 		for _, l := range leaves {
-			li := LeafInfo{Session: s, Leaf: l, Label: labels[l.EntryID],
+			li := LeafInfo{Session: s, Leaf: l, Label: labels[l.EntryID], Stale: stale,
 				Active: s.ActiveLeaf != nil && *s.ActiveLeaf == l.EntryID}
 			if file != nil {
 				if raw, err := ReadLine(file, s.Path, l.Entry); err == nil {

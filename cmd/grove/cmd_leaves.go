@@ -92,5 +92,12 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 	if len(leaves) > 0 {
 		fmt.Fprintln(g.stdout, "(* = active leaf: the last entry of its file)")
 	}
+	warned := map[string]bool{}
+	for _, l := range leaves {
+		if l.Stale && !warned[l.Session.Path] {
+			warned[l.Session.Path] = true
+			fmt.Fprintf(g.stderr, "grove: %s changed since it was indexed; its leaves are shown without previews (run `grove index`)\n", l.Session.Path)
+		}
+	}
 	return nil
 }
