@@ -56,11 +56,16 @@ func sameStat(s *index.Session, st FileStat) bool {
 	return s.FileSize == st.Size && s.FileMtimeNs == st.MtimeNs && s.FileDev == st.Dev && s.FileIno == st.Ino
 }
 
-// FindSessionFiles returns every regular *.jsonl file under root, sorted.
-// Unreadable directories are skipped and returned as errors in skipped.
+// FindSessionFiles returns every *.jsonl file under root that is a regular
+// file or a symlink to one, sorted. A root that is itself a symlink is
+// followed; symlinked directories below it are not (no loops). Unreadable
+// directories are skipped and returned in skipped.
 func FindSessionFiles(root string) (files []string, skipped []error, err error) {
 	if _, err := os.Stat(root); err != nil {
 		return nil, nil, err
+	}
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
 	}
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -70,7 +75,16 @@ func FindSessionFiles(root string) (files []string, skipped []error, err error) 
 			skipped = append(skipped, err)
 			return nil
 		}
-		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".jsonl") {
+		if !strings.HasSuffix(d.Name(), ".jsonl") {
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+				files = append(files, p)
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
 			files = append(files, p)
 		}
 		return nil
@@ -103,6 +117,9 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 		abs, err := filepath.Abs(r)
 		if err != nil {
 			return sum, err
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
 		}
 		found, _, err := FindSessionFiles(abs)
 		if err != nil {
