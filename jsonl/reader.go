@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -133,9 +134,11 @@ func Read(r io.Reader, opts Options, fn func(Entry) error) (*Result, error) {
 	return p.res, nil
 }
 
+// pendingLine is an oh-my-pi title line kept until the next line says
+// whether it precedes a pi header. Its bytes are a copy: the Scanner reuses
+// its buffer.
 type pendingLine struct {
-	l   Line
-	obj object
+	l Line
 }
 
 type parser struct {
@@ -183,21 +186,25 @@ func parseObject(b []byte) (object, string) {
 	if i := bytes.IndexByte(b, 0); i >= 0 {
 		return nil, fmt.Sprintf("NUL byte at byte column %d", i+1)
 	}
-	var o object
-	if err := json.Unmarshal(b, &o); err != nil {
+	if !validJSON(b) {
+		// Decode again only to learn where and why (encoding/json checks
+		// validity before it decodes anything).
+		var raw json.RawMessage
+		err := json.Unmarshal(b, &raw)
 		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
+		if errors.As(err, &se) {
 			return nil, fmt.Sprintf("invalid JSON at byte column %d: %s", se.Offset, se.Error())
-		case errors.As(err, &te):
-			return nil, fmt.Sprintf("a JSON %s, want an object", te.Value)
-		default:
-			return nil, "invalid JSON: " + err.Error()
 		}
+		return nil, "invalid JSON"
 	}
-	if o == nil { // the literal null
-		return nil, "JSON null, want an object"
+	switch k := jsonKind(b); k {
+	case 'o':
+	default:
+		return nil, fmt.Sprintf("JSON %s, want an object", strings.TrimPrefix(strings.TrimPrefix(kindNames[k], "a "), "an "))
+	}
+	o, err := decodeObject(b, "")
+	if err != nil {
+		return nil, "unreadable JSON object"
 	}
 	return o, ""
 }
@@ -221,7 +228,7 @@ func (p *parser) line(l Line) error {
 	typ, _ := optString(o, "type", "")
 	if !p.decided {
 		if p.title == nil && typ == "title" {
-			p.title = &pendingLine{l: cloneLine(l), obj: o}
+			p.title = &pendingLine{l: cloneLine(l)}
 			return nil
 		}
 		p.decided = true
@@ -251,7 +258,8 @@ func (p *parser) flushTitle() error {
 	p.title = nil
 	p.decided = true
 	p.res.Dialect = Plain
-	return p.plainEntry(t.l, t.obj)
+	o, _ := parseObject(t.l.Bytes) // it parsed before
+	return p.plainEntry(t.l, o)
 }
 
 func cloneLine(l Line) Line {

@@ -95,23 +95,48 @@ func join(path, field string) string {
 	return path + "." + field
 }
 
+// decodeObject splits raw, a JSON object inside an already validated line,
+// into its members. Values are sub-slices of raw, not copies. A key given
+// twice keeps its last value, as JSON.parse does.
 func decodeObject(raw json.RawMessage, path string) (object, *schemaError) {
 	if k := jsonKind(raw); k != 'o' {
 		return nil, fieldErr(path, "is %s, want an object", kindNames[k])
 	}
-	var o object
-	if err := json.Unmarshal(raw, &o); err != nil {
+	o := make(object, 8)
+	ok := walkObject(raw, func(key, value []byte) bool {
+		o[decodeKey(key)] = value
+		return true
+	})
+	if !ok {
 		return nil, fieldErr(path, "unreadable object")
 	}
 	return o, nil
 }
 
+// decodeKey turns a raw JSON key (with quotes) into its string; only keys
+// with escapes go through encoding/json.
+func decodeKey(key []byte) string {
+	inner := key[1 : len(key)-1]
+	for _, c := range inner {
+		if c == '\\' {
+			var s string
+			if json.Unmarshal(key, &s) == nil {
+				return s
+			}
+			break
+		}
+	}
+	return string(inner)
+}
+
+// decodeArray splits raw, a JSON array inside an already validated line,
+// into its elements (sub-slices of raw).
 func decodeArray(raw json.RawMessage, path string) ([]json.RawMessage, *schemaError) {
 	if k := jsonKind(raw); k != 'a' {
 		return nil, fieldErr(path, "is %s, want an array", kindNames[k])
 	}
 	var a []json.RawMessage
-	if err := json.Unmarshal(raw, &a); err != nil {
+	if !walkArray(raw, func(e []byte) { a = append(a, e) }) {
 		return nil, fieldErr(path, "unreadable array")
 	}
 	return a, nil
