@@ -33,6 +33,9 @@ const (
 	StateDamaged     State = "damaged"      // bad lines (or, in the index, duplicate ids)
 )
 
+// maxSafeInt is 2^53−1, the largest integer a JSON number holds exactly.
+const maxSafeInt = 1<<53 - 1
+
 // Options configure a Read.
 type Options struct {
 	Path    string // the file's name, used in errors and as a plain session's id
@@ -302,6 +305,11 @@ func (p *parser) plainEntry(l Line, o object) error {
 	f, perr := strconv.ParseFloat(string(ts), 64)
 	if perr != nil {
 		return p.bad(l, "timestamp: not a finite number")
+	}
+	// Milliseconds beyond ±(2^53−1) cannot survive a round trip through a
+	// JSON number (SPEC §5) and would overflow int64 when converted.
+	if f > maxSafeInt || f < -maxSafeInt {
+		return p.bad(l, "timestamp: %s is outside ±(2^53−1) milliseconds", ts)
 	}
 	e.Timestamp, e.HasTime = int64(f), true
 	if e.Type, err = wantString(o, "type", ""); err != nil {

@@ -41,6 +41,7 @@ func TestRead_PlainValidation(t *testing.T) {
 		{"no parentId", `{"id":"m","timestamp":1,"type":"metadata","key":"k","value":1}`, "parentId: missing"},
 		{"parentId number", `{"id":"m","parentId":3,"timestamp":1,"type":"metadata","key":"k","value":1}`, "parentId: is a number"},
 		{"timestamp string", `{"id":"m","parentId":null,"timestamp":"1","type":"metadata","key":"k","value":1}`, "timestamp: is a string"},
+		{"timestamp beyond 2^53", `{"id":"m","parentId":null,"timestamp":9.3e18,"type":"metadata","key":"k","value":1}`, "outside"},
 		{"timestamp overflow", `{"id":"m","parentId":null,"timestamp":1e999,"type":"metadata","key":"k","value":1}`, "timestamp"},
 		{"unknown type", `{"id":"m","parentId":null,"timestamp":1,"type":"note"}`, `type: is "note"`},
 		{"metadata empty key", `{"id":"m","parentId":null,"timestamp":1,"type":"metadata","key":"","value":1}`, "key: is empty"},
