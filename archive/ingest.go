@@ -23,6 +23,28 @@ type IndexSummary struct {
 	Damaged   int `json:"damaged"`   // files whose state is damaged or needs-repair
 	Entries   int `json:"entries"`   // entries stored by this run
 	Removed   int `json:"removed"`   // sessions dropped because their file under a root is gone
+	// Failed lists the files, directories and roots that could not be read;
+	// everything else was indexed. Never nil.
+	Failed []Failure `json:"failed"`
+}
+
+// Failure is a file, directory or root that `grove index` could not read.
+type Failure struct {
+	Path    string     `json:"path"`
+	Code    jsonl.Code `json:"code"`
+	Message string     `json:"message"`
+}
+
+func failureOf(path string, err error) Failure {
+	var je *jsonl.Error
+	if errors.As(err, &je) {
+		msg := je.Message
+		if msg == "" && je.Err != nil {
+			msg = je.Err.Error()
+		}
+		return Failure{Path: path, Code: je.Code, Message: msg}
+	}
+	return Failure{Path: path, Code: jsonl.CodeIO, Message: errMsg(err)}
 }
 
 // IndexOptions say what `grove index` reads.
@@ -37,6 +59,7 @@ type IndexOptions struct {
 // FileStat is what the index remembers of a file to tell whether it changed.
 type FileStat struct {
 	Size, MtimeNs, Dev, Ino int64
+	Regular                 bool
 }
 
 // Stat returns the FileStat of path.
@@ -45,7 +68,7 @@ func Stat(path string) (FileStat, error) {
 	if err != nil {
 		return FileStat{}, err
 	}
-	st := FileStat{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano()}
+	st := FileStat{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Regular: fi.Mode().IsRegular()}
 	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
 		st.Dev, st.Ino = int64(sys.Dev), int64(sys.Ino)
 	}
@@ -56,11 +79,13 @@ func sameStat(s *index.Session, st FileStat) bool {
 	return s.FileSize == st.Size && s.FileMtimeNs == st.MtimeNs && s.FileDev == st.Dev && s.FileIno == st.Ino
 }
 
-// FindSessionFiles returns every *.jsonl file under root that is a regular
-// file or a symlink to one, sorted. A root that is itself a symlink is
-// followed; symlinked directories below it are not (no loops). Unreadable
-// directories are skipped and returned in skipped.
-func FindSessionFiles(root string) (files []string, skipped []error, err error) {
+// FindSessionFiles returns every *.jsonl name under root that is not a
+// directory, sorted: regular files, symlinks, and also FIFOs or broken
+// links, so that reading them reports why they cannot be read instead of
+// leaving them out in silence. A root that is itself a symlink is followed;
+// symlinked directories below it are not (no loops). Unreadable directories
+// are returned in skipped.
+func FindSessionFiles(root string) (files []string, skipped []Failure, err error) {
 	if _, err := os.Stat(root); err != nil {
 		return nil, nil, err
 	}
@@ -72,21 +97,18 @@ func FindSessionFiles(root string) (files []string, skipped []error, err error) 
 			if p == root {
 				return err
 			}
-			skipped = append(skipped, err)
+			skipped = append(skipped, Failure{Path: p, Code: jsonl.CodeIO, Message: "cannot read directory: " + errMsg(err)})
 			return nil
 		}
-		if !strings.HasSuffix(d.Name(), ".jsonl") {
+		if d.IsDir() || !strings.HasSuffix(d.Name(), ".jsonl") {
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-				files = append(files, p)
+			if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+				return nil // a symlinked directory named *.jsonl: not followed
 			}
-			return nil
 		}
-		if d.Type().IsRegular() {
-			files = append(files, p)
-		}
+		files = append(files, p)
 		return nil
 	})
 	sort.Strings(files)
@@ -96,10 +118,12 @@ func FindSessionFiles(root string) (files []string, skipped []error, err error) 
 // Index reads the session files of opts into the index, one transaction per
 // file (SPEC §6). A file whose size, mtime, device and inode match what the
 // index holds is not read again. Sessions whose files under one of the roots
-// have disappeared are removed. A file that cannot be read is an error; a
-// damaged file is not (its diagnostics are stored).
+// have disappeared are removed. A root, directory or file that cannot be
+// read is listed in Failed and the rest is indexed; a damaged file is no
+// failure (its diagnostics are stored). The error is for the index itself
+// failing, or ctx ending (the summary then counts what was done).
 func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, error) {
-	var sum IndexSummary
+	sum := IndexSummary{Failed: []Failure{}}
 	seen := map[string]bool{}
 	var files []string
 	for _, f := range opts.Files {
@@ -121,11 +145,12 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 		if real, err := filepath.EvalSymlinks(abs); err == nil {
 			abs = real
 		}
-		found, _, err := FindSessionFiles(abs)
+		found, skipped, err := FindSessionFiles(abs)
 		if err != nil {
-			return sum, &jsonl.Error{Code: jsonl.CodeIO, Path: abs, Offset: -1, Err: err, Message: "cannot read session root: " + errMsg(err),
-				Hint: "pass --root DIR (repeatable) or set GROVE_ROOT to the directories holding your session files"}
+			sum.Failed = append(sum.Failed, Failure{Path: abs, Code: jsonl.CodeIO, Message: "cannot read session root: " + errMsg(err)})
+			continue
 		}
+		sum.Failed = append(sum.Failed, skipped...)
 		roots = append(roots, abs)
 		for _, f := range found {
 			if !seen[f] {
@@ -140,8 +165,15 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 			return sum, err
 		}
 		n, state, changed, err := a.IndexFile(ctx, f, opts.Force)
+		if ctx.Err() != nil {
+			return sum, ctx.Err()
+		}
 		if err != nil {
-			return sum, err
+			if jsonl.CodeOf(err) != jsonl.CodeIO {
+				return sum, err // the index itself failed
+			}
+			sum.Failed = append(sum.Failed, failureOf(f, err))
+			continue
 		}
 		if changed {
 			sum.Indexed++
@@ -201,6 +233,9 @@ func (a *Archive) IndexFile(ctx context.Context, path string, force bool) (int, 
 	if err != nil {
 		return 0, "", false, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot read session file: " + errMsg(err)}
 	}
+	if !st.Regular {
+		return 0, "", false, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Message: "not a regular file; session files are plain files"}
+	}
 	old, err := a.db.SessionByPath(ctx, path)
 	if err != nil {
 		return 0, "", false, err
@@ -208,15 +243,15 @@ func (a *Archive) IndexFile(ctx context.Context, path string, force bool) (int, 
 	if old != nil && !force && sameStat(old, st) {
 		return old.Entries, jsonl.State(old.State), false, nil
 	}
-	f, err := os.Open(path)
+	f, size, err := jsonl.OpenFile(path)
 	if err != nil {
-		return 0, "", false, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot read session file: " + errMsg(err)}
+		return 0, "", false, err
 	}
 	defer f.Close()
 	var rows []index.Entry
 	var facts Facts
 	var minTs, maxTs *int64
-	res, err := jsonl.Read(f, jsonl.Options{Path: path, Mode: jsonl.Salvage}, func(e jsonl.Entry) error {
+	res, err := jsonl.ReadOpen(f, size, jsonl.Options{Path: path, Mode: jsonl.Salvage, Context: ctx}, func(e jsonl.Entry) error {
 		row := index.Entry{Seq: len(rows), EntryID: e.ID, Type: e.Type, Line: e.Line, Offset: e.Offset,
 			Length: e.Length, CRC: crc32.ChecksumIEEE(e.Raw)}
 		if !e.Root {

@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,7 +39,8 @@ const maxSafeInt = 1<<53 - 1
 
 // Options configure a Read.
 type Options struct {
-	Path    string // the file's name, used in errors and as a plain session's id
+	Context context.Context // when set and done, the read stops with its error
+	Path    string          // the file's name, used in errors and as a plain session's id
 	Mode    Mode
 	KeepRaw bool // give each Entry its own copy of Raw; otherwise Raw is only valid during the callback
 }
@@ -80,19 +82,102 @@ func (r *Result) HasTail() bool {
 
 // ReadFile reads the session file at path and returns its entries, each with
 // its own Raw (SPEC §2, §3). In Strict mode the first bad line is returned
-// as an *Error with Code bad_line; an OS error is wrapped.
+// as an *Error with Code bad_line; an OS error, or a path that is not a
+// regular file, is an *Error with Code io_error.
 func ReadFile(path string, mode Mode) ([]Entry, *Result, error) {
-	f, err := os.Open(path)
+	f, size, err := OpenFile(path)
 	if err != nil {
-		return nil, nil, &Error{Code: CodeIO, Path: path, Offset: -1, Message: "open session file", Err: err}
+		return nil, nil, err
 	}
 	defer f.Close()
 	var entries []Entry
-	res, err := Read(f, Options{Path: path, Mode: mode, KeepRaw: true}, func(e Entry) error {
+	res, err := ReadOpen(f, size, Options{Path: path, Mode: mode, KeepRaw: true}, func(e Entry) error {
 		entries = append(entries, e)
 		return nil
 	})
 	return entries, res, err
+}
+
+// OpenFile opens the session file at path for reading and returns it with
+// its size in bytes. Only a regular file (or a symlink to one) is opened: a
+// FIFO, device or directory would block or never end, so it is an io_error.
+func OpenFile(path string) (*os.File, int64, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, 0, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot read session file: " + osReason(err)}
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, &Error{Code: CodeIO, Path: path, Offset: -1, Message: "not a regular file (" + fi.Mode().Type().String() + "); session files are plain files"}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot read session file: " + osReason(err)}
+	}
+	return f, fi.Size(), nil
+}
+
+// osReason is the operating system's reason without the repeated path.
+func osReason(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// tailChunk is how much of a file's end is read at a time when looking for
+// its last LF, in bytes.
+const tailChunk = 64 << 10
+
+// ReadOpen reads the regular file f of size bytes like Read, except that the
+// tail (the bytes after the last LF, SPEC §2.5) is found by reading
+// backwards from the end and checked in chunks of tailChunk bytes: it is
+// never held in memory, however large. Only the committed prefix is
+// streamed through the dialect rules.
+func ReadOpen(f *os.File, size int64, opts Options, fn func(Entry) error) (*Result, error) {
+	committed, tailBlank, err := findTail(f, size)
+	if err != nil {
+		return nil, &Error{Code: CodeIO, Path: opts.Path, Offset: -1, Err: err, Message: "read session file: " + osReason(err)}
+	}
+	res, err := Read(io.NewSectionReader(f, 0, committed), opts, fn)
+	if err != nil {
+		return res, err
+	}
+	res.Size = size
+	if size > committed && !tailBlank {
+		res.Warnings = append(res.Warnings, &Error{
+			Code: CodeUnterminatedTail, Path: opts.Path, Line: res.Lines + 1, Offset: committed,
+			Message: fmt.Sprintf("unterminated tail of %d bytes: not a committed line, never parsed", size-committed),
+			Hint:    "the last append was cut short; `grove repair` truncates the file to its committed prefix"})
+	}
+	return res, nil
+}
+
+// findTail returns the offset just after the last LF of f (0 when there is
+// none) and whether the bytes after it are JSON whitespace only (a BOM at
+// byte 0 counts as nothing, SPEC §2.2).
+func findTail(f *os.File, size int64) (committed int64, blank bool, err error) {
+	buf := make([]byte, tailChunk+len(bom))
+	blank = true
+	var start int64
+	for end := size; end > 0; end = start {
+		start = max(end-tailChunk, 0)
+		if start < int64(len(bom)) { // keep a BOM in one chunk
+			start = 0
+		}
+		chunk := buf[:end-start]
+		if _, err := f.ReadAt(chunk, start); err != nil && err != io.EOF {
+			return 0, false, err
+		}
+		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
+			return start + int64(i) + 1, blank && isBlank(chunk[i+1:]), nil
+		}
+		if start == 0 {
+			chunk = bytes.TrimPrefix(chunk, bom)
+		}
+		blank = blank && isBlank(chunk)
+	}
+	return 0, blank, nil
 }
 
 // Read streams the committed lines of r, decides the dialect from the first
@@ -116,6 +201,11 @@ func Read(r io.Reader, opts Options, fn func(Entry) error) (*Result, error) {
 					Hint:    "the last append was cut short; `grove repair` truncates the file to its committed prefix"})
 			}
 			break
+		}
+		if opts.Context != nil && l.Num%1024 == 0 {
+			if err := opts.Context.Err(); err != nil {
+				return p.res, err
+			}
 		}
 		p.res.Lines = l.Num
 		p.res.Committed = l.Offset + int64(l.Skip+len(l.Bytes)) + 1

@@ -2,6 +2,9 @@ package jsonl
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -229,5 +232,116 @@ func TestRead_BOMOnlyAtByteZero(t *testing.T) {
 	entries, res, _ := read(t, "\xEF\xBB\xBF"+plainUser+"\n\xEF\xBB\xBF"+plainUser+"\n", Salvage)
 	if len(entries) != 1 || entries[0].Offset != 3 || len(res.Errors) != 1 || res.Errors[0].Line != 2 {
 		t.Fatalf("entries %d (offset %d), errors %v; want 1 entry at byte 3 and a bad line 2", len(entries), entries[0].Offset, res.Errors)
+	}
+}
+
+// ReadOpen (tail found from the end of the file) and Read (tail found by
+// streaming) report the same things for every fixture and tail shape.
+func TestReadOpen_AgreesWithRead(t *testing.T) {
+	inputs := map[string]string{
+		"no tail":          plainUser + "\n",
+		"tail":             plainUser + "\n" + `{"id":"x"`,
+		"blank tail":       plainUser + "\n \r\t",
+		"only tail":        plainUser,
+		"BOM only":         "\xEF\xBB\xBF",
+		"BOM and tail":     "\xEF\xBB\xBF{",
+		"BOM and blank":    "\xEF\xBB\xBF \n  ",
+		"empty":            "",
+		"long blank tail":  plainUser + "\n" + strings.Repeat(" ", 3*tailChunk+5),
+		"long tail":        plainUser + "\n" + strings.Repeat("x", 2*tailChunk) + " ",
+		"LF at chunk edge": strings.Repeat(" ", tailChunk-1) + "\n" + strings.Repeat("y", tailChunk),
+	}
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "*", "*.jsonl"))
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		inputs[f] = string(b)
+	}
+	dir := t.TempDir()
+	for name, in := range inputs {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, "f.jsonl")
+			os.WriteFile(path, []byte(in), 0o644)
+			_, want, werr := read(t, in, Salvage)
+			_, got, gerr := ReadFile(path, Salvage)
+			if (werr == nil) != (gerr == nil) {
+				t.Fatalf("errors differ: Read %v, ReadFile %v", werr, gerr)
+			}
+			if got.Lines != want.Lines || got.Entries != want.Entries || got.Committed != want.Committed ||
+				got.Size != want.Size || got.State() != want.State() || len(got.Errors) != len(want.Errors) {
+				t.Fatalf("ReadFile = %+v, Read = %+v", got, want)
+			}
+			if len(got.Warnings) != len(want.Warnings) {
+				t.Fatalf("warnings: ReadFile %v, Read %v", got.Warnings, want.Warnings)
+			}
+			for i := range got.Warnings {
+				g, w := got.Warnings[i], want.Warnings[i]
+				if g.Code != w.Code || g.Line != w.Line || g.Offset != w.Offset || g.Message != w.Message {
+					t.Errorf("warning %d: ReadFile %v, Read %v", i, g, w)
+				}
+			}
+		})
+	}
+}
+
+// A huge unterminated tail is never read into memory (SPEC §2.5, §2.8).
+func TestReadOpen_HugeTailStaysOnDisk(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "torn.jsonl")
+	f, _ := os.Create(path)
+	f.WriteString(plainUser + "\n")
+	f.Truncate(int64(len(plainUser)+1) + 64<<20) // a 64 MiB tail of NUL bytes
+	f.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, res, err := ReadFile(path, Salvage)
+	runtime.ReadMemStats(&after)
+	if err != nil || res.State() != StateNeedsRepair || res.Entries != 1 {
+		t.Fatalf("ReadFile = %+v, %v; want one entry and a tail", res, err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4<<20 {
+		t.Fatalf("reading a 64 MiB tail allocated %d bytes, want under 4 MiB", alloc)
+	}
+}
+
+// A FIFO (or any file that is not regular) is refused instead of read: it
+// would block forever.
+func TestReadFile_RefusesNonRegular(t *testing.T) {
+	_, _, err := ReadFile(t.TempDir(), Salvage)
+	if CodeOf(err) != CodeIO || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("ReadFile(dir) = %v, want io_error: not a regular file", err)
+	}
+	_, _, err = ReadFile(filepath.Join(t.TempDir(), "missing.jsonl"), Salvage)
+	if CodeOf(err) != CodeIO || !strings.Contains(err.Error(), "no such file") {
+		t.Fatalf("ReadFile(missing) = %v, want io_error naming the reason", err)
+	}
+}
+
+// recover reports a duplicated id like the index does: one error on the
+// line of its second use, listing every line; strict mode fails on it.
+func TestRecover_DuplicateIDs(t *testing.T) {
+	m := func(id, parent string) string {
+		return `{"id":"` + id + `","parentId":` + parent + `,"timestamp":1,"type":"metadata","key":"k","value":1}` + "\n"
+	}
+	in := m("a", "null") + m("b", `"a"`) + "bad\n" + m("a", `"b"`) + m("a", "null") + m("c", "null") + m("c", "null")
+	path := filepath.Join(t.TempDir(), "dup.jsonl")
+	os.WriteFile(path, []byte(in), 0o644)
+	res, err := Recover(path, Salvage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.State() != StateDamaged || len(res.Errors) != 2 {
+		t.Fatalf("Recover = state %s errors %v, want damaged with a bad line and a duplicate", res.State(), res.Errors)
+	}
+	bad, dup := res.Errors[0], res.Errors[1]
+	if bad.Code != CodeBadLine || bad.Line != 3 || dup.Code != CodeDuplicateID || dup.Line != 4 || dup.ID != "a" ||
+		len(dup.Lines) != 3 || dup.Lines[2] != 5 || !strings.Contains(dup.Message, "lines 1, 4, 5") {
+		t.Fatalf("errors = %v / %+v, want bad line 3 then duplicate a on line 4 (lines 1, 4, 5)", bad, dup)
+	}
+	_, err = Recover(path, Strict)
+	if CodeOf(err) != CodeBadLine {
+		t.Fatalf("strict = %v, want the bad line 3 first", err)
+	}
+	os.WriteFile(path, []byte(m("a", "null")+m("a", "null")+"bad\n"), 0o644)
+	if _, err = Recover(path, Strict); CodeOf(err) != CodeDuplicateID {
+		t.Fatalf("strict = %v, want duplicate_id on line 2 before the bad line 3", err)
 	}
 }

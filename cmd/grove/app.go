@@ -179,6 +179,9 @@ func report(g *env, err error) {
 		return
 	}
 	if !g.json {
+		if errors.Is(err, context.Canceled) {
+			err = errors.New(errorObject(err).Message)
+		}
 		msg := err.Error()
 		var je *jsonl.Error
 		if errors.As(err, &je) && je.Hint != "" {
@@ -240,6 +243,9 @@ func errorObject(err error) errorJSONObject {
 		obj.Candidates = se.Candidates
 	case errors.As(err, &u) || isFlagError(err):
 		obj.Code = "usage"
+	case errors.Is(err, context.Canceled):
+		obj.Code = "interrupted"
+		obj.Message = "interrupted; every session file finished before stays indexed (each is one transaction)"
 	}
 	return obj
 }

@@ -65,7 +65,13 @@ func runIndex(ctx context.Context, g *env, opts indexOptions) error {
 		return err
 	}
 	if g.json {
-		return writeJSON(g.stdout, sum)
+		if err := writeJSON(g.stdout, sum); err != nil {
+			return err
+		}
+		if len(sum.Failed) > 0 {
+			return silentFailure{"some files could not be read"}
+		}
+		return nil
 	}
 	fmt.Fprintf(g.stdout, "%d files: %d indexed (%d entries), %d unchanged, %d damaged or needing repair",
 		sum.Files, sum.Indexed, sum.Entries, sum.Unchanged, sum.Damaged)
@@ -73,5 +79,12 @@ func runIndex(ctx context.Context, g *env, opts indexOptions) error {
 		fmt.Fprintf(g.stdout, ", %d removed (file gone)", sum.Removed)
 	}
 	fmt.Fprintf(g.stdout, "\nindex: %s\n", a.DB().File())
+	if len(sum.Failed) > 0 {
+		for _, f := range sum.Failed {
+			fmt.Fprintf(g.stderr, "grove: %s: %s [%s]\n", f.Path, f.Message, f.Code)
+		}
+		fmt.Fprintf(g.stderr, "grove: %d could not be read; everything else was indexed\n", len(sum.Failed))
+		return silentFailure{"some files could not be read"}
+	}
 	return nil
 }

@@ -12,9 +12,9 @@ import (
 func recoverCommand(g *env) *cli.Command {
 	return &cli.Command{
 		Name:      "recover",
-		Usage:     "read one session file and report its committed lines, bad lines and tail (never changes the file)",
+		Usage:     "read one session file and report its committed lines, bad lines, duplicate ids and tail (never changes the file)",
 		ArgsUsage: "FILE",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "strict", Usage: "fail at the first bad line, as a writer opening the file would"}},
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "strict", Usage: "fail at the first bad line or duplicate id, as a writer opening the file would"}},
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 1, 1); err != nil {
 				return err
@@ -42,7 +42,7 @@ func runRecover(ctx context.Context, g *env, path string, strict bool) error {
 	if strict {
 		mode = jsonl.Strict
 	}
-	_, res, err := jsonl.ReadFile(path, mode)
+	res, err := jsonl.Recover(path, mode)
 	if err != nil {
 		return err
 	}
