@@ -192,7 +192,8 @@ func ReadLine(f *os.File, path string, e index.Entry) ([]byte, error) {
 	}
 	if crc32.ChecksumIEEE(buf) != e.CRC {
 		return nil, &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: path, Line: e.Line, Offset: e.Offset,
-			Message: "the entry's line changed since it was indexed", Hint: "run `grove index`"}
+			Message: "the entry's line changed since it was indexed, though the file's size and mtime did not",
+			Hint:    "run `grove index --force " + path + "`"}
 	}
 	return buf, nil
 }

@@ -142,7 +142,7 @@ func sameEntries(rows []index.Entry, file []jsonl.Entry) string {
 		e := file[i]
 		parentOK := (r.ParentID == nil) == e.Root && (r.ParentID == nil || *r.ParentID == e.ParentID)
 		if r.EntryID != e.ID || !parentOK || r.Line != e.Line || r.Offset != e.Offset || r.CRC != crc32.ChecksumIEEE(e.Raw) {
-			return fmt.Sprintf("line %d changed since it was indexed", e.Line)
+			return fmt.Sprintf("the index and the file disagree at line %d: the file changed since it was indexed (or the index was altered); run `grove index --force`", e.Line)
 		}
 	}
 	return ""

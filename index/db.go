@@ -75,11 +75,22 @@ func SchemaVersion() int {
 // newer grove, or not_index when it is not a SQLite file or is a SQLite file
 // that is not a grove index. In both cases the file is left untouched.
 func Open(ctx context.Context, path string) (*DB, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("create index directory: %w", err)
+	if strings.HasSuffix(path, ".jsonl") {
+		return nil, &jsonl.Error{Code: jsonl.CodeNotIndex, Path: path, Offset: -1,
+			Message: "refusing to use a session file (*.jsonl) as the index", Hint: "pass another --db path"}
 	}
-	// No pragma here may write to the file: a foreign file must stay as it is.
-	dsn := path + "?_busy_timeout=10000&_synchronous=NORMAL&_txlock=immediate"
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("index path %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return nil, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err,
+			Message: "cannot create the index directory: " + err.Error()}
+	}
+	// A URI, so that '?', '#' and '%' in the path are the file's name and
+	// not parameters. No pragma here may write to the file: a foreign file
+	// must stay as it is.
+	dsn := "file:" + uriEscaper.Replace(abs) + "?_busy_timeout=10000&_synchronous=NORMAL&_txlock=immediate"
 	db, err := sqlx.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
@@ -92,6 +103,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 	return d, nil
 }
+
+// uriEscaper escapes what a SQLite URI file name cannot hold literally.
+var uriEscaper = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
 
 // Close closes the index.
 func (d *DB) Close() error { return d.db.Close() }

@@ -30,6 +30,7 @@ const (
 	CodeBadQuery         Code = "bad_query"         // a search query that cannot be run (§8)
 	CodeNewerIndex       Code = "newer_index"       // the index was made by a newer grove (§6)
 	CodeNotIndex         Code = "not_index"         // the index path holds a file that is not a grove index
+	CodeNoIndex          Code = "no_index"          // a reading command found no index file at the path
 	CodeIO               Code = "io_error"          // the operating system refused a read or write
 )
 

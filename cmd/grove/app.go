@@ -39,19 +39,44 @@ func (e silentFailure) Error() string { return e.what }
 
 // env is what every command shares: the global flags and the output streams.
 type env struct {
+	args   []string // the command line, program name first
 	dbPath string
 	json   bool
 	stdout io.Writer
 	stderr io.Writer
 }
 
+// open opens the index for a command that writes it, creating it if needed.
 func (g *env) open(ctx context.Context) (*archive.Archive, error) {
 	return archive.Open(ctx, g.dbPath)
 }
 
-// defaultDB is SPEC §8's default index location.
+// openExisting opens the index for a command that only reads it: a missing
+// index is an error naming the path, not a new empty file.
+func (g *env) openExisting(ctx context.Context) (*archive.Archive, error) {
+	if _, err := os.Stat(g.dbPath); errors.Is(err, os.ErrNotExist) {
+		return nil, &jsonl.Error{Code: jsonl.CodeNoIndex, Path: g.dbPath, Offset: -1,
+			Message: "no index here yet",
+			Hint:    "run `grove index` first, or pass the index you meant with --db or GROVE_DB"}
+	}
+	return archive.Open(ctx, g.dbPath)
+}
+
+// explicitEmptyDB reports whether the command line itself gave --db an
+// empty value (an empty GROVE_DB means the default instead).
+func explicitEmptyDB(args []string) bool {
+	for i, a := range args {
+		if a == "--db=" || a == "-db=" || ((a == "--db" || a == "-db") && i+1 < len(args) && args[i+1] == "") {
+			return true
+		}
+	}
+	return false
+}
+
+// defaultDB is SPEC §8's default index location. A relative XDG_DATA_HOME
+// is ignored, as the XDG base directory spec says.
 func defaultDB() string {
-	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" && filepath.IsAbs(x) {
 		return filepath.Join(x, "grove", "index.db")
 	}
 	home, err := os.UserHomeDir()
@@ -93,8 +118,11 @@ func newApp(g *env) *cli.App {
 		},
 		Before: func(c *cli.Context) error {
 			g.dbPath = c.String("db")
-			if g.dbPath == "" { // GROVE_DB set but empty
-				g.dbPath = defaultDB()
+			if g.dbPath == "" {
+				if explicitEmptyDB(g.args) {
+					return usagef("--db needs a file path")
+				}
+				g.dbPath = defaultDB() // GROVE_DB set but empty
 			}
 			g.json = c.Bool("json")
 			return nil
@@ -122,24 +150,18 @@ func newApp(g *env) *cli.App {
 // run runs grove with args and returns the exit status. It never calls
 // os.Exit, so deferred cleanup always runs.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	g := &env{stdout: stdout, stderr: stderr}
+	g := &env{args: args, stdout: stdout, stderr: stderr}
 	app := newApp(g)
-	notFound := false
+	notFound := ""
 	app.CommandNotFound = func(c *cli.Context, name string) {
-		notFound = true
+		notFound = name
 		if !g.json {
 			fmt.Fprintf(stderr, "grove: no command %q; see grove --help\n", name)
 		}
 	}
 	err := app.RunContext(ctx, args)
-	if notFound {
-		err = usagef("no command %q; see grove --help", args[len(args)-1])
-		for _, a := range args[1:] {
-			if !strings.HasPrefix(a, "-") {
-				err = usagef("no command %q; see grove --help", a)
-				break
-			}
-		}
+	if notFound != "" {
+		err = usagef("no command %q; see grove --help", notFound)
 		if g.json {
 			report(g, err)
 		}
@@ -187,6 +209,8 @@ func report(g *env, err error) {
 		if errors.As(err, &je) && je.Hint != "" {
 			msg += " (" + je.Hint + ")"
 		}
+		// One line, whatever a path or id holds.
+		msg = strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(msg)
 		fmt.Fprintf(g.stderr, "grove: %s\n", msg)
 		return
 	}
@@ -259,9 +283,23 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// flagsBeforeArgs refuses a flag given after a positional argument, which
+// urfave/cli would otherwise take as an argument (SPEC §8: flags go first).
+func flagsBeforeArgs(c *cli.Context) error {
+	for _, a := range c.Args().Slice() {
+		if len(a) > 1 && strings.HasPrefix(a, "-") {
+			return usagef("%s: flag %s after an argument; flags go before positional arguments", c.Command.Name, a)
+		}
+	}
+	return nil
+}
+
 // needArgs checks the number of positional arguments.
 func needArgs(c *cli.Context, min, max int) error {
 	n := c.NArg()
+	if err := flagsBeforeArgs(c); err != nil {
+		return err
+	}
 	switch {
 	case max == 0 && n > 0:
 		return usagef("%s takes no arguments, got %q (flags go before arguments)", c.Command.Name, c.Args().First())

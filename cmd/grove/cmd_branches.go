@@ -25,7 +25,7 @@ func branchesCommand(g *env) *cli.Command {
 }
 
 func runBranches(ctx context.Context, g *env, f archive.Filter) error {
-	a, err := g.open(ctx)
+	a, err := g.openExisting(ctx)
 	if err != nil {
 		return err
 	}

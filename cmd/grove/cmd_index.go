@@ -30,6 +30,9 @@ func indexCommand(g *env) *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "read every file again, even those that look unchanged"},
 		},
 		Action: func(c *cli.Context) error {
+			if err := flagsBeforeArgs(c); err != nil {
+				return err
+			}
 			opts := indexOptions{roots: c.StringSlice("root"), files: c.Args().Slice(), force: c.Bool("force")}
 			if len(opts.roots) == 0 && len(opts.files) == 0 {
 				opts.roots = defaultRoots()

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -15,7 +16,16 @@ var filterFlags = []cli.Flag{
 }
 
 func filterOf(c *cli.Context) archive.Filter {
-	return archive.Filter{Session: c.String("session"), Workspace: c.String("workspace")}
+	return archive.Filter{Session: c.String("session"), Workspace: workspaceArg(c.String("workspace"))}
+}
+
+// workspaceArg drops a trailing slash from a workspace directory, so that
+// --workspace "$PWD/" finds what --workspace "$PWD" does.
+func workspaceArg(w string) string {
+	if len(w) > 1 && strings.HasSuffix(w, "/") {
+		return strings.TrimRight(w, "/")
+	}
+	return w
 }
 
 func leavesCommand(g *env) *cli.Command {
@@ -42,10 +52,11 @@ type leafJSON struct {
 	Active    bool   `json:"active"`
 	Preview   string `json:"preview"`
 	Label     any    `json:"label"`
+	Stale     bool   `json:"stale,omitempty"` // the file changed since it was indexed: no preview, run grove index
 }
 
 func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
-	a, err := g.open(ctx)
+	a, err := g.openExisting(ctx)
 	if err != nil {
 		return err
 	}
@@ -57,7 +68,7 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 	out := []leafJSON{}
 	for _, l := range leaves {
 		j := leafJSON{Session: l.Session.SessionID, ID: l.Leaf.EntryID, Type: l.Leaf.Type, Depth: l.Leaf.Depth,
-			Timestamp: rfc3339(l.Leaf.TsMs), Active: l.Active, Preview: l.Preview}
+			Timestamp: rfc3339(l.Leaf.TsMs), Active: l.Active, Preview: l.Preview, Stale: l.Stale}
 		if l.Leaf.Role != nil {
 			j.Role = *l.Leaf.Role
 		}
@@ -70,7 +81,7 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 		return writeJSON(g.stdout, map[string]any{"leaves": out})
 	}
 	tw := table(g.stdout)
-	fmt.Fprintln(tw, "SESSION\tLEAF\tTYPE\tDEPTH\tTIME\tLABEL\tPREVIEW")
+	fmt.Fprintln(tw, "SESSION\tLEAF\tTYPE\tDEPTH\tTIME (UTC)\tLABEL\tPREVIEW")
 	for _, l := range leaves {
 		id := l.Leaf.EntryID
 		if l.Active {

@@ -26,7 +26,7 @@ func messagesCommand(g *env) *cli.Command {
 }
 
 func runMessages(ctx context.Context, g *env, session, leaf string) error {
-	a, err := g.open(ctx)
+	a, err := g.openExisting(ctx)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ func pathCommand(g *env) *cli.Command {
 }
 
 func runPath(ctx context.Context, g *env, session, leaf string) error {
-	a, err := g.open(ctx)
+	a, err := g.openExisting(ctx)
 	if err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func runPath(ctx context.Context, g *env, session, leaf string) error {
 		defer f.Close()
 	}
 	tw := table(g.stdout)
-	fmt.Fprintln(tw, "LINE\tID\tTYPE\tTIME\tPREVIEW")
+	fmt.Fprintln(tw, "LINE\tID\tTYPE\tTIME (UTC)\tPREVIEW")
 	for _, e := range p.Entries {
 		typ := e.Type
 		if e.Role != nil {

@@ -16,7 +16,7 @@ func sessionsCommand(g *env) *cli.Command {
 			if err := needArgs(c, 0, 0); err != nil {
 				return err
 			}
-			return runSessions(c.Context, g, c.String("workspace"))
+			return runSessions(c.Context, g, workspaceArg(c.String("workspace")))
 		},
 	}
 }
@@ -44,7 +44,7 @@ type diagnosticJSON struct {
 }
 
 func runSessions(ctx context.Context, g *env, workspace string) error {
-	a, err := g.open(ctx)
+	a, err := g.openExisting(ctx)
 	if err != nil {
 		return err
 	}
@@ -77,13 +77,13 @@ func runSessions(ctx context.Context, g *env, workspace string) error {
 		return nil
 	}
 	tw := table(g.stdout)
-	fmt.Fprintln(tw, "SESSION\tMODIFIED\tENTRIES\tLEAVES\tSTATE\tWORKSPACE\tNAME")
+	fmt.Fprintln(tw, "SESSION\tMODIFIED (UTC)\tENTRIES\tLEAVES\tSTATE\tWORKSPACE\tNAME\tFILE")
 	for _, s := range sessions {
 		state := s.State
 		if s.Diagnostics > 0 {
 			state = fmt.Sprintf("%s (%d diagnostics)", s.State, s.Diagnostics)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", s.SessionID, short(s.ModifiedMs), s.Entries, s.Leaves, state, orDash(s.Workspace), orDash(s.Name))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", s.SessionID, short(s.ModifiedMs), s.Entries, s.Leaves, state, orDash(s.Workspace), orDash(s.Name), s.Path)
 	}
 	return tw.Flush()
 }

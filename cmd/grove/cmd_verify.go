@@ -23,7 +23,7 @@ func verifyCommand(g *env) *cli.Command {
 }
 
 func runVerify(ctx context.Context, g *env, session string) error {
-	a, err := g.open(ctx)
+	a, err := g.openExisting(ctx)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ func workspacesCommand(g *env) *cli.Command {
 }
 
 func runWorkspaces(ctx context.Context, g *env) error {
-	a, err := g.open(ctx)
+	a, err := g.openExisting(ctx)
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,7 @@ func runWorkspaces(ctx context.Context, g *env) error {
 		return writeJSON(g.stdout, map[string]any{"workspaces": out})
 	}
 	tw := table(g.stdout)
-	fmt.Fprintln(tw, "WORKSPACE\tSESSIONS\tENTRIES\tMODIFIED")
+	fmt.Fprintln(tw, "WORKSPACE\tSESSIONS\tENTRIES\tMODIFIED (UTC)")
 	for _, w := range ws {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", orDash(w.Workspace), w.Sessions, w.Entries, short(w.ModifiedMs))
 	}
