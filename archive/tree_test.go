@@ -2,6 +2,7 @@ package archive_test
 
 import (
 	"bytes"
+	"errors"
 	"context"
 	"encoding/json"
 	"os"
@@ -144,10 +145,16 @@ func TestPathTo_Errors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p, err := archive.PathTo(tt.entries, tt.leaf)
 			e, ok := err.(*jsonl.Error)
+			if !errors.Is(err, &jsonl.Error{Code: tt.code}) {
+				t.Errorf("errors.Is(%v, code %s) = false", err, tt.code)
+			}
 			if !ok || e.Code != tt.code || e.ID != tt.id || e.Parent != tt.parent || !slices.Equal(e.Lines, tt.lines) {
 				t.Fatalf("PathTo(%q) = %v, %v; want %s id %q parent %q lines %v", tt.leaf, ids(p), err, tt.code, tt.id, tt.parent, tt.lines)
 			}
 		})
+	}
+	if _, err := archive.PathTo([]jsonl.Entry{mk("a", "a", 1)}, "a"); !errors.Is(err, jsonl.ErrCycle) || errors.Is(err, jsonl.ErrMissingParent) {
+		t.Errorf("errors.Is with sentinels: %v should be ErrCycle only", err)
 	}
 	// A broken branch elsewhere does not stop a healthy path.
 	es := []jsonl.Entry{mk("a", "", 1), mk("b", "a", 2), mk("c", "gone", 3), mk("d", "d", 4)}

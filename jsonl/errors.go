@@ -34,6 +34,31 @@ const (
 	CodeIO               Code = "io_error"          // the operating system refused a read or write
 )
 
+// Sentinels for errors.Is: an *Error matches the sentinel of its Code, so
+// errors.Is(err, jsonl.ErrCycle) is true for any cycle error, whatever its
+// id or path.
+var (
+	// ErrBadLine is returned when a committed line is not a valid entry or
+	// header (SPEC §2.4), by strict reading.
+	ErrBadLine = &Error{Code: CodeBadLine}
+	// ErrDuplicateID is returned by PathTo, the index's path query and strict
+	// recovery when an id is used twice in one session (SPEC §4 rule 1).
+	ErrDuplicateID = &Error{Code: CodeDuplicateID}
+	// ErrMissingParent is returned when a path meets a parent id that names
+	// no entry (SPEC §4 rule 2).
+	ErrMissingParent = &Error{Code: CodeMissingParent}
+	// ErrCycle is returned when a path meets an id twice (SPEC §4 rule 2).
+	ErrCycle = &Error{Code: CodeCycle}
+	// ErrUnknownEntry is returned when a leaf id names no entry (SPEC §4).
+	ErrUnknownEntry = &Error{Code: CodeUnknownEntry}
+	// ErrStaleIndex is returned when a session file changed since it was
+	// indexed (SPEC §6).
+	ErrStaleIndex = &Error{Code: CodeStaleIndex}
+	// ErrIO is returned when the operating system refuses a read, or a
+	// session path is not a regular file.
+	ErrIO = &Error{Code: CodeIO}
+)
+
 // Error is a structured file-format or tree error. Every field but Code and
 // Message is optional: Line is 0 and Offset is -1 when they do not apply.
 //
