@@ -33,7 +33,7 @@ func BenchmarkIndexFile(b *testing.B) {
 	dir := b.TempDir()
 	data := testutil.PiSession(20<<20, 1)
 	path := testutil.MustWriteFile(b, dir, "bench-pi.jsonl", data)
-	a := benchOpen(b, filepath.Join(dir, "index.db"))
+	a := mustOpenArchive(b, filepath.Join(dir, "index.db"))
 	want, state, _, err := a.IndexFile(ctx, path, true)
 	if err != nil || state != jsonl.StateOK {
 		b.Fatalf("IndexFile = %d, %s, %v; want a clean first ingest", want, state, err)
@@ -61,7 +61,7 @@ func BenchmarkPathCTE(b *testing.B) {
 			ctx := context.Background()
 			dir := b.TempDir()
 			path, leaf, total := benchChainFile(b, dir, depth)
-			a := benchOpen(b, filepath.Join(dir, "index.db"))
+			a := mustOpenArchive(b, filepath.Join(dir, "index.db"))
 			if _, _, _, err := a.IndexFile(ctx, path, true); err != nil {
 				b.Fatal(err)
 			}
@@ -90,7 +90,7 @@ func BenchmarkArchivePath(b *testing.B) {
 			ctx := context.Background()
 			dir := b.TempDir()
 			path, leaf, _ := benchChainFile(b, dir, depth)
-			a := benchOpen(b, filepath.Join(dir, "index.db"))
+			a := mustOpenArchive(b, filepath.Join(dir, "index.db"))
 			if _, _, _, err := a.IndexFile(ctx, path, true); err != nil {
 				b.Fatal(err)
 			}
@@ -129,15 +129,6 @@ func BenchmarkPathTo(b *testing.B) {
 	}
 }
 
-func benchOpen(b *testing.B, dbPath string) *archive.Archive {
-	b.Helper()
-	a, err := archive.Open(context.Background(), dbPath)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { a.Close() })
-	return a
-}
 
 // benchChainFile writes a plain-dialect session to dir: a chain of depth
 // message entries (user, assistant, tool result, in turn) and, off every

@@ -141,11 +141,7 @@ func TestCases(t *testing.T) {
 				t.Errorf("strict read = %v, want no error", strictErr)
 			}
 
-			a, err := archive.Open(ctx, testutil.MustTempDB(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer a.Close()
+			a := mustOpenArchive(t, testutil.MustTempDB(t))
 			if _, err := a.Index(ctx, archive.IndexOptions{Files: []string{path}}); err != nil {
 				t.Fatal(err)
 			}

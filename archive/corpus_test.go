@@ -15,11 +15,7 @@ import (
 func TestCorpus_IndexesAndVerifies(t *testing.T) {
 	root := testutil.MustShared(t, "corpus")
 	ctx := context.Background()
-	a, err := archive.Open(ctx, testutil.MustTempDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := mustOpenArchive(t, testutil.MustTempDB(t))
 	sum, err := a.Index(ctx, archive.IndexOptions{Roots: []string{root}})
 	if err != nil {
 		t.Fatal(err)

@@ -27,11 +27,7 @@ func TestIndex_RootsSymlinksAndRemoval(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
 	}
-	a, err := archive.Open(ctx, filepath.Join(dir, "index.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := mustOpenArchive(t, filepath.Join(dir, "index.db"))
 	opts := archive.IndexOptions{Roots: []string{link}}
 	sum, err := a.Index(ctx, opts)
 	if err != nil || sum.Files != 3 || sum.Indexed != 3 || sum.Entries != 35+21+6 {

@@ -77,11 +77,7 @@ func pathToAnswer(entries []jsonl.Entry, leaf string) string {
 func TestPathCTE_EqualsPathTo(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	a, err := archive.Open(ctx, filepath.Join(dir, "index.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := mustOpenArchive(t, filepath.Join(dir, "index.db"))
 	file := filepath.Join(dir, "s.jsonl")
 	rapid.Check(t, func(rt *rapid.T) {
 		n := rapid.IntRange(1, 40).Draw(rt, "n")
@@ -184,11 +180,7 @@ func TestPathCTE_EqualsPathTo(t *testing.T) {
 func TestPathCTE_LongChains(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	a, err := archive.Open(ctx, filepath.Join(dir, "index.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := mustOpenArchive(t, filepath.Join(dir, "index.db"))
 	const depth = 12000
 	build := func(cycle bool) []genEdge {
 		edges := make([]genEdge, depth)

@@ -212,11 +212,7 @@ func TestPiFixtures(t *testing.T) {
 					t.Errorf("label of %s = %q, want %q", k, s.Labels[k], v)
 				}
 			}
-			a, err := archive.Open(ctx, testutil.MustTempDB(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer a.Close()
+			a := mustOpenArchive(t, testutil.MustTempDB(t))
 			if _, err := a.Index(ctx, archive.IndexOptions{Files: []string{s.Path}}); err != nil {
 				t.Fatal(err)
 			}
