@@ -129,7 +129,6 @@ func BenchmarkPathTo(b *testing.B) {
 	}
 }
 
-
 // benchChainFile writes a plain-dialect session to dir: a chain of depth
 // message entries (user, assistant, tool result, in turn) and, off every
 // chain entry with probability 1/8, a side branch of 1 to 4 entries. It
