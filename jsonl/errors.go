@@ -31,6 +31,8 @@ const (
 	CodeNewerIndex       Code = "newer_index"       // the index was made by a newer grove (§6)
 	CodeNotIndex         Code = "not_index"         // the index path holds a file that is not a grove index
 	CodeNoIndex          Code = "no_index"          // a reading command found no index file at the path
+	CodeLocked           Code = "locked"            // another writer holds the session file (SPEC §5)
+	CodeNothingToRepair  Code = "nothing_to_repair" // grove repair on a file without an unterminated tail
 	CodeIO               Code = "io_error"          // the operating system refused a read or write
 )
 
@@ -116,3 +118,5 @@ func CodeOf(err error) Code {
 	}
 	return ""
 }
+
+func asError(err error, target **Error) bool { return errors.As(err, target) }

@@ -135,11 +135,17 @@ const tailChunk = 64 << 10
 // never held in memory, however large. Only the committed prefix is
 // streamed through the dialect rules.
 func ReadOpen(f *os.File, size int64, opts Options, fn func(Entry) error) (*Result, error) {
+	return newParser(opts, fn).runFile(f, size)
+}
+
+// runFile is ReadOpen with p's rules.
+func (p *parser) runFile(f *os.File, size int64) (*Result, error) {
+	opts := p.opts
 	committed, tailBlank, err := findTail(f, size)
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Path: opts.Path, Offset: -1, Err: err, Message: "read session file: " + osReason(err)}
 	}
-	res, err := Read(io.NewSectionReader(f, 0, committed), opts, fn)
+	res, err := p.run(io.NewSectionReader(f, 0, committed))
 	if err != nil {
 		return res, err
 	}
@@ -189,7 +195,16 @@ func findTail(f *os.File, size int64) (committed int64, blank bool, err error) {
 // An error from fn stops the read and is returned as is. In Strict mode the
 // first bad line stops it with an *Error of Code bad_line.
 func Read(r io.Reader, opts Options, fn func(Entry) error) (*Result, error) {
-	p := &parser{opts: opts, res: &Result{Path: opts.Path}, fn: fn}
+	return newParser(opts, fn).run(r)
+}
+
+func newParser(opts Options, fn func(Entry) error) *parser {
+	return &parser{opts: opts, res: &Result{Path: opts.Path}, fn: fn}
+}
+
+// run reads r through p's rules; see Read.
+func (p *parser) run(r io.Reader) (*Result, error) {
+	opts := p.opts
 	sc := NewScanner(r)
 	for sc.Scan() {
 		l := sc.Line()

@@ -130,6 +130,7 @@ func newApp(g *env) *cli.App {
 		Commands: []*cli.Command{
 			indexCommand(g), sessionsCommand(g), workspacesCommand(g), leavesCommand(g),
 			branchesCommand(g), pathCommand(g), messagesCommand(g), verifyCommand(g), recoverCommand(g),
+			appendCommand(g), repairCommand(g),
 		},
 	}
 	for _, c := range app.Commands {

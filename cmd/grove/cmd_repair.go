@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grove-sessions/grove/jsonl"
+)
+
+func repairCommand(g *env) *cli.Command {
+	return &cli.Command{
+		Name:      "repair",
+		Usage:     "cut a torn last line (unterminated tail) off a session file, keeping a backup of the whole file",
+		ArgsUsage: "FILE",
+		Description: "Refuses a file without an unterminated tail. Otherwise copies the file to FILE.<time>.bak beside it,\n" +
+			"then truncates FILE to its committed prefix. Bad lines are never touched.",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "dry-run", Usage: "print the plan and change nothing"}},
+		Action: func(c *cli.Context) error {
+			if err := needArgs(c, 1, 1); err != nil {
+				return err
+			}
+			return runRepair(c.Context, g, c.Args().First(), c.Bool("dry-run"))
+		},
+	}
+}
+
+func runRepair(ctx context.Context, g *env, path string, dryRun bool) error {
+	plan, err := jsonl.Repair(path, dryRun)
+	if err != nil {
+		return err
+	}
+	if g.json {
+		return writeJSON(g.stdout, plan)
+	}
+	verb := "truncated"
+	if dryRun {
+		verb = "would truncate"
+	}
+	fmt.Fprintf(g.stdout, "%s %s at byte %d, removing %d bytes of unterminated tail\n", verb, path, plan.TruncateAt, plan.RemovedBytes)
+	if dryRun {
+		fmt.Fprintf(g.stdout, "backup would be: %s\n", plan.Backup)
+	} else {
+		fmt.Fprintf(g.stdout, "backup of the whole file: %s\n", plan.Backup)
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+package jsonl
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+	"time"
+)
+
+// RepairPlan is what Repair does, or would do with dryRun (SPEC §8 `repair`).
+type RepairPlan struct {
+	Path         string `json:"-"`
+	TruncateAt   int64  `json:"truncated_at"`  // the committed prefix's length in bytes: the offset of the tail
+	RemovedBytes int64  `json:"removed_bytes"` // the tail's length in bytes
+	Backup       string `json:"backup"`        // the copy of the whole file made first
+	DryRun       bool   `json:"dry_run,omitempty"`
+}
+
+// Repair is the only code in grove that changes bytes already in a session
+// file, and only when the user runs `grove repair` (SPEC §2.7). For a file
+// whose last bytes are an unterminated tail (SPEC §2.5) it copies the whole
+// file to a backup beside it, flushes the copy to disk, then truncates the
+// file to its committed prefix and flushes that. With dryRun it only
+// returns the plan.
+//
+// Errors (*Error): nothing_to_repair when the file has no unterminated tail
+// (a tail of whitespace only is none); locked when a writer holds the file;
+// io_error. The backup is never overwritten: its name carries the time.
+func Repair(path string, dryRun bool) (*RepairPlan, error) {
+	f, size, err := OpenFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	committed, blank, err := findTail(f, size)
+	if err != nil {
+		return nil, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "read session file: " + osReason(err)}
+	}
+	if committed == size || blank {
+		return nil, &Error{Code: CodeNothingToRepair, Path: path, Offset: -1,
+			Message: "the file has no unterminated tail; repair only ever removes a torn last line",
+			Hint:    "`grove recover FILE` reports bad lines, which repair never touches"}
+	}
+	plan := &RepairPlan{Path: path, TruncateAt: committed, RemovedBytes: size - committed, DryRun: dryRun,
+		Backup: fmt.Sprintf("%s.%s.bak", path, time.Now().UTC().Format("20060102T150405.000000000Z"))}
+	if dryRun {
+		return plan, nil
+	}
+	// Hold the writer lock while the file changes, so that no writer appends
+	// between the copy and the truncate.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, &Error{Code: CodeLocked, Path: path, Offset: -1, Err: err, Message: "a writer holds this session file; repair would race it"}
+		}
+		return nil, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot lock session file: " + err.Error()}
+	}
+	if err := copyFile(f, plan.Backup); err != nil {
+		os.Remove(plan.Backup)
+		return nil, &Error{Code: CodeIO, Path: plan.Backup, Offset: -1, Err: err, Message: "cannot write the backup, so nothing was changed: " + osReason(err)}
+	}
+	rw, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err == nil {
+		err = rw.Truncate(committed)
+		if err == nil {
+			err = rw.Sync()
+		}
+		rw.Close()
+	}
+	if err != nil {
+		return nil, &Error{Code: CodeIO, Path: path, Offset: committed, Err: err,
+			Message: "cannot truncate the file (the backup " + plan.Backup + " holds all of it): " + osReason(err)}
+	}
+	return plan, nil
+}
+
+// copyFile copies all of f to a new file dst (mode 0600) and flushes it.
+func copyFile(f *os.File, dst string) error {
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, io.NewSectionReader(f, 0, 1<<62)); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Sync(); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

@@ -1,0 +1,231 @@
+package jsonl
+
+import (
+	"context"
+	"sync"
+)
+
+// Pending is an append that was issued and may not have committed yet.
+type Pending struct {
+	ID   string // the entry's id ("" for a header line)
+	done chan struct{}
+	err  error
+}
+
+// Wait blocks until the append has committed or failed, and returns its
+// error: nil, an invalid_entry, duplicate_id or missing_parent *Error (the
+// store stays usable), or a needs_repair or tainted *Error.
+func (p *Pending) Wait() error {
+	<-p.done
+	return p.err
+}
+
+// Done is closed when the append has settled.
+func (p *Pending) Done() <-chan struct{} { return p.done }
+
+func settled(id string, err error) *Pending {
+	p := &Pending{ID: id, done: make(chan struct{}), err: err}
+	close(p.done)
+	return p
+}
+
+// request is one queued append (line != nil) or read barrier (line == nil).
+type request struct {
+	line   []byte // the serialized line, without LF, fixed at call time
+	entry  Entry  // what the line parsed to at call time (ID, ParentID, Root, ...)
+	header bool   // a pi header line: no tree checks
+	p      *Pending
+}
+
+// queue runs requests one at a time, in the order they were queued, on its
+// own goroutine: the FIFO of SPEC §5 and of the chapter's Store.
+type queue struct {
+	mu     sync.Mutex // held while a request is validated and queued: call order is queue order
+	reqs   chan *request
+	commit func(*request) error
+	once   sync.Once
+	closed bool
+}
+
+func newQueue(commit func(*request) error) *queue {
+	q := &queue{reqs: make(chan *request, 1024), commit: commit}
+	go q.run()
+	return q
+}
+
+func (q *queue) run() {
+	for r := range q.reqs {
+		if r.line != nil {
+			r.p.err = q.commit(r)
+		}
+		close(r.p.done)
+	}
+}
+
+// push queues r; the caller holds q.mu.
+func (q *queue) push(r *request) *Pending {
+	if q.closed {
+		return settled(r.entry.ID, &Error{Code: CodeIO, Offset: -1, Message: "the store is closed"})
+	}
+	q.reqs <- r
+	return r.p
+}
+
+// barrier waits until every request queued before it has settled.
+func (q *queue) barrier(ctx context.Context) error {
+	q.mu.Lock()
+	p := q.push(&request{p: &Pending{done: make(chan struct{})}})
+	q.mu.Unlock()
+	select {
+	case <-p.done:
+		return p.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (q *queue) close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.once.Do(func() {
+		q.closed = true
+		close(q.reqs)
+	})
+}
+
+// MemStore is the in-memory store of the session-tree chapter, in the plain
+// dialect, with the append contract of SPEC §5: an entry is validated and
+// serialized when Append is called; appends commit in call order; the
+// duplicate-id and parent checks run at commit time; a failed append fails
+// alone; Entries waits for queued appends and returns deep copies.
+//
+// It is safe for concurrent use. Close stops its goroutine.
+type MemStore struct {
+	q       *queue
+	checker *parser
+	mu      sync.Mutex // guards entries and ids
+	entries []Entry
+	ids     map[string]bool
+}
+
+// NewMemStore returns an empty in-memory store.
+func NewMemStore() *MemStore {
+	s := &MemStore{ids: map[string]bool{}}
+	s.checker = newParser(Options{Mode: Strict, KeepRaw: true}, nil)
+	s.checker.decided, s.checker.res.Dialect = true, Plain
+	s.q = newQueue(s.commit)
+	return s
+}
+
+// AppendAsync issues an append and returns at once; the entry (any value
+// MarshalEntry takes) is validated and serialized before it returns.
+func (s *MemStore) AppendAsync(v any) *Pending {
+	s.q.mu.Lock()
+	defer s.q.mu.Unlock()
+	r, err := prepare(s.checker, v, 0)
+	if err != nil {
+		return settled("", err)
+	}
+	return s.q.push(r)
+}
+
+// Append is AppendAsync followed by Wait.
+func (s *MemStore) Append(v any) error { return s.AppendAsync(v).Wait() }
+
+func (s *MemStore) commit(r *request) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := checkTree(s.ids, r.entry); err != nil {
+		return err
+	}
+	e := r.entry
+	e.Line = len(s.entries) + 1
+	s.entries = append(s.entries, e)
+	s.ids[e.ID] = true
+	return nil
+}
+
+// Entries waits for every append issued before it to settle, then returns
+// deep copies of the committed entries in commit order.
+func (s *MemStore) Entries(ctx context.Context) ([]Entry, error) {
+	if err := s.q.barrier(ctx); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Entry, len(s.entries))
+	for i, e := range s.entries {
+		out[i] = e.Clone()
+	}
+	return out, nil
+}
+
+// Close stops the store; later appends fail.
+func (s *MemStore) Close() { s.q.close() }
+
+// prepare is the call-time half of an append: serialize v, then read the
+// line with the file's dialect rules (checker holds the dialect and version
+// as of the appends already queued), so that exactly what will be read back
+// is validated. line is the physical line number the append would get.
+func prepare(checker *parser, v any, line int) (*request, error) {
+	b, err := MarshalEntry(v)
+	if err != nil {
+		return nil, err
+	}
+	if checker.version == 1 {
+		return nil, &Error{Code: CodeInvalidEntry, Offset: -1,
+			Message: "pi version 1 files are not appended to: their ids come from line numbers (pi migrates them to version 3 first)"}
+	}
+	o, why := parseObject(b)
+	if why != "" {
+		return nil, &Error{Code: CodeInvalidEntry, Offset: -1, Message: why}
+	}
+	if typ, _ := optString(o, "type", ""); typ == "title" {
+		return nil, &Error{Code: CodeInvalidEntry, Offset: -1, Message: "type: \"title\" lines belong to oh-my-pi; grove does not write them"}
+	}
+	var got *Entry
+	checker.fn = func(e Entry) error { got = &e; return nil }
+	warnings := len(checker.res.Warnings)
+	hadHeader := checker.res.Header != nil
+	err = checker.line(Line{Num: line, Bytes: b, Committed: true})
+	checker.fn = nil
+	if err != nil {
+		var e *Error
+		msg := err.Error()
+		if asError(err, &e) {
+			msg = e.Message
+		}
+		return nil, &Error{Code: CodeInvalidEntry, Offset: -1, Message: msg, Err: err}
+	}
+	if len(checker.res.Warnings) > warnings {
+		w := checker.res.Warnings[warnings]
+		checker.res.Warnings = checker.res.Warnings[:warnings]
+		return nil, &Error{Code: CodeInvalidEntry, Offset: -1, Message: w.Message + " (" + string(w.Code) + ")"}
+	}
+	r := &request{line: b}
+	switch {
+	case got != nil:
+		r.entry = *got
+		r.entry.Raw = b
+		r.entry.Length = len(b)
+	case !hadHeader && checker.res.Header != nil:
+		r.header = true
+	default:
+		return nil, &Error{Code: CodeInvalidEntry, Offset: -1, Message: "not an entry"}
+	}
+	r.p = &Pending{ID: r.entry.ID, done: make(chan struct{})}
+	return r, nil
+}
+
+// checkTree applies the commit-time tree rules of SPEC §5 to e: its id is
+// new and its parent, if any, is already committed.
+func checkTree(ids map[string]bool, e Entry) error {
+	if ids[e.ID] {
+		return &Error{Code: CodeDuplicateID, ID: e.ID, Offset: -1, Message: "entry id " + quote(e.ID) + " is already in the session"}
+	}
+	if !e.Root && !ids[e.ParentID] {
+		return &Error{Code: CodeMissingParent, ID: e.ID, Parent: e.ParentID, Offset: -1,
+			Message: "entry " + quote(e.ID) + " names parent " + quote(e.ParentID) + ", which is not committed"}
+	}
+	return nil
+}

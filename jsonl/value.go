@@ -1,0 +1,237 @@
+package jsonl
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"unicode/utf8"
+)
+
+// MarshalEntry validates an in-memory entry and serializes it as one
+// compact JSON line (without the LF), so that what is written reads back
+// unchanged (SPEC §5). v may be json.RawMessage or []byte holding JSON text,
+// or a tree of JSON value types: nil, bool, string, float32/64, the integer
+// types, json.Number, map[string]T and []T (pointers and interfaces to them
+// are followed).
+//
+// It rejects, as an *Error with Code invalid_entry whose ID names the field
+// path (for example "message.content[0].arguments.path"): NaN and ±Inf;
+// invalid UTF-8 in any string or key; cycles (found without recursion
+// limits, by pointer identity); values of other Go types (structs,
+// channels, functions, complex numbers, maps with non-string keys);
+// integers beyond ±(2^53−1), which a JSON reader such as pi's would round.
+// The dialect's required fields are checked by the Writer, which knows the
+// file's dialect.
+func MarshalEntry(v any) ([]byte, error) {
+	if raw, ok := rawJSON(v); ok {
+		return compactRaw(raw)
+	}
+	c := valueChecker{seen: map[uintptr]bool{}}
+	if err := c.check(reflect.ValueOf(v), ""); err != nil {
+		return nil, invalidEntry(err.field, err.msg)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, invalidEntry("", "cannot serialize: "+err.Error())
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+func invalidEntry(field, msg string) *Error {
+	text := msg
+	if field != "" {
+		text = field + ": " + msg
+	}
+	return &Error{Code: CodeInvalidEntry, ID: field, Offset: -1, Message: text}
+}
+
+func rawJSON(v any) ([]byte, bool) {
+	switch r := v.(type) {
+	case json.RawMessage:
+		return r, true
+	case []byte:
+		return r, true
+	}
+	return nil, false
+}
+
+// compactRaw checks JSON text given as bytes: valid UTF-8, one JSON value,
+// integers within ±(2^53−1); and removes the whitespace between tokens so it
+// fits on one line. Strings and numbers are kept byte for byte.
+func compactRaw(raw []byte) ([]byte, error) {
+	if !utf8.Valid(raw) {
+		return nil, invalidEntry("", "invalid UTF-8")
+	}
+	if !validJSON(raw) {
+		var x json.RawMessage
+		return nil, invalidEntry("", "invalid JSON: "+fmt.Sprint(json.Unmarshal(raw, &x)))
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, invalidEntry("", "invalid JSON: "+err.Error())
+	}
+	if field := bigInteger(buf.Bytes(), ""); field != "" {
+		return nil, invalidEntry(field, "an integer beyond ±(2^53−1) does not survive a JSON reader such as pi's")
+	}
+	return buf.Bytes(), nil
+}
+
+// bigInteger returns the path of the first integer literal beyond
+// ±(2^53−1) in the valid, compact JSON value b, or "".
+func bigInteger(b []byte, path string) string {
+	switch jsonKind(b) {
+	case 'o':
+		found := ""
+		walkObject(b, func(key, value []byte) bool {
+			found = bigInteger(value, join(path, decodeKey(key)))
+			return found == ""
+		})
+		return found
+	case 'a':
+		found, i := "", 0
+		walkArray(b, func(e []byte) {
+			if found == "" {
+				found = bigInteger(e, fmt.Sprintf("%s[%d]", path, i))
+			}
+			i++
+		})
+		return found
+	case 'n':
+		if bytes.ContainsAny(b, ".eE") {
+			return ""
+		}
+		if n, err := strconv.ParseInt(string(b), 10, 64); err != nil || n > maxSafeInt || n < -maxSafeInt {
+			if path == "" {
+				return "(value)"
+			}
+			return path
+		}
+	}
+	return ""
+}
+
+// valueChecker walks an in-memory value. Nesting is bounded by the value
+// itself; cycles are caught by the pointers already on the walk.
+type valueChecker struct {
+	seen map[uintptr]bool
+}
+
+func (c *valueChecker) check(v reflect.Value, path string) *schemaError {
+	at := func(msg string, args ...any) *schemaError {
+		p := path
+		if p == "" {
+			p = "(entry)"
+		}
+		return fieldErr(p, msg, args...)
+	}
+	if !v.IsValid() {
+		return nil // nil interface: JSON null
+	}
+	if v.Type() == reflect.TypeOf(json.Number("")) {
+		n := json.Number(v.String())
+		if _, err := n.Float64(); err != nil || !validJSON([]byte(n)) {
+			return at("json.Number %q is not a JSON number", v.String())
+		}
+		if bigInteger([]byte(n), path) != "" {
+			return at("integer %s beyond ±(2^53−1)", n)
+		}
+		return nil
+	}
+	switch v.Kind() {
+	case reflect.Interface:
+		if v.IsNil() {
+			return nil
+		}
+		return c.check(v.Elem(), path)
+	case reflect.Pointer:
+		if v.IsNil() {
+			return nil
+		}
+		return c.container(v, path, func() *schemaError { return c.check(v.Elem(), path) })
+	case reflect.Bool:
+		return nil
+	case reflect.String:
+		if !utf8.ValidString(v.String()) {
+			return at("invalid UTF-8 in a string")
+		}
+		return nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if n := v.Int(); n > maxSafeInt || n < -maxSafeInt {
+			return at("integer %d beyond ±(2^53−1)", n)
+		}
+		return nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if v.Uint() > maxSafeInt {
+			return at("integer %d beyond 2^53−1", v.Uint())
+		}
+		return nil
+	case reflect.Float32, reflect.Float64:
+		if f := v.Float(); math.IsNaN(f) || math.IsInf(f, 0) {
+			return at("%v is not a JSON number", f)
+		}
+		return nil
+	case reflect.Map:
+		if v.Type().Key().Kind() != reflect.String {
+			return at("a map with %s keys; JSON object keys are strings", v.Type().Key())
+		}
+		if v.IsNil() {
+			return nil
+		}
+		return c.container(v, path, func() *schemaError {
+			iter := v.MapRange()
+			for iter.Next() {
+				k := iter.Key().String()
+				if !utf8.ValidString(k) {
+					return at("invalid UTF-8 in key %q", k)
+				}
+				if err := c.check(iter.Value(), join(path, k)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.IsNil() {
+			return nil
+		}
+		walk := func() *schemaError {
+			for i := 0; i < v.Len(); i++ {
+				if err := c.check(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if v.Kind() == reflect.Slice {
+			return c.container(v, path, walk)
+		}
+		return walk()
+	default:
+		return at("a Go %s is not a JSON value (use map[string]any, []any, string, number, bool or nil)", v.Type())
+	}
+}
+
+// container walks a value behind a pointer (map, slice, pointer) once per
+// path: meeting it again while it is being walked is a cycle.
+func (c *valueChecker) container(v reflect.Value, path string, walk func() *schemaError) *schemaError {
+	if v.Kind() == reflect.Slice && v.Len() == 0 {
+		return walk()
+	}
+	ptr := v.Pointer() // a slice's first element, a map's or pointer's target
+	if c.seen[ptr] {
+		p := path
+		if p == "" {
+			p = "(entry)"
+		}
+		return fieldErr(p, "a cycle: this value contains itself")
+	}
+	c.seen[ptr] = true
+	err := walk()
+	delete(c.seen, ptr)
+	return err
+}

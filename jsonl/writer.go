@@ -1,0 +1,275 @@
+package jsonl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"syscall"
+)
+
+// File is the I/O boundary of a Writer: the session file opened for
+// appending. *os.File is one; tests wrap it to fail a write before any
+// byte, after part of a line, or with ENOSPC.
+type File interface {
+	io.Writer
+	Sync() error
+	Close() error
+}
+
+// WriterOptions configure OpenWriter.
+type WriterOptions struct {
+	// Fsync makes every append wait for fsync(2) after its write. Without it
+	// an append returns once the operating system accepted the write (the
+	// chapter's contract): a process crash loses nothing that returned, but
+	// a power cut may lose the last appends, or leave a torn last line,
+	// which the next open reports as an unterminated tail (needs-repair).
+	// With it, an append that returned survives a power cut too, at the
+	// cost of one disk flush per append (see BENCHMARKS.md).
+	Fsync bool
+	// WrapFile, when set, wraps the opened file: the fault-injection hook.
+	WrapFile func(File) File
+}
+
+// State is a writer's state (SPEC §5).
+type WriterState string
+
+const (
+	Ready       WriterState = "ready"        // appends go to the file
+	NeedsRepair WriterState = "needs-repair" // the file had an unterminated tail: appends are refused
+	Tainted     WriterState = "tainted"      // a write failed: nothing more is written through this writer
+)
+
+// Writer appends entries to one session file (SPEC §5): validated and
+// serialized at call time, committed in call order by one goroutine, with
+// the duplicate-id and parent checks at commit time. After every successful
+// append the old file is a byte prefix of the new one. One Writer per file
+// across processes: OpenWriter takes an exclusive advisory lock (flock),
+// which readers never take and so never wait for.
+//
+// It is safe for concurrent use.
+type Writer struct {
+	path string
+	opts WriterOptions
+	q    *queue
+
+	checker *parser // call-time dialect state; guarded by q.mu
+
+	mu       sync.Mutex // guards everything below (the commit side)
+	f        File
+	lock     *os.File
+	state    WriterState
+	taint    *Error // the first write error, returned to every later call
+	repair   *Error // why the writer needs repair
+	size     int64  // bytes in the file
+	lines    int    // physical lines committed
+	prefixLF bool   // the file ends in a blank tail: terminate it before the next line
+	entries  []Entry
+	ids      map[string]bool
+}
+
+// OpenWriter opens the session file at path for appending, creating it
+// (mode 0600) if it does not exist, and takes the writer lock. It reads the
+// file strictly (SPEC §2.6) and replays the tree rules: every id unique and
+// every parent on an earlier line.
+//
+// Errors (*Error): locked when another writer holds the file; bad_line for
+// the first bad line; duplicate_id or missing_parent naming the line that
+// breaks the tree rules; io_error. A file with an unterminated tail opens
+// in the needs-repair state, with its committed prefix readable.
+func OpenWriter(path string, opts WriterOptions) (*Writer, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot open session file for appending: " + osReason(err)}
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, &Error{Code: CodeLocked, Path: path, Offset: -1, Err: err,
+				Message: "another writer holds this session file; appending now would interleave lines",
+				Hint:    "wait for the other writer (an agent or grove append) to finish"}
+		}
+		return nil, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot lock session file: " + err.Error()}
+	}
+	w := &Writer{path: path, opts: opts, lock: f, state: Ready, ids: map[string]bool{}}
+	if err := w.load(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	var file File = f
+	if opts.WrapFile != nil {
+		file = opts.WrapFile(f)
+	}
+	w.f = file
+	w.q = newQueue(w.commit)
+	return w, nil
+}
+
+// load reads the file as it is on disk and replays the tree rules.
+func (w *Writer) load(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return &Error{Code: CodeIO, Path: w.path, Offset: -1, Err: err, Message: "stat session file: " + osReason(err)}
+	}
+	if !fi.Mode().IsRegular() {
+		return &Error{Code: CodeIO, Path: w.path, Offset: -1, Message: "not a regular file"}
+	}
+	p := newParser(Options{Path: w.path, Mode: Strict, KeepRaw: true}, func(e Entry) error {
+		if w.ids[e.ID] {
+			return &Error{Code: CodeDuplicateID, Path: w.path, Line: e.Line, Offset: e.Offset, ID: e.ID,
+				Message: "entry id " + quote(e.ID) + " was already used on an earlier line; the file cannot be appended to"}
+		}
+		if !e.Root && !w.ids[e.ParentID] {
+			return &Error{Code: CodeMissingParent, Path: w.path, Line: e.Line, Offset: e.Offset, ID: e.ID, Parent: e.ParentID,
+				Message: "entry " + quote(e.ID) + " names parent " + quote(e.ParentID) + ", which is not on an earlier line; the file cannot be appended to"}
+		}
+		w.ids[e.ID] = true
+		w.entries = append(w.entries, e)
+		return nil
+	})
+	res, err := p.runFile(f, fi.Size())
+	if err != nil {
+		return err
+	}
+	w.checker = p
+	p.opts.Path = ""
+	w.size, w.lines = fi.Size(), res.Lines
+	for _, warn := range res.Warnings {
+		if warn.Code == CodeUnterminatedTail {
+			w.state, w.repair = NeedsRepair, &Error{Code: CodeNeedsRepair, Path: w.path, Line: warn.Line, Offset: warn.Offset, Err: warn,
+				Message: "the file ends in an unterminated tail (a torn last append); appending now would fuse a new line onto it",
+				Hint:    "`grove repair " + w.path + "` truncates it to the committed prefix, keeping a backup"}
+		}
+	}
+	w.prefixLF = w.state == Ready && fi.Size() > res.Committed
+	return nil
+}
+
+// State returns the writer's state.
+func (w *Writer) State() WriterState {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.state
+}
+
+// AppendAsync issues an append and returns at once: v (any value
+// MarshalEntry takes, or JSON text as json.RawMessage) is validated against
+// the file's dialect and serialized before it returns, so later changes to
+// v change nothing. A file that does not exist yet takes the dialect of its
+// first line. Wait on the result for the outcome.
+func (w *Writer) AppendAsync(v any) *Pending {
+	w.q.mu.Lock()
+	defer w.q.mu.Unlock()
+	w.mu.Lock()
+	refused := w.refusal()
+	w.mu.Unlock()
+	if refused != nil {
+		return settled("", refused)
+	}
+	r, err := prepare(w.checker, v, w.checker.res.Lines+1)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			e.Path = w.path
+		}
+		return settled("", err)
+	}
+	return w.q.push(r)
+}
+
+// Append is AppendAsync followed by Wait.
+func (w *Writer) Append(v any) error { return w.AppendAsync(v).Wait() }
+
+// refusal is the error every append gets without I/O in the current state.
+func (w *Writer) refusal() error {
+	switch w.state {
+	case Tainted:
+		return w.taint
+	case NeedsRepair:
+		return w.repair
+	}
+	return nil
+}
+
+// commit is the queue's half of an append: state, tree rules, one write.
+func (w *Writer) commit(r *request) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.refusal(); err != nil {
+		return err
+	}
+	if !r.header {
+		if err := checkTree(w.ids, r.entry); err != nil {
+			err.(*Error).Path = w.path
+			return err
+		}
+	}
+	buf := make([]byte, 0, len(r.line)+2)
+	if w.prefixLF {
+		buf = append(buf, '\n')
+	}
+	buf = append(append(buf, r.line...), '\n')
+	n, err := w.f.Write(buf)
+	if err == nil && n != len(buf) {
+		err = io.ErrShortWrite
+	}
+	if err == nil && w.opts.Fsync {
+		err = w.f.Sync()
+	}
+	if err != nil {
+		w.state = Tainted
+		w.taint = &Error{Code: CodeTainted, Path: w.path, Offset: w.size, Err: err,
+			Message: fmt.Sprintf("an append failed (%v) after %d of %d bytes; the file may now end in a partial line, so this writer writes nothing more", err, n, len(buf)),
+			Hint:    "open the file again: a torn tail makes it needs-repair, and `grove repair` fixes that"}
+		return w.taint
+	}
+	if w.prefixLF {
+		w.size++
+		w.lines++
+		w.prefixLF = false
+	}
+	w.lines++
+	e := r.entry
+	e.Line, e.Offset = w.lines, w.size
+	w.size += int64(len(r.line) + 1)
+	if !r.header {
+		w.entries = append(w.entries, e)
+		w.ids[e.ID] = true
+	}
+	return nil
+}
+
+// Entries waits for every append issued before it to settle and returns
+// deep copies of the committed entries in file order. A tainted writer
+// returns its taint error instead (SPEC §5); a needs-repair writer returns
+// the committed prefix.
+func (w *Writer) Entries(ctx context.Context) ([]Entry, error) {
+	if err := w.q.barrier(ctx); err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.state == Tainted {
+		return nil, w.taint
+	}
+	out := make([]Entry, len(w.entries))
+	for i, e := range w.entries {
+		out[i] = e.Clone()
+	}
+	return out, nil
+}
+
+// Close waits for queued appends, then releases the lock and the file.
+func (w *Writer) Close() error {
+	_ = w.q.barrier(context.Background())
+	w.q.close()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	err := w.f.Close()
+	if w.lock != nil && w.f != File(w.lock) {
+		w.lock.Close()
+	}
+	return err
+}
