@@ -3,6 +3,7 @@ package jsonl
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // Pending is an append that was issued and may not have committed yet.
@@ -40,7 +41,8 @@ type request struct {
 // queue runs requests one at a time, in the order they were queued, on its
 // own goroutine: the FIFO of SPEC §5 and of the chapter's Store.
 type queue struct {
-	mu     sync.Mutex // held while a request is validated and queued: call order is queue order
+	mu      sync.Mutex   // held while a request is validated and queued: call order is queue order
+	pending atomic.Int64 // requests queued and not yet settled
 	reqs   chan *request
 	commit func(*request) error
 	once   sync.Once
@@ -59,6 +61,7 @@ func (q *queue) run() {
 			r.p.err = q.commit(r)
 		}
 		close(r.p.done)
+		q.pending.Add(-1)
 	}
 }
 
@@ -67,6 +70,7 @@ func (q *queue) push(r *request) *Pending {
 	if q.closed {
 		return settled(r.entry.ID, &Error{Code: CodeIO, Offset: -1, Message: "the store is closed"})
 	}
+	q.pending.Add(1)
 	q.reqs <- r
 	return r.p
 }

@@ -164,9 +164,16 @@ func (w *Writer) AppendAsync(v any) *Pending {
 	defer w.q.mu.Unlock()
 	w.mu.Lock()
 	refused := w.refusal()
+	empty := w.size == 0
 	w.mu.Unlock()
 	if refused != nil {
 		return settled("", refused)
+	}
+	// An empty file's dialect is decided by its first line that commits:
+	// when nothing is committed or queued, forget what a refused or failed
+	// first append decided.
+	if empty && w.q.pending.Load() == 0 {
+		w.checker = newParser(Options{Mode: Strict, KeepRaw: true}, nil)
 	}
 	r, err := prepare(w.checker, v, w.checker.res.Lines+1)
 	if err != nil {
@@ -194,20 +201,27 @@ func (w *Writer) refusal() error {
 }
 
 // commit is the queue's half of an append: state, tree rules, one write.
+// Only the queue's goroutine calls it, so only it writes the file; w.mu is
+// not held during the write, so that callers issuing appends never wait
+// for I/O.
 func (w *Writer) commit(r *request) error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	if err := w.refusal(); err != nil {
+		w.mu.Unlock()
 		return err
 	}
 	if !r.header {
 		if err := checkTree(w.ids, r.entry); err != nil {
+			w.mu.Unlock()
 			err.(*Error).Path = w.path
 			return err
 		}
 	}
+	prefixLF, size := w.prefixLF, w.size
+	w.mu.Unlock()
+
 	buf := make([]byte, 0, len(r.line)+2)
-	if w.prefixLF {
+	if prefixLF {
 		buf = append(buf, '\n')
 	}
 	buf = append(append(buf, r.line...), '\n')
@@ -218,14 +232,17 @@ func (w *Writer) commit(r *request) error {
 	if err == nil && w.opts.Fsync {
 		err = w.f.Sync()
 	}
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if err != nil {
 		w.state = Tainted
-		w.taint = &Error{Code: CodeTainted, Path: w.path, Offset: w.size, Err: err,
+		w.taint = &Error{Code: CodeTainted, Path: w.path, Offset: size, Err: err,
 			Message: fmt.Sprintf("an append failed (%v) after %d of %d bytes; the file may now end in a partial line, so this writer writes nothing more", err, n, len(buf)),
 			Hint:    "open the file again: a torn tail makes it needs-repair, and `grove repair` fixes that"}
 		return w.taint
 	}
-	if w.prefixLF {
+	if prefixLF {
 		w.size++
 		w.lines++
 		w.prefixLF = false
