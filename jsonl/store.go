@@ -43,10 +43,10 @@ type request struct {
 type queue struct {
 	mu      sync.Mutex   // held while a request is validated and queued: call order is queue order
 	pending atomic.Int64 // requests queued and not yet settled
-	reqs   chan *request
-	commit func(*request) error
-	once   sync.Once
-	closed bool
+	reqs    chan *request
+	commit  func(*request) error
+	once    sync.Once
+	closed  bool
 }
 
 func newQueue(commit func(*request) error) *queue {
