@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"syscall"
 	"time"
 )
@@ -59,6 +60,9 @@ func Repair(path string, dryRun bool) (*RepairPlan, error) {
 	if err := copyFile(f, plan.Backup); err != nil {
 		os.Remove(plan.Backup)
 		return nil, &Error{Code: CodeIO, Path: plan.Backup, Offset: -1, Err: err, Message: "cannot write the backup, so nothing was changed: " + osReason(err)}
+	}
+	if err := syncDir(filepath.Dir(plan.Backup)); err != nil {
+		return nil, &Error{Code: CodeIO, Path: plan.Backup, Offset: -1, Err: err, Message: "cannot flush the backup's directory, so nothing was changed: " + osReason(err)}
 	}
 	rw, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err == nil {

@@ -60,8 +60,8 @@ func (q *queue) run() {
 		if r.line != nil {
 			r.p.err = q.commit(r)
 		}
+		q.pending.Add(-1) // before done: a caller woken by it sees the queue idle
 		close(r.p.done)
-		q.pending.Add(-1)
 	}
 }
 

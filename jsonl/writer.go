@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"syscall"
 )
@@ -61,13 +62,12 @@ type Writer struct {
 	f        File
 	lock     *os.File
 	state    WriterState
-	taint    *Error // the first write error, returned to every later call
-	repair   *Error // why the writer needs repair
-	size     int64  // bytes in the file
-	lines    int    // physical lines committed
-	prefixLF bool   // the file ends in a blank tail: terminate it before the next line
-	entries  []Entry
-	ids      map[string]bool
+	taint    *Error          // the first write error, returned to every later call
+	repair   *Error          // why the writer needs repair
+	size     int64           // bytes in the file
+	lines    int             // physical lines committed
+	prefixLF bool            // the file ends in a blank tail: terminate it before the next line
+	ids      map[string]bool // every committed entry id: the only per-entry memory a writer keeps
 }
 
 // OpenWriter opens the session file at path for appending, creating it
@@ -80,6 +80,8 @@ type Writer struct {
 // breaks the tree rules; io_error. A file with an unterminated tail opens
 // in the needs-repair state, with its committed prefix readable.
 func OpenWriter(path string, opts WriterOptions) (*Writer, error) {
+	_, statErr := os.Lstat(path)
+	created := errors.Is(statErr, os.ErrNotExist)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot open session file for appending: " + osReason(err)}
@@ -92,6 +94,13 @@ func OpenWriter(path string, opts WriterOptions) (*Writer, error) {
 				Hint:    "wait for the other writer (an agent or grove append) to finish"}
 		}
 		return nil, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot lock session file: " + err.Error()}
+	}
+	if created && opts.Fsync {
+		// The new name must survive a power cut too.
+		if err := syncDir(filepath.Dir(path)); err != nil {
+			f.Close()
+			return nil, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot flush the new file's directory: " + osReason(err)}
+		}
 	}
 	w := &Writer{path: path, opts: opts, lock: f, state: Ready, ids: map[string]bool{}}
 	if err := w.load(f); err != nil {
@@ -116,7 +125,7 @@ func (w *Writer) load(f *os.File) error {
 	if !fi.Mode().IsRegular() {
 		return &Error{Code: CodeIO, Path: w.path, Offset: -1, Message: "not a regular file"}
 	}
-	p := newParser(Options{Path: w.path, Mode: Strict, KeepRaw: true}, func(e Entry) error {
+	p := newParser(Options{Path: w.path, Mode: Strict}, func(e Entry) error {
 		if w.ids[e.ID] {
 			return &Error{Code: CodeDuplicateID, Path: w.path, Line: e.Line, Offset: e.Offset, ID: e.ID,
 				Message: "entry id " + quote(e.ID) + " was already used on an earlier line; the file cannot be appended to"}
@@ -126,7 +135,6 @@ func (w *Writer) load(f *os.File) error {
 				Message: "entry " + quote(e.ID) + " names parent " + quote(e.ParentID) + ", which is not on an earlier line; the file cannot be appended to"}
 		}
 		w.ids[e.ID] = true
-		w.entries = append(w.entries, e)
 		return nil
 	})
 	res, err := p.runFile(f, fi.Size())
@@ -252,30 +260,50 @@ func (w *Writer) commit(r *request) error {
 	e.Line, e.Offset = w.lines, w.size
 	w.size += int64(len(r.line) + 1)
 	if !r.header {
-		w.entries = append(w.entries, e)
 		w.ids[e.ID] = true
 	}
 	return nil
 }
 
 // Entries waits for every append issued before it to settle and returns
-// deep copies of the committed entries in file order. A tainted writer
-// returns its taint error instead (SPEC §5); a needs-repair writer returns
-// the committed prefix.
+// the committed entries in file order, each with its own Raw. They are read
+// back from the file (the committed bytes as of that moment), so a writer's
+// memory does not grow with the size of its file, and a caller can change
+// the result freely. A tainted writer returns its taint error instead
+// (SPEC §5); a needs-repair writer returns the committed prefix.
 func (w *Writer) Entries(ctx context.Context) ([]Entry, error) {
 	if err := w.q.barrier(ctx); err != nil {
 		return nil, err
 	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	if w.state == Tainted {
+		w.mu.Unlock()
 		return nil, w.taint
 	}
-	out := make([]Entry, len(w.entries))
-	for i, e := range w.entries {
-		out[i] = e.Clone()
+	size := w.size
+	w.mu.Unlock()
+	f, err := os.Open(w.path)
+	if err != nil {
+		return nil, &Error{Code: CodeIO, Path: w.path, Offset: -1, Err: err, Message: "read session file: " + osReason(err)}
 	}
-	return out, nil
+	defer f.Close()
+	var out []Entry
+	_, err = newParser(Options{Path: w.path, Mode: Strict, KeepRaw: true, Context: ctx}, func(e Entry) error {
+		out = append(out, e)
+		return nil
+	}).runFile(f, size)
+	return out, err
+}
+
+// syncDir flushes a directory, so that a file created in it survives a
+// power cut.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 // Close waits for queued appends, then releases the lock and the file.
