@@ -34,7 +34,7 @@ type WriterOptions struct {
 	WrapFile func(File) File
 }
 
-// State is a writer's state (SPEC §5).
+// WriterState is a writer's state (SPEC §5): Ready, NeedsRepair or Tainted.
 type WriterState string
 
 const (
