@@ -30,11 +30,33 @@ type RepairPlan struct {
 // (a tail of whitespace only is none); locked when a writer holds the file;
 // io_error. The backup is never overwritten: its name carries the time.
 func Repair(path string, dryRun bool) (*RepairPlan, error) {
-	f, size, err := OpenFile(path)
+	f, _, err := OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	// The file must be writable before anything is copied: a repair that
+	// cannot truncate must leave nothing behind.
+	rw, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return nil, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot open the file for writing: " + osReason(err)}
+	}
+	defer rw.Close()
+	// Hold the writer lock from the first look to the truncate, so that no
+	// grove writer appends in between.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, &Error{Code: CodeLocked, Path: path, Offset: -1, Err: err,
+				Message: "a writer holds this session file; repair would race it",
+				Hint:    "wait for the other writer (an agent or grove append) to finish"}
+		}
+		return nil, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot lock session file: " + err.Error()}
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "stat session file: " + osReason(err)}
+	}
+	size := fi.Size()
 	committed, blank, err := findTail(f, size)
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "read session file: " + osReason(err)}
@@ -49,14 +71,6 @@ func Repair(path string, dryRun bool) (*RepairPlan, error) {
 	if dryRun {
 		return plan, nil
 	}
-	// Hold the writer lock while the file changes, so that no writer appends
-	// between the copy and the truncate.
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, &Error{Code: CodeLocked, Path: path, Offset: -1, Err: err, Message: "a writer holds this session file; repair would race it"}
-		}
-		return nil, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot lock session file: " + err.Error()}
-	}
 	if err := copyFile(f, plan.Backup); err != nil {
 		os.Remove(plan.Backup)
 		return nil, &Error{Code: CodeIO, Path: plan.Backup, Offset: -1, Err: err, Message: "cannot write the backup, so nothing was changed: " + osReason(err)}
@@ -64,13 +78,16 @@ func Repair(path string, dryRun bool) (*RepairPlan, error) {
 	if err := syncDir(filepath.Dir(plan.Backup)); err != nil {
 		return nil, &Error{Code: CodeIO, Path: plan.Backup, Offset: -1, Err: err, Message: "cannot flush the backup's directory, so nothing was changed: " + osReason(err)}
 	}
-	rw, err := os.OpenFile(path, os.O_WRONLY, 0)
+	// A process that ignores the lock may have written while the backup
+	// was made; then the tail is no longer what was planned.
+	if fi, err := f.Stat(); err != nil || fi.Size() != size {
+		return nil, &Error{Code: CodeIO, Path: path, Offset: committed, Err: err,
+			Message: "the file changed while it was being backed up (another process wrote to it); nothing was truncated",
+			Hint:    "run `grove repair` again when nothing writes to the file; the backup " + plan.Backup + " can be deleted"}
+	}
+	err = rw.Truncate(committed)
 	if err == nil {
-		err = rw.Truncate(committed)
-		if err == nil {
-			err = rw.Sync()
-		}
-		rw.Close()
+		err = rw.Sync()
 	}
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Path: path, Offset: committed, Err: err,

@@ -50,7 +50,10 @@ type queue struct {
 }
 
 func newQueue(commit func(*request) error) *queue {
-	q := &queue{reqs: make(chan *request, 1024), commit: commit}
+	// At most 64 serialized lines wait; a 65th call blocks until one is
+	// written, which bounds memory when a caller issues appends faster than
+	// the disk takes them.
+	q := &queue{reqs: make(chan *request, 64), commit: commit}
 	go q.run()
 	return q
 }
@@ -213,6 +216,10 @@ func prepare(checker *parser, v any, line int) (*request, error) {
 		r.entry.Raw = b
 		r.entry.Length = len(b)
 	case !hadHeader && checker.res.Header != nil:
+		if checker.res.Header.Version < 2 {
+			checker.res.Header, checker.version = nil, 0
+			return nil, &Error{Code: CodeInvalidEntry, Offset: -1, Message: "version: a new pi file needs a header of version 2 or later (version 1 has no entry ids)"}
+		}
 		r.header = true
 	default:
 		return nil, &Error{Code: CodeInvalidEntry, Offset: -1, Message: "not an entry"}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"strconv"
 	"unicode/utf8"
 )
 
@@ -39,7 +38,11 @@ func MarshalEntry(v any) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, invalidEntry("", "cannot serialize: "+err.Error())
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	line := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if field, why := roundTrip(line); why != "" {
+		return nil, invalidEntry(field, why)
+	}
+	return line, nil
 }
 
 func invalidEntry(field, msg string) *Error {
@@ -75,44 +78,10 @@ func compactRaw(raw []byte) ([]byte, error) {
 	if err := json.Compact(&buf, raw); err != nil {
 		return nil, invalidEntry("", "invalid JSON: "+err.Error())
 	}
-	if field := bigInteger(buf.Bytes(), ""); field != "" {
-		return nil, invalidEntry(field, "an integer beyond ±(2^53−1) does not survive a JSON reader such as pi's")
+	if field, why := roundTrip(buf.Bytes()); why != "" {
+		return nil, invalidEntry(field, why)
 	}
 	return buf.Bytes(), nil
-}
-
-// bigInteger returns the path of the first integer literal beyond
-// ±(2^53−1) in the valid, compact JSON value b, or "".
-func bigInteger(b []byte, path string) string {
-	switch jsonKind(b) {
-	case 'o':
-		found := ""
-		walkObject(b, func(key, value []byte) bool {
-			found = bigInteger(value, join(path, decodeKey(key)))
-			return found == ""
-		})
-		return found
-	case 'a':
-		found, i := "", 0
-		walkArray(b, func(e []byte) {
-			if found == "" {
-				found = bigInteger(e, fmt.Sprintf("%s[%d]", path, i))
-			}
-			i++
-		})
-		return found
-	case 'n':
-		if bytes.ContainsAny(b, ".eE") {
-			return ""
-		}
-		if n, err := strconv.ParseInt(string(b), 10, 64); err != nil || n > maxSafeInt || n < -maxSafeInt {
-			if path == "" {
-				return "(value)"
-			}
-			return path
-		}
-	}
-	return ""
 }
 
 // valueChecker walks an in-memory value. Nesting is bounded by the value
@@ -137,8 +106,8 @@ func (c *valueChecker) check(v reflect.Value, path string) *schemaError {
 		if _, err := n.Float64(); err != nil || !validJSON([]byte(n)) {
 			return at("json.Number %q is not a JSON number", v.String())
 		}
-		if bigInteger([]byte(n), path) != "" {
-			return at("integer %s beyond ±(2^53−1)", n)
+		if msg := numberSurvives([]byte(n)); msg != "" {
+			return at("%s", msg)
 		}
 		return nil
 	}

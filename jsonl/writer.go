@@ -18,6 +18,7 @@ type File interface {
 	io.Writer
 	Sync() error
 	Close() error
+	Stat() (os.FileInfo, error)
 }
 
 // WriterOptions configure OpenWriter.
@@ -68,6 +69,7 @@ type Writer struct {
 	lines    int             // physical lines committed
 	prefixLF bool            // the file ends in a blank tail: terminate it before the next line
 	ids      map[string]bool // every committed entry id: the only per-entry memory a writer keeps
+	readOnly *Error          // why no append can ever succeed (a pi version 1 file), or nil
 }
 
 // OpenWriter opens the session file at path for appending, creating it
@@ -152,7 +154,21 @@ func (w *Writer) load(f *os.File) error {
 		}
 	}
 	w.prefixLF = w.state == Ready && fi.Size() > res.Committed
+	if res.Header != nil && res.Header.Version == 1 {
+		w.readOnly = &Error{Code: CodeInvalidEntry, Path: w.path, Line: res.Header.Line, Offset: res.Header.Offset,
+			Message: "pi version 1 files are not appended to: their entry ids come from line numbers",
+			Hint:    "pi migrates a version 1 file to version 3 when it opens it; append after that"}
+	}
 	return nil
+}
+
+// Err returns the error every append gets now without I/O: needs_repair,
+// tainted, or invalid_entry for a file no append can go to (pi version 1);
+// nil when the writer is ready.
+func (w *Writer) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.refusal()
 }
 
 // State returns the writer's state.
@@ -199,6 +215,9 @@ func (w *Writer) Append(v any) error { return w.AppendAsync(v).Wait() }
 
 // refusal is the error every append gets without I/O in the current state.
 func (w *Writer) refusal() error {
+	if w.readOnly != nil {
+		return w.readOnly
+	}
 	switch w.state {
 	case Tainted:
 		return w.taint
@@ -227,6 +246,19 @@ func (w *Writer) commit(r *request) error {
 	}
 	prefixLF, size := w.prefixLF, w.size
 	w.mu.Unlock()
+
+	// Another process that ignores the lock (an agent writing the file
+	// itself) may have appended since: writing now could fuse our line onto
+	// its partial one (case 02). Refuse, and stop this writer.
+	if fi, err := w.f.Stat(); err == nil && fi.Size() != size {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.state = Tainted
+		w.taint = &Error{Code: CodeTainted, Path: w.path, Offset: size,
+			Message: fmt.Sprintf("the file is %d bytes, not the %d this writer wrote: another process wrote to it without the lock, so nothing more is written through this writer", fi.Size(), size),
+			Hint:    "open the file again once the other writer is done"}
+		return w.taint
+	}
 
 	buf := make([]byte, 0, len(r.line)+2)
 	if prefixLF {

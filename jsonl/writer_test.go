@@ -45,6 +45,8 @@ func (f *faultFile) Write(p []byte) (int, error) {
 	return f.File.Write(p)
 }
 
+func (f *faultFile) Stat() (os.FileInfo, error) { return f.File.Stat() }
+
 func (f *faultFile) count() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -387,6 +389,14 @@ func TestMarshalEntry_Rejections(t *testing.T) {
 		{"non-string keys", map[string]any{"m": map[int]string{1: "x"}}, "m"},
 		{"raw big integer", []byte(`{"id":"a","n":[1,12345678901234567890]}`), "n[1]"},
 		{"raw invalid UTF-8", []byte("{\"id\":\"\xff\"}"), ""},
+		{"raw 1e999", []byte(`{"id":"a","usage":{"cost":1e999}}`), "usage.cost"},
+		{"raw integer-valued float beyond 2^53", []byte(`{"id":"a","n":9007199254740993.0}`), "n"},
+		{"raw exponent beyond 2^53", []byte(`{"id":"a","n":9.007199254740993e15}`), "n"},
+		{"raw digits a float64 drops", []byte(`{"id":"a","x":0.12345678901234567890123}`), "x"},
+		{"raw lone surrogate", []byte(`{"id":"a","s":["ok","\ud800"]}`), "s[1]"},
+		{"raw lone low surrogate", []byte(`{"id":"a","s":"\udc00x"}`), "s"},
+		{"raw duplicate key", []byte(`{"id":"a","m":{"k":1,"k":2}}`), "m.k"},
+		{"raw duplicate id", []byte(`{"id":"a","id":"b"}`), "id"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -396,6 +406,11 @@ func TestMarshalEntry_Rejections(t *testing.T) {
 				t.Fatalf("MarshalEntry = %v (field %q), want invalid_entry at %q", err, e.ID, tt.field)
 			}
 		})
+	}
+	// What is accepted reads back unchanged: a surrogate pair, 1.50, 1e20,
+	// 2^53−1 and 0.1 are all kept.
+	if _, err := MarshalEntry([]byte(`{"id":"a","s":"\ud83c\udf33","n":[1.50,1e20,9007199254740991,-9007199254740991,0.1]}`)); err != nil {
+		t.Fatalf("MarshalEntry(valid raw) = %v", err)
 	}
 	// What is accepted reads back unchanged.
 	ok := args(int64(1)<<53 - 1)
@@ -414,5 +429,26 @@ func TestWriter_DialectValidation(t *testing.T) {
 	err := w.Append(bad)
 	if CodeOf(err) != CodeInvalidEntry || !strings.Contains(err.Error(), "message.content[0].arguments: is a string, want an object") {
 		t.Fatalf("append = %v, want invalid_entry naming message.content[0].arguments", err)
+	}
+}
+
+// A process that ignores the lock (an agent writing the file itself) leaves
+// a partial line: the writer must not fuse its line onto it (case 02).
+func TestWriter_ForeignBytesStopTheWriter(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	w := mustOpenWriter(t, path)
+	if err := w.Append(msg("r", nil, "root")); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"id":"foreign","parentId":"r"`)
+	f.Close()
+	before, _ := os.ReadFile(path)
+	err := w.Append(msg("a", "r", "mine"))
+	if CodeOf(err) != CodeTainted || !strings.Contains(err.Error(), "another process") {
+		t.Fatalf("append after foreign bytes = %v, want tainted naming another process", err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+		t.Fatalf("the writer wrote after the foreign partial line:\n%s", after)
 	}
 }

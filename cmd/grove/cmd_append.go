@@ -38,8 +38,23 @@ type appendFailure struct {
 }
 
 func runAppend(ctx context.Context, g *env, path string, in io.Reader, fsync bool) error {
+	_, statErr := os.Lstat(path)
+	existed := statErr == nil
 	w, err := jsonl.OpenWriter(path, jsonl.WriterOptions{Fsync: fsync})
 	if err != nil {
+		return err
+	}
+	defer func() {
+		// Leave no empty session file behind when nothing was appended to a
+		// file this command created.
+		if fi, err := os.Stat(path); !existed && err == nil && fi.Size() == 0 {
+			os.Remove(path)
+		}
+	}()
+	// A file no append can go to (a torn tail, pi version 1) fails once,
+	// naming where, instead of once per stdin line.
+	if err := w.Err(); err != nil {
+		w.Close()
 		return err
 	}
 	type issued struct {
@@ -56,18 +71,23 @@ func runAppend(ctx context.Context, g *env, path string, in io.Reader, fsync boo
 		all = append(all, issued{l.Num, w.AppendAsync(json.RawMessage(l.Bytes))})
 	}
 	closeErr := w.Close()
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read stdin: %w", err)
-	}
 	out := struct {
-		Appended []string        `json:"appended"`
-		Failed   []appendFailure `json:"failed"`
-	}{[]string{}, []appendFailure{}}
+		Appended    []string        `json:"appended"`
+		Failed      []appendFailure `json:"failed"`
+		Header      bool            `json:"header,omitempty"`      // a pi header line was written (it is no entry)
+		Interrupted bool            `json:"interrupted,omitempty"` // Ctrl-C: stdin after the last issued line was not read
+		StdinError  string          `json:"stdin_error,omitempty"` // stdin could not be read to the end
+	}{Appended: []string{}, Failed: []appendFailure{}, Interrupted: ctx.Err() != nil}
+	if err := sc.Err(); err != nil {
+		out.StdinError = err.Error()
+	}
 	for _, is := range all {
 		err := is.p.Wait()
 		if err == nil {
 			if is.p.ID != "" {
 				out.Appended = append(out.Appended, is.p.ID)
+			} else {
+				out.Header = true
 			}
 			continue
 		}
@@ -83,19 +103,30 @@ func runAppend(ctx context.Context, g *env, path string, in io.Reader, fsync boo
 			return err
 		}
 	} else {
-		fmt.Fprintf(g.stdout, "appended %d entries to %s\n", len(out.Appended), path)
+		noun := "entries"
+		if len(out.Appended) == 1 {
+			noun = "entry"
+		}
+		head := ""
+		if out.Header {
+			head = " (after a session header)"
+		}
+		fmt.Fprintf(g.stdout, "appended %d %s to %s%s\n", len(out.Appended), noun, path, head)
 		for _, f := range out.Failed {
-			fmt.Fprintf(g.stderr, "grove: stdin line %d: %s [%s]\n", f.Line, f.Message, f.Code)
+			fmt.Fprintf(g.stderr, "grove: %s: stdin line %d: %s [%s]\n", path, f.Line, f.Message, f.Code)
+		}
+		if out.StdinError != "" {
+			fmt.Fprintf(g.stderr, "grove: reading stdin stopped: %s [io_error]\n", out.StdinError)
+		}
+		if out.Interrupted {
+			fmt.Fprintln(g.stderr, "grove: interrupted; the lines above were appended, the rest of stdin was not read")
 		}
 	}
 	if closeErr != nil {
 		return closeErr
 	}
-	if len(out.Failed) > 0 {
-		return silentFailure{"some entries were not appended"}
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
+	if len(out.Failed) > 0 || out.Interrupted || out.StdinError != "" {
+		return silentFailure{"not every line was appended"}
 	}
 	return nil
 }
