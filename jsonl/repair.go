@@ -1,12 +1,10 @@
 package jsonl
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 )
 
@@ -44,13 +42,8 @@ func Repair(path string, dryRun bool) (*RepairPlan, error) {
 	defer rw.Close()
 	// Hold the writer lock from the first look to the truncate, so that no
 	// grove writer appends in between.
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, &Error{Code: CodeLocked, Path: path, Offset: -1, Err: err,
-				Message: "a writer holds this session file; repair would race it",
-				Hint:    "wait for the other writer (an agent or grove append) to finish"}
-		}
-		return nil, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot lock session file: " + err.Error()}
+	if err := lockWriter(f, path, "repair would race it"); err != nil {
+		return nil, err
 	}
 	fi, err := f.Stat()
 	if err != nil {

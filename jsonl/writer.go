@@ -88,14 +88,9 @@ func OpenWriter(path string, opts WriterOptions) (*Writer, error) {
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot open session file for appending: " + osReason(err)}
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockWriter(f, path, "appending now would interleave lines"); err != nil {
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, &Error{Code: CodeLocked, Path: path, Offset: -1, Err: err,
-				Message: "another writer holds this session file; appending now would interleave lines",
-				Hint:    "wait for the other writer (an agent or grove append) to finish"}
-		}
-		return nil, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot lock session file: " + err.Error()}
+		return nil, err
 	}
 	if created && opts.Fsync {
 		// The new name must survive a power cut too.
@@ -325,6 +320,23 @@ func (w *Writer) Entries(ctx context.Context) ([]Entry, error) {
 		return nil
 	}).runFile(f, size)
 	return out, err
+}
+
+// lockWriter takes the writer lock of SPEC §5 on the open session file f
+// without waiting: an exclusive flock(2), which readers never take. why
+// says what a second writer would break. Errors: locked, or io_error.
+func lockWriter(f *os.File, path, why string) error {
+	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, syscall.EWOULDBLOCK):
+		return &Error{Code: CodeLocked, Path: path, Offset: -1, Err: err,
+			Message: "another writer holds this session file; " + why,
+			Hint:    "wait for the other writer (an agent or grove append) to finish"}
+	default:
+		return &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot lock session file: " + err.Error()}
+	}
 }
 
 // syncDir flushes a directory, so that a file created in it survives a
