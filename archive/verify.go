@@ -2,6 +2,7 @@ package archive
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"slices"
@@ -67,12 +68,17 @@ func (a *Archive) verifySession(ctx context.Context, s *index.Session, rep *Veri
 		rep.Problems = append(rep.Problems, Problem{Session: s.SessionID, Path: s.Path, Code: jsonl.CodeStaleIndex, Message: msg})
 	}
 	if err := Fresh(s); err != nil {
-		stale(err.Error())
+		stale(err.(*jsonl.Error).Message)
 		return nil
 	}
 	file, err := Load(s.Path)
 	if err != nil {
-		stale(err.Error())
+		var je *jsonl.Error
+		if errors.As(err, &je) {
+			stale(je.Message)
+		} else {
+			stale(err.Error())
+		}
 		return nil
 	}
 	rows, err := a.db.EntriesOf(ctx, s.SID)

@@ -209,6 +209,17 @@ func prepare(checker *parser, v any, line int) (*request, error) {
 		checker.res.Warnings = checker.res.Warnings[:warnings]
 		return nil, &Error{Code: CodeInvalidEntry, Offset: -1, Message: w.Message + " (" + string(w.Code) + ")"}
 	}
+	// Writing is stricter than reading: in a pi file, the messages pi itself
+	// renders (user, assistant, toolResult) must have the shapes of the
+	// plain dialect's messages (SPEC §3.1), which are pi's own.
+	if got != nil && checker.res.Dialect == Pi && got.Type == "message" {
+		switch got.Role {
+		case "user", "assistant", "toolResult":
+			if _, err := checkPlainMessage(o["message"]); err != nil {
+				return nil, &Error{Code: CodeInvalidEntry, ID: err.field, Offset: -1, Message: err.Error()}
+			}
+		}
+	}
 	r := &request{line: b}
 	switch {
 	case got != nil:

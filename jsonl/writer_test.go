@@ -452,3 +452,45 @@ func TestWriter_ForeignBytesStopTheWriter(t *testing.T) {
 		t.Fatalf("the writer wrote after the foreign partial line:\n%s", after)
 	}
 }
+
+// In a pi file the writer holds user, assistant and toolResult messages to
+// pi's own shapes, which every message of the real corpus session has.
+func TestWriter_PiMessageShapes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pi.jsonl")
+	w := mustOpenWriter(t, path)
+	if err := w.Append([]byte(`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ msg, field string }{
+		{`{"role":"assistant","content":"notarray"}`, "message.content"},
+		{`{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"read","arguments":"{}"}]}`, "message.content[0].arguments"},
+		{`{"role":"toolResult","toolCallId":5,"toolName":"read","isError":false,"content":[]}`, "message.toolCallId"},
+	} {
+		err := w.Append([]byte(`{"type":"message","id":"m","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":` + tc.msg + `}`))
+		var e *Error
+		if !errors.As(err, &e) || e.Code != CodeInvalidEntry || e.ID != tc.field {
+			t.Errorf("append %s = %v, want invalid_entry at %s", tc.msg, err, tc.field)
+		}
+	}
+	// Roles pi adds (bashExecution, custom, ...) keep their own shapes.
+	if err := w.Append([]byte(`{"type":"message","id":"b","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"bashExecution","command":"ls","output":"","exitCode":0}}`)); err != nil {
+		t.Fatalf("bashExecution append = %v", err)
+	}
+	corpus := filepath.Join("..", "..", "shared", "corpus", "pi", "large-session.jsonl")
+	entries, _, err := ReadFile(corpus, Salvage)
+	if err != nil {
+		t.Skipf("skipping the corpus half: %v (../shared is absent)", err)
+	}
+	n := 0
+	for _, e := range entries {
+		if e.Type == "message" && (e.Role == "user" || e.Role == "assistant" || e.Role == "toolResult") {
+			n++
+			if _, err := checkPlainMessage(Field(e.Raw, "message")); err != nil {
+				t.Errorf("corpus line %d: the writer would refuse a real pi message: %v", e.Line, err)
+			}
+		}
+	}
+	if n < 900 {
+		t.Fatalf("checked %d corpus messages, want the session's 914", n)
+	}
+}

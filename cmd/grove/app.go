@@ -54,7 +54,7 @@ func (g *env) open(ctx context.Context) (*archive.Archive, error) {
 // openExisting opens the index for a command that only reads it: a missing
 // index is an error naming the path, not a new empty file.
 func (g *env) openExisting(ctx context.Context) (*archive.Archive, error) {
-	if _, err := os.Stat(g.dbPath); errors.Is(err, os.ErrNotExist) {
+	if fi, err := os.Stat(g.dbPath); errors.Is(err, os.ErrNotExist) || (err == nil && fi.Size() == 0) {
 		return nil, &jsonl.Error{Code: jsonl.CodeNoIndex, Path: g.dbPath, Offset: -1,
 			Message: "no index here yet",
 			Hint:    "run `grove index` first, or pass the index you meant with --db or GROVE_DB"}
