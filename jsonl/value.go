@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -29,7 +31,7 @@ func MarshalEntry(v any) ([]byte, error) {
 		return compactRaw(raw)
 	}
 	c := valueChecker{seen: map[uintptr]bool{}}
-	if err := c.check(reflect.ValueOf(v), ""); err != nil {
+	if err := c.check(reflect.ValueOf(v)); err != nil {
 		return nil, invalidEntry(err.field, err.msg)
 	}
 	var buf bytes.Buffer
@@ -87,16 +89,23 @@ func compactRaw(raw []byte) ([]byte, error) {
 // valueChecker walks an in-memory value. Nesting is bounded by the value
 // itself; cycles are caught by the pointers already on the walk.
 type valueChecker struct {
-	seen map[uintptr]bool
+	seen  map[uintptr]bool
+	stack []string // the path to the value being checked: ".key" and "[i]" segments
 }
 
-func (c *valueChecker) check(v reflect.Value, path string) *schemaError {
+// path renders the current field path, e.g. "message.content[0].arguments",
+// or "(entry)" at the top. It is built only for an error, so a deeply
+// nested value costs time linear in its size.
+func (c *valueChecker) path() string {
+	if p := strings.TrimPrefix(strings.Join(c.stack, ""), "."); p != "" {
+		return p
+	}
+	return "(entry)"
+}
+
+func (c *valueChecker) check(v reflect.Value) *schemaError {
 	at := func(msg string, args ...any) *schemaError {
-		p := path
-		if p == "" {
-			p = "(entry)"
-		}
-		return fieldErr(p, msg, args...)
+		return fieldErr(c.path(), msg, args...)
 	}
 	if !v.IsValid() {
 		return nil // nil interface: JSON null
@@ -116,12 +125,12 @@ func (c *valueChecker) check(v reflect.Value, path string) *schemaError {
 		if v.IsNil() {
 			return nil
 		}
-		return c.check(v.Elem(), path)
+		return c.check(v.Elem())
 	case reflect.Pointer:
 		if v.IsNil() {
 			return nil
 		}
-		return c.container(v, path, func() *schemaError { return c.check(v.Elem(), path) })
+		return c.container(v, func() *schemaError { return c.check(v.Elem()) })
 	case reflect.Bool:
 		return nil
 	case reflect.String:
@@ -151,16 +160,18 @@ func (c *valueChecker) check(v reflect.Value, path string) *schemaError {
 		if v.IsNil() {
 			return nil
 		}
-		return c.container(v, path, func() *schemaError {
+		return c.container(v, func() *schemaError {
 			iter := v.MapRange()
 			for iter.Next() {
 				k := iter.Key().String()
 				if !utf8.ValidString(k) {
 					return at("invalid UTF-8 in key %q", k)
 				}
-				if err := c.check(iter.Value(), join(path, k)); err != nil {
+				c.stack = append(c.stack, "."+k)
+				if err := c.check(iter.Value()); err != nil {
 					return err
 				}
+				c.stack = c.stack[:len(c.stack)-1]
 			}
 			return nil
 		})
@@ -170,14 +181,16 @@ func (c *valueChecker) check(v reflect.Value, path string) *schemaError {
 		}
 		walk := func() *schemaError {
 			for i := 0; i < v.Len(); i++ {
-				if err := c.check(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				c.stack = append(c.stack, "["+strconv.Itoa(i)+"]")
+				if err := c.check(v.Index(i)); err != nil {
 					return err
 				}
+				c.stack = c.stack[:len(c.stack)-1]
 			}
 			return nil
 		}
 		if v.Kind() == reflect.Slice {
-			return c.container(v, path, walk)
+			return c.container(v, walk)
 		}
 		return walk()
 	default:
@@ -187,17 +200,13 @@ func (c *valueChecker) check(v reflect.Value, path string) *schemaError {
 
 // container walks a value behind a pointer (map, slice, pointer) once per
 // path: meeting it again while it is being walked is a cycle.
-func (c *valueChecker) container(v reflect.Value, path string, walk func() *schemaError) *schemaError {
+func (c *valueChecker) container(v reflect.Value, walk func() *schemaError) *schemaError {
 	if v.Kind() == reflect.Slice && v.Len() == 0 {
 		return walk()
 	}
 	ptr := v.Pointer() // a slice's first element, a map's or pointer's target
 	if c.seen[ptr] {
-		p := path
-		if p == "" {
-			p = "(entry)"
-		}
-		return fieldErr(p, "a cycle: this value contains itself")
+		return fieldErr(c.path(), "a cycle: this value contains itself")
 	}
 	c.seen[ptr] = true
 	err := walk()

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -492,5 +493,29 @@ func TestWriter_PiMessageShapes(t *testing.T) {
 	}
 	if n < 900 {
 		t.Fatalf("checked %d corpus messages, want the session's 914", n)
+	}
+}
+
+// Field paths are built only for an error: a value nested 2,000 deep under
+// 500-byte keys costs memory linear in its size (a path per level would
+// take a gigabyte).
+func TestMarshalEntry_DeepNestingIsLinear(t *testing.T) {
+	key := strings.Repeat("k", 500)
+	var v any = 1
+	raw := "1"
+	for i := 0; i < 2000; i++ {
+		v = map[string]any{key: v}
+		raw = `{"` + key + `":` + raw + `}`
+	}
+	for name, in := range map[string]any{"go value": map[string]any{"id": "a", "deep": v}, "raw": []byte(`{"id":"a","deep":` + raw + `}`)} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if _, err := MarshalEntry(in); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		runtime.ReadMemStats(&after)
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 300<<20 {
+			t.Errorf("%s: MarshalEntry allocated %d MB for a 1 MB value", name, alloc>>20)
+		}
 	}
 }
