@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/jsonl"
 )
 
 type indexOptions struct {
@@ -58,6 +59,20 @@ func defaultRoots() []string {
 }
 
 func runIndex(ctx context.Context, g *env, opts indexOptions) error {
+	// When nothing at all can be read, say so without creating an index.
+	if len(opts.files) == 0 && len(opts.roots) > 0 {
+		missing := 0
+		for _, r := range opts.roots {
+			if _, err := os.Stat(r); err != nil {
+				missing++
+			}
+		}
+		if missing == len(opts.roots) {
+			return &jsonl.Error{Code: jsonl.CodeIO, Path: strings.Join(opts.roots, ":"), Offset: -1,
+				Message: "cannot read session root: no such directory; nothing was indexed",
+				Hint:    "pass --root DIR (repeatable) or set GROVE_ROOT to the directories holding your session files"}
+		}
+	}
 	a, err := g.open(ctx)
 	if err != nil {
 		return err
