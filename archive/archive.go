@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -197,5 +196,3 @@ func ReadLine(f *os.File, path string, e index.Entry) ([]byte, error) {
 	}
 	return buf, nil
 }
-
-func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

@@ -59,12 +59,7 @@ func BenchmarkPathCTE(b *testing.B) {
 	for _, depth := range benchDepths {
 		b.Run(fmt.Sprintf("depth=%d", depth), func(b *testing.B) {
 			ctx := context.Background()
-			dir := b.TempDir()
-			path, leaf, total := benchChainFile(b, dir, depth)
-			a := mustOpenArchive(b, filepath.Join(dir, "index.db"))
-			if _, _, _, err := a.IndexFile(ctx, path, true); err != nil {
-				b.Fatal(err)
-			}
+			a, path, leaf, total := benchIndexedChain(b, depth)
 			s, err := a.DB().SessionByPath(ctx, path)
 			if err != nil || s == nil || s.Entries != total {
 				b.Fatalf("SessionByPath = %+v, %v; want a session of %d entries", s, err, total)
@@ -88,12 +83,7 @@ func BenchmarkArchivePath(b *testing.B) {
 	for _, depth := range benchDepths {
 		b.Run(fmt.Sprintf("depth=%d", depth), func(b *testing.B) {
 			ctx := context.Background()
-			dir := b.TempDir()
-			path, leaf, _ := benchChainFile(b, dir, depth)
-			a := mustOpenArchive(b, filepath.Join(dir, "index.db"))
-			if _, _, _, err := a.IndexFile(ctx, path, true); err != nil {
-				b.Fatal(err)
-			}
+			a, path, leaf, _ := benchIndexedChain(b, depth)
 			id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 			b.ReportAllocs()
 			for b.Loop() {
@@ -127,6 +117,19 @@ func BenchmarkPathTo(b *testing.B) {
 			b.ReportMetric(float64(total), "entries")
 		})
 	}
+}
+
+// benchIndexedChain writes a chain file of the given depth (benchChainFile)
+// and indexes it into a fresh on-disk index.
+func benchIndexedChain(b *testing.B, depth int) (a *archive.Archive, path, leaf string, total int) {
+	b.Helper()
+	dir := b.TempDir()
+	path, leaf, total = benchChainFile(b, dir, depth)
+	a = mustOpenArchive(b, filepath.Join(dir, "index.db"))
+	if _, _, _, err := a.IndexFile(context.Background(), path, true); err != nil {
+		b.Fatal(err)
+	}
+	return a, path, leaf, total
 }
 
 // benchChainFile writes a plain-dialect session to dir: a chain of depth
