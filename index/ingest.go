@@ -50,6 +50,14 @@ type Entry struct {
 	Offset   int64   `db:"offset"`
 	Length   int     `db:"length"`
 	CRC      uint32  `db:"crc"`
+	// Active is set when the entry is on the path from the root to the
+	// session's active leaf (`grove search --branch active`).
+	Active bool `db:"active"`
+	// Doc is the entry's rowid in the full-text index, set by Replace.
+	Doc int64 `db:"doc"`
+	// Text is the entry's search text (SPEC §7, jsonl.AppendSearchText),
+	// stored only as tokens; nil for an entry with none.
+	Text []byte `db:"-"`
 }
 
 // Diagnostic is a stored bad line or warning of a session file.
@@ -100,12 +108,18 @@ func (d *DB) Replace(ctx context.Context, s *Session, entries []Entry, diags []D
 		return 0, err
 	}
 	s.SID = sid
-	if err := insertRows(ctx, tx, "entries", []string{"sid", "seq", "entry_id", "parent_id", "type", "role", "ts_ms", "line", "offset", "length", "crc"}, len(entries),
+	if err := assignDocs(ctx, tx, s, entries); err != nil {
+		return 0, fmt.Errorf("index %s: %w", s.Path, err)
+	}
+	if err := insertRows(ctx, tx, "entries", []string{"sid", "seq", "entry_id", "parent_id", "type", "role", "ts_ms", "line", "offset", "length", "crc", "doc", "active"}, len(entries),
 		func(i int) []any {
 			e := &entries[i]
-			return []any{sid, e.Seq, e.EntryID, e.ParentID, e.Type, e.Role, e.TsMs, e.Line, e.Offset, e.Length, e.CRC}
+			return []any{sid, e.Seq, e.EntryID, e.ParentID, e.Type, e.Role, e.TsMs, e.Line, e.Offset, e.Length, e.CRC, e.Doc, e.Active}
 		}); err != nil {
 		return 0, fmt.Errorf("index %s: insert entries: %w", s.Path, err)
+	}
+	if err := insertText(ctx, tx, entries); err != nil {
+		return 0, fmt.Errorf("index %s: insert search text: %w", s.Path, err)
 	}
 	if err := insertRows(ctx, tx, "diagnostics", []string{"sid", "seq", "severity", "code", "line", "offset", "message"}, len(diags),
 		func(i int) []any {
@@ -172,6 +186,9 @@ func deleteSession(ctx context.Context, tx *sqlx.Tx, path string) error {
 		return fmt.Errorf("index %s: find old rows: %w", path, err)
 	}
 	for _, sid := range sids {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM entry_text WHERE rowid IN (SELECT doc FROM entries WHERE sid = ?)", sid); err != nil {
+			return fmt.Errorf("index %s: delete old search text: %w", path, err)
+		}
 		for _, table := range []string{"entries", "diagnostics", "labels", "sessions"} {
 			if _, err := tx.ExecContext(ctx, "DELETE FROM "+table+" WHERE sid = ?", sid); err != nil {
 				return fmt.Errorf("index %s: delete old rows: %w", path, err)
@@ -179,6 +196,54 @@ func deleteSession(ctx context.Context, tx *sqlx.Tx, path string) error {
 		}
 	}
 	return nil
+}
+
+// docBits is how many low bits of a doc number hold the counter.
+const docBits = 31
+
+// DocNumber returns the full-text rowid of an entry with timestamp tsMs
+// (Unix milliseconds, clamped to [0, 2^32) seconds) and counter value k:
+// (seconds << 31) | (k mod 2^31). Walking doc numbers downwards visits
+// entries newest first, to the second.
+func DocNumber(tsMs int64, k int64) int64 {
+	sec := min(max(tsMs/1000, 0), 1<<32-1)
+	return sec<<docBits | k&(1<<docBits-1)
+}
+
+// assignDocs gives each entry a doc number from the index-wide counter. An
+// entry without a timestamp takes the session's creation time.
+func assignDocs(ctx context.Context, tx *sqlx.Tx, s *Session, entries []Entry) error {
+	var k int64
+	if err := tx.GetContext(ctx, &k, "UPDATE counters SET value = value + ? WHERE name = 'doc' RETURNING value - ?", len(entries), len(entries)); err != nil {
+		return fmt.Errorf("doc counter: %w", err)
+	}
+	var fallback int64
+	if s.CreatedMs != nil {
+		fallback = *s.CreatedMs
+	}
+	for i := range entries {
+		ts := fallback
+		if entries[i].TsMs != nil {
+			ts = *entries[i].TsMs
+		}
+		entries[i].Doc = DocNumber(ts, k+int64(i))
+	}
+	return nil
+}
+
+// insertText stores the search text of entries, as tokens only, under
+// their doc numbers.
+func insertText(ctx context.Context, tx *sqlx.Tx, entries []Entry) error {
+	var idx []int
+	for i := range entries {
+		if len(entries[i].Text) > 0 {
+			idx = append(idx, i)
+		}
+	}
+	return insertRows(ctx, tx, "entry_text", []string{"rowid", "text"}, len(idx), func(i int) []any {
+		e := &entries[idx[i]]
+		return []any{e.Doc, ftsText(e.Text)}
+	})
 }
 
 // insertRows inserts n rows into table, as many per statement as maxParams

@@ -1,0 +1,280 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// SearchParams narrow and order a search (SPEC §8 `search`).
+type SearchParams struct {
+	Query *Query
+	// Workspace matches a session's workspace exactly or as a path prefix
+	// ("/home/ana/src" matches "/home/ana/src/shop"); "" means all.
+	Workspace string
+	SIDs      []int64  // only these sessions; empty means all
+	Roles     []string // message roles (user, assistant, toolResult, ...); empty means all
+	Types     []string // entry types (message, compaction, ...); empty means all
+	Since     *int64   // only entries at or after this Unix time in milliseconds
+	Until     *int64   // only entries before this Unix time in milliseconds
+	Active    bool     // only entries on their session's active path
+	// Relevance ranks by BM25 among the newest RankWindow matches;
+	// otherwise hits come newest first.
+	Relevance bool
+	Limit     int // hits to return; 0 means 20
+	Offset    int // hits to skip
+	NoDedupe  bool
+}
+
+// Hit is one search result: an entry, or with Type "session" a session
+// whose id the query names.
+type Hit struct {
+	SID       int64
+	SessionID string
+	Workspace string
+	Path      string // the session file
+	Entry            // the entry's row; Text is unset
+	Score     float64
+	// AlsoIn lists the ids of the other sessions that hold a byte-identical
+	// copy of the entry (same id, timestamp and line): pi copies the path of
+	// a session into a forked one. Empty with NoDedupe.
+	AlsoIn []string
+}
+
+// SearchResult is a page of hits and how many there are in all.
+type SearchResult struct {
+	Hits []Hit
+	// Total counts the hits, fork copies once. When Exact is false more
+	// than Total entries matched and counting stopped there (CountLimit).
+	Total int
+	Exact bool
+}
+
+// CountLimit bounds how many matches a search reads to count them: beyond
+// it the total is reported as a lower bound, so a query for a common word
+// costs the same as one for a rare word.
+const CountLimit = 1000
+
+// RankWindow is how many of the newest matches `--sort relevance` ranks.
+const RankWindow = 10000
+
+type matchRow struct {
+	Entry
+	SID       int64    `db:"sid"`
+	SessionID string   `db:"session_id"`
+	Workspace string   `db:"workspace"`
+	Path      string   `db:"path"`
+	CreatedMs *int64   `db:"created_ms"`
+	Score     *float64 `db:"score"`
+}
+
+const hitCols = `e.sid, e.seq, e.entry_id, e.parent_id, e.type, e.role, e.ts_ms, e.line, e.offset, e.length, e.crc, e.doc, e.active,
+	s.session_id, s.workspace, s.path, s.created_ms`
+
+// Search runs p. Entry hits for an id-like query (an entry id, or a unique
+// prefix of one) come first, then full-text hits in the order p asks for.
+// Filters apply to both. Errors are SQLite's, wrapped.
+func (d *DB) Search(ctx context.Context, p SearchParams) (*SearchResult, error) {
+	if p.Limit <= 0 {
+		p.Limit = 20
+	}
+	where, args := p.filters()
+	var rows []matchRow
+	if id := p.Query.IDLike; id != "" {
+		idRows, err := d.idMatches(ctx, id, where, args)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, idRows...)
+	}
+	exact := true
+	if m := p.Query.Match(); m != "" {
+		limit := max(CountLimit, p.Offset+p.Limit) + 1
+		score := "NULL"
+		if p.Relevance {
+			limit, score = max(RankWindow, p.Offset+p.Limit)+1, "bm25(entry_text)"
+		}
+		q := `SELECT ` + hitCols + `, ` + score + ` AS score
+			FROM entry_text CROSS JOIN entries e INDEXED BY entries_by_doc ON e.doc = entry_text.rowid
+			JOIN sessions s ON s.sid = e.sid
+			WHERE entry_text MATCH ?` + where + `
+			ORDER BY entry_text.rowid DESC LIMIT ?`
+		var text []matchRow
+		if err := d.db.SelectContext(ctx, &text, q, append(append([]any{m}, args...), limit)...); err != nil {
+			return nil, fmt.Errorf("search %q: %w", p.Query.Raw, err)
+		}
+		if len(text) == limit {
+			text, exact = text[:limit-1], false
+		}
+		if p.Relevance {
+			sort.SliceStable(text, func(i, j int) bool { return *text[i].Score < *text[j].Score })
+		}
+		rows = append(rows, text...)
+	}
+	hits := groupCopies(rows, p.NoDedupe)
+	res := &SearchResult{Total: len(hits), Exact: exact}
+	if p.Offset >= len(hits) {
+		return res, nil
+	}
+	res.Hits = hits[p.Offset:min(len(hits), p.Offset+p.Limit)]
+	if !p.NoDedupe {
+		for i := range res.Hits {
+			if err := d.fillAlsoIn(ctx, &res.Hits[i]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return res, nil
+}
+
+// filters returns the SQL conditions of p on e (entries) and s (sessions),
+// each starting with " AND ", and their arguments.
+func (p *SearchParams) filters() (string, []any) {
+	var b strings.Builder
+	var args []any
+	if w := strings.TrimRight(p.Workspace, "/"); p.Workspace != "" {
+		if w == "" { // "/" itself: every absolute workspace
+			w = ""
+		}
+		b.WriteString(" AND (s.workspace = ? OR substr(s.workspace, 1, ?) = ?)")
+		args = append(args, w, len(w)+1, w+"/")
+	}
+	in := func(col string, n int) {
+		b.WriteString(" AND " + col + " IN (" + strings.TrimSuffix(strings.Repeat("?,", n), ",") + ")")
+	}
+	if len(p.SIDs) > 0 {
+		in("e.sid", len(p.SIDs))
+		for _, v := range p.SIDs {
+			args = append(args, v)
+		}
+	}
+	if len(p.Roles) > 0 {
+		in("e.role", len(p.Roles))
+		for _, v := range p.Roles {
+			args = append(args, v)
+		}
+	}
+	if len(p.Types) > 0 {
+		in("e.type", len(p.Types))
+		for _, v := range p.Types {
+			args = append(args, v)
+		}
+	}
+	if p.Since != nil {
+		b.WriteString(" AND e.ts_ms >= ?")
+		args = append(args, *p.Since)
+	}
+	if p.Until != nil {
+		b.WriteString(" AND e.ts_ms < ?")
+		args = append(args, *p.Until)
+	}
+	if p.Active {
+		b.WriteString(" AND e.active = 1")
+	}
+	return b.String(), args
+}
+
+// idMatches returns the entries whose id is id, or, when none is, the
+// entries whose id starts with id if that names a single entry (fork
+// copies counting once).
+func (d *DB) idMatches(ctx context.Context, id, where string, args []any) ([]matchRow, error) {
+	q := `SELECT ` + hitCols + `, NULL AS score FROM entries e INDEXED BY entries_by_entry_id
+		JOIN sessions s ON s.sid = e.sid WHERE e.entry_id = ?` + where + ` ORDER BY e.doc DESC LIMIT 1000`
+	var rows []matchRow
+	if err := d.db.SelectContext(ctx, &rows, q, append([]any{id}, args...)...); err != nil {
+		return nil, fmt.Errorf("search id %q: %w", id, err)
+	}
+	if len(rows) > 0 {
+		return rows, nil
+	}
+	q = `SELECT ` + hitCols + `, NULL AS score FROM entries e INDEXED BY entries_by_entry_id
+		JOIN sessions s ON s.sid = e.sid WHERE e.entry_id > ? AND e.entry_id < ?` + where + ` ORDER BY e.doc DESC LIMIT 64`
+	if err := d.db.SelectContext(ctx, &rows, q, append([]any{id, id + "\U0010FFFF"}, args...)...); err != nil {
+		return nil, fmt.Errorf("search id prefix %q: %w", id, err)
+	}
+	if len(groupCopies(rows, false)) != 1 {
+		return nil, nil
+	}
+	return rows, nil
+}
+
+// copyKey is what makes two entries copies of one another: pi's fork
+// copies an entry's line as it is.
+type copyKey struct {
+	id  string
+	ts  int64
+	crc uint32
+	len int
+}
+
+func keyOf(r *matchRow) copyKey {
+	k := copyKey{id: r.EntryID, crc: r.CRC, len: r.Length, ts: -1 << 63}
+	if r.TsMs != nil {
+		k.ts = *r.TsMs
+	}
+	return k
+}
+
+// groupCopies turns rows into hits in their order. Without noDedupe, rows
+// that are copies of one entry become one hit, at the place of the first,
+// shown from the session created first (then by file path): the session
+// the others were forked from.
+func groupCopies(rows []matchRow, noDedupe bool) []Hit {
+	hits := make([]Hit, 0, len(rows))
+	from := make([]*matchRow, 0, len(rows)) // the row each hit shows
+	at := map[copyKey]int{}
+	for i := range rows {
+		r := &rows[i]
+		if !noDedupe {
+			k := keyOf(r)
+			if j, seen := at[k]; seen {
+				if createdBefore(r, from[j]) {
+					score := hits[j].Score
+					hits[j], from[j] = hitOf(r), r
+					hits[j].Score = score
+				}
+				continue
+			}
+			at[k] = len(hits)
+		}
+		hits, from = append(hits, hitOf(r)), append(from, r)
+	}
+	return hits
+}
+
+func hitOf(r *matchRow) Hit {
+	h := Hit{SID: r.SID, SessionID: r.SessionID, Workspace: r.Workspace, Path: r.Path, Entry: r.Entry}
+	if r.Score != nil {
+		h.Score = *r.Score
+	}
+	return h
+}
+
+// createdBefore orders sessions by creation time (unknown last), then path.
+func createdBefore(a, b *matchRow) bool {
+	switch {
+	case a.CreatedMs != nil && b.CreatedMs != nil && *a.CreatedMs != *b.CreatedMs:
+		return *a.CreatedMs < *b.CreatedMs
+	case (a.CreatedMs == nil) != (b.CreatedMs == nil):
+		return a.CreatedMs != nil
+	}
+	return a.Path < b.Path
+}
+
+// fillAlsoIn sets h.AlsoIn to the ids of the other sessions holding a copy
+// of h's entry, sorted.
+func (d *DB) fillAlsoIn(ctx context.Context, h *Hit) error {
+	h.AlsoIn = []string{}
+	if h.Type == "session" {
+		return nil
+	}
+	err := d.db.SelectContext(ctx, &h.AlsoIn, `SELECT DISTINCT s.session_id
+		FROM entries e INDEXED BY entries_by_entry_id JOIN sessions s ON s.sid = e.sid
+		WHERE e.entry_id = ? AND e.ts_ms IS ? AND e.crc = ? AND e.length = ? AND e.sid != ?
+		ORDER BY s.session_id`, h.EntryID, h.TsMs, h.CRC, h.Length, h.SID)
+	if err != nil {
+		return fmt.Errorf("search: copies of %s: %w", h.EntryID, err)
+	}
+	return nil
+}

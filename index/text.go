@@ -1,0 +1,113 @@
+package index
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
+)
+
+// How text meets the full-text index (SPEC §7).
+//
+// The FTS5 table uses the unicode61 tokenizer with remove_diacritics 2: a
+// token is a run of letters, numbers and private-use characters, matched
+// without regard to case or Latin diacritics. Chinese, Japanese and Korean
+// are written without spaces between words, so before text is stored every
+// character of those scripts is set apart by spaces and becomes a token of
+// its own; a query's CJK run becomes a phrase of single characters. A phrase
+// matches consecutive tokens, so any substring of one or more CJK
+// characters is found, and nothing but the inverted index is stored.
+
+// isCJK reports whether r belongs to a script written without spaces
+// between words: Han, Hiragana, Katakana or Hangul.
+func isCJK(r rune) bool {
+	return r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// isTokenRune mirrors unicode61's token characters: categories L*, N* and Co.
+func isTokenRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r)
+}
+
+// ftsText returns text as it is stored in the full-text index: CJK
+// characters stand apart, everything else is unchanged. Invalid UTF-8
+// becomes U+FFFD, a separator.
+func ftsText(text []byte) string {
+	i := 0
+	for i < len(text) && text[i] < 0xE1 { // no CJK rune starts below 0xE1
+		i++
+	}
+	if i == len(text) && utf8.Valid(text) {
+		return string(text)
+	}
+	var b strings.Builder
+	b.Grow(len(text) + len(text)/2)
+	for _, r := range string(text) {
+		if isCJK(r) {
+			b.WriteByte(' ')
+			b.WriteRune(r)
+			b.WriteByte(' ')
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// token is one token of a text: its byte span and its folded form.
+type token struct {
+	start, end int
+	fold       string
+}
+
+// tokenize splits s the way the index does: runs of token characters, each
+// CJK character alone. Folded forms are lower case without diacritics.
+func tokenize(s string) []token {
+	var out []token
+	start := -1
+	flush := func(end int) {
+		if start >= 0 {
+			out = append(out, token{start: start, end: end, fold: fold(s[start:end])})
+			start = -1
+		}
+	}
+	for i, r := range s {
+		switch {
+		case isCJK(r):
+			flush(i)
+			out = append(out, token{start: i, end: i + utf8.RuneLen(r), fold: string(r)})
+		case r != utf8.RuneError && isTokenRune(r):
+			if start < 0 {
+				start = i
+			}
+		default:
+			flush(i)
+		}
+	}
+	flush(len(s))
+	return out
+}
+
+// fold returns a token's matching form: lower case, Latin diacritics
+// removed (é → e), as unicode61 with remove_diacritics 2 compares them.
+func fold(tok string) string {
+	ascii := true
+	for i := 0; i < len(tok); i++ {
+		if tok[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToLower(tok)
+	}
+	t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+	s, _, err := transform.String(t, tok)
+	if err != nil {
+		s = tok
+	}
+	return strings.ToLower(s)
+}
