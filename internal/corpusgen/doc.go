@@ -1,0 +1,97 @@
+// Package corpusgen writes deterministic synthetic archives of agent
+// sessions for grove's benchmarks: pi version 3 session files laid out as
+// pi lays them out, plain-dialect files (SPEC §3.1), forks, branches,
+// compactions, labels, names, Chinese text, large base64 images and a
+// few damaged files, with a manifest that says what is where.
+//
+// Generate(ctx, dir, Options) writes
+//
+//	dir/pi/--<cwd>--/<ISO time, ':' and '.' → '-'>_<uuid>.jsonl   pi (SPEC §3.2)
+//	dir/plain/<cwd>/<uuid>.jsonl                                  plain (SPEC §3.1)
+//	dir/manifest.json                                             the Manifest
+//
+// where <cwd> is the session's working directory with its leading '/' (or
+// '\') dropped and '/', '\' and ':' replaced by '-' (pi's rule:
+// /home/ana/src/shop → --home-ana-src-shop--).
+//
+// The same Options (Seed included) give byte-identical files: nothing reads
+// the clock (times start at BaseTime, 2026-01-05T09:00:00Z, and advance by
+// drawn gaps), no map order or goroutine schedule reaches the output, and
+// every session draws from its own random stream, so any number of workers
+// writes the same bytes.
+//
+// # Calibration
+//
+// Sizes and mixes come from a real pi session (1,019 lines, 974,031 bytes,
+// a pi version 1 file of a TUI port with Claude Sonnet 4.5), measured once;
+// the file itself is not part of the repository. Text lengths are in
+// characters, line lengths in bytes.
+//
+//	lines                 mean 956, p50 622, p90 1,844, p99 5,552, max 49,232
+//	entry types           message 89.8 %, thinking_level_change 10.1 %, model_change 0.1 %
+//	message roles         assistant 49.6 %, toolResult 40.8 %, user 9.6 %
+//	bytes by role         toolResult 479 KB, assistant 458 KB, user 26 KB
+//	user lines            p50 221, p90 351;  text p50 74, p90 204, max 2,023
+//	assistant lines       p50 676, p90 1,686, max 21,977
+//	assistant blocks      391 toolCall, 244 text, 1 thinking (138 chars, signed)
+//	assistant text        p50 95, p90 530, max 2,096
+//	stopReason            toolUse 81 %, stop 14 %, aborted 4.6 %, error 0.2 %
+//	tool calls            bash 49 %, edit 37 %, read 13 %, write 1 %
+//	tool call arguments   JSON p50 98, p90 1,155, max 9,479
+//	toolResult lines      p50 769, p90 2,294, max 49,232; isError 5.1 %
+//	tool result text      read p50 1,557, p90 6,568, max 43,245
+//	                      bash p50 85, p90 1,039, max 5,158
+//	                      edit ~113 (a fixed sentence; the diff is in details)
+//	                      write ~73
+//	gaps between entries  p50 3.4 s, p90 11.1 s, mean 9.5 s
+//
+// The generator draws these as log-normal distributions fitted to p50 and
+// p90 (turn.go). A 20 MB corpus with the default options measures: lines
+// mean 1,227, p50 690, p90 2,488, p99 8,379; roles assistant 47.9 %,
+// toolResult 41.9 %, user 10.0 %, bashExecution 0.2 %; tools bash 50 %,
+// edit 37 %, read 13 %, write 1 %; read results p50 1,432, p90 6,281;
+// bash results p50 109, p90 927; user text p50 91, p90 212; assistant text
+// p50 107, p90 518.
+//
+// # Text
+//
+// English prose draws words from a ranked vocabulary with a Zipf
+// distribution (s = 1.05), so a few words are everywhere and many are
+// rare; tool outputs hold code in the workspace's language, grep hits,
+// listings, test runs and compiler errors; paths come from a per-workspace
+// file list. Chinese turns (Options.ChineseShare) use a vocabulary of
+// programming words (数据, 索引, 函数, ...) and whole sentences. Marker
+// words with known rates (RareWord, UncommonWord, Phrase) and CommonWord
+// give search benchmarks queries with known answers; Manifest counts them.
+//
+// # Caveats
+//
+//   - The text has realistic token statistics, not meaning: sentences are
+//     word salad from the vocabulary.
+//   - Thinking is on in 30 % of sessions, for 60 % of their assistant
+//     messages, where the calibration file had it off; assistant lines are
+//     larger than measured (mean 1.4 KB against 1.0 KB). The file's 10 %
+//     of thinking_level_change entries (a user cycling levels by hand) is
+//     not copied: level changes are rare here.
+//   - parentSession in a fork's header is the parent's path relative to
+//     the corpus directory, not an absolute path as pi writes, so that the
+//     bytes do not depend on where the corpus is written.
+//   - Bytes are identical for the same options on the same GOARCH; floating
+//     point (log, exp, cos in the size draws) may round differently on
+//     another architecture.
+//   - Entry ids are 8 hex digits as pi's, unique within a session, not
+//     across sessions.
+//   - Images are random bytes behind a PNG signature: base64 of the right
+//     size, not a picture.
+//   - Forks are never damaged and never start from a damaged session; a
+//     fork's parent is one of the last 8 planned pi sessions.
+//   - Each session stops at the first entry that reaches its target size,
+//     and text sizes are capped by what is left, so totals land within a
+//     few percent of Options.Size; the big session is extra.
+//   - Memory is bounded: per session being written, 29 bytes per entry
+//     (ids, edges, offsets) plus its parent's when it is a fork, and line
+//     buffers as large as the largest entry without an image; images are
+//     streamed to the file.
+//   - With Force, files of the same name are overwritten and other files
+//     in the directory are left alone, so mixing corpora is possible.
+package corpusgen

@@ -1,0 +1,197 @@
+package corpusgen
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+)
+
+// Generate writes a corpus into dir as o asks and returns its manifest,
+// which it also writes to dir/manifest.json. Files go to
+// dir/pi/--<cwd>--/<time>_<uuid>.jsonl (pi's layout) and
+// dir/plain/<cwd>/<uuid>.jsonl.
+//
+// dir is created if needed. It must be empty unless o.Force is set (then
+// files of the same name are overwritten and others are left alone).
+// Errors: ErrBadOptions, ErrNotEmpty, the context's error when ctx ends
+// (files written so far stay), or an I/O error naming the file.
+func Generate(ctx context.Context, dir string, o Options) (*Manifest, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	if err := prepareDir(dir, o.Force); err != nil {
+		return nil, err
+	}
+	nws := o.Workspaces
+	if nws == 0 {
+		nws = defaultWorkspaces(o.Size)
+	}
+	ws := makeWorkspaces(newRNG(o.Seed, 3), nws)
+	plans := planCorpus(o, ws)
+
+	// A job is a session and the forks made from it (and from them): they
+	// run in one goroutine, parent first. The largest jobs start first.
+	var heads []*plan
+	jobSize := map[int]int64{}
+	for _, p := range plans {
+		jobSize[p.jobHead] += p.size
+		if p.jobHead == p.index {
+			heads = append(heads, p)
+		}
+	}
+	sort.SliceStable(heads, func(i, j int) bool { return jobSize[heads[i].index] > jobSize[heads[j].index] })
+
+	workers := o.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	files := make([]File, len(plans))
+	jobs := make(chan *plan)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	for range min(workers, len(heads)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := &scratch{bw: bufio.NewWriterSize(nil, 1<<20)}
+			for p := range jobs {
+				if err := s.job(ctx, dir, &o, ws, plans, p, nil, files); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					cancel()
+				}
+			}
+		}()
+	}
+	for _, h := range heads {
+		select {
+		case jobs <- h:
+		case <-ctx.Done():
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m := &Manifest{Options: o, Files: files}
+	for _, w := range ws {
+		m.Workspaces = append(m.Workspaces, w.cwd)
+	}
+	var counts [nMarkers]int
+	for _, f := range files {
+		m.Bytes += f.Bytes
+		m.Entries += int64(f.Entries)
+		for i, c := range f.Markers {
+			counts[i] += c
+		}
+	}
+	for i, w := range MarkerWords {
+		m.Markers = append(m.Markers, Marker{Word: w, Every: markerEvery[i], Entries: counts[i]})
+	}
+	if err := m.write(dir); err != nil {
+		return nil, fmt.Errorf("write manifest: %w", err)
+	}
+	return m, nil
+}
+
+// prepareDir creates dir, or checks that it is empty unless force.
+func prepareDir(dir string, force bool) error {
+	ents, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return os.MkdirAll(dir, 0o755)
+	case err != nil:
+		return err
+	case len(ents) > 0 && !force:
+		return fmt.Errorf("%w: %s (use --force to write into it anyway)", ErrNotEmpty, dir)
+	}
+	return nil
+}
+
+// scratch is what one worker reuses from session to session.
+type scratch struct {
+	bw        *bufio.Writer
+	line, txt []byte
+}
+
+// job writes the session p (a fork of parent when parent is set) and then
+// its forks, depth first: a parent's tree is held only until its last
+// fork is written.
+func (s *scratch) job(ctx context.Context, dir string, o *Options, ws []workspace, plans []*plan, p *plan, parent *gen, files []File) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	g, err := s.session(ctx, dir, o, ws, plans, p, parent)
+	if err != nil {
+		return err
+	}
+	files[p.index] = *g.out
+	for _, k := range p.kids {
+		if err := s.job(ctx, dir, o, ws, plans, plans[k], g, files); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// session writes one file and returns its generator, whose tree a fork
+// needs.
+func (s *scratch) session(ctx context.Context, dir string, o *Options, ws []workspace, plans []*plan, p *plan, parent *gen) (*gen, error) {
+	name := filepath.Join(dir, filepath.FromSlash(p.path))
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s.bw.Reset(f)
+	g := newGen(o, p, &ws[p.ws], &fileWriter{f: f, bw: s.bw})
+	g.line, g.txt = s.line[:0], s.txt[:0]
+	if g.pi {
+		g.header(parent)
+	}
+	if parent != nil {
+		parentFile := filepath.Join(dir, filepath.FromSlash(parent.p.path))
+		if err := g.forkFrom(parent.p, &parent.tr, parentFile); err != nil {
+			return nil, err
+		}
+	} else {
+		g.opening()
+	}
+	g.run(func() bool { return ctx.Err() != nil })
+	s.line, s.txt = g.line, g.txt // keep the grown buffers
+	if err := s.bw.Flush(); err != nil {
+		return nil, fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	g.out.Bytes, g.out.Lines = g.w.n, g.lines
+	if len(p.kids) == 0 {
+		g.tr = tree{} // no fork will need it
+	}
+	return g, nil
+}

@@ -1,0 +1,78 @@
+package corpusgen
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+)
+
+// Manifest describes a generated corpus: every file written, in a fixed
+// order (the big session first, then the others in the order they were
+// planned). Generate writes it as dir/manifest.json; like the sessions it
+// depends only on the options.
+type Manifest struct {
+	Options    Options  `json:"options"`
+	Files      []File   `json:"files"`
+	Bytes      int64    `json:"bytes"`   // all session files, manifest.json excluded
+	Entries    int64    `json:"entries"` // committed entries of all files
+	Workspaces []string `json:"workspaces"`
+	Markers    []Marker `json:"markers"` // corpus-wide counts of the fixed marker words
+}
+
+// File is one session file of a Manifest.
+type File struct {
+	Path      string `json:"path"`      // relative to the corpus directory, '/'-separated
+	Dialect   string `json:"dialect"`   // "pi" or "plain" (SPEC §3)
+	Session   string `json:"session"`   // session id: the pi header id, or the plain file name without .jsonl
+	Workspace string `json:"workspace"` // the cwd (SPEC §3.3)
+	Bytes     int64  `json:"bytes"`     // file size
+	Lines     int    `json:"lines"`     // physical lines, header, bad line and torn tail included
+	Entries   int    `json:"entries"`   // committed entries: header, bad line and torn tail excluded
+	Big       bool   `json:"big,omitempty"`
+	Forked    bool   `json:"forked"`
+	Parent    string `json:"parent,omitempty"`      // the parent's Path when Forked (also the header's parentSession)
+	Prefix    int    `json:"fork_prefix,omitempty"` // entries copied byte for byte from the parent, root first
+	ForkEntry string `json:"fork_entry,omitempty"`  // the parent entry the copied path ends at
+	Damage    string `json:"damage"`                // "", "torn_tail", "bad_line" or "missing_parent"
+	// DamageLine is the physical line (1-based) of the damage: the torn
+	// tail, the bad line, or the entry whose parent is missing.
+	DamageLine int    `json:"damage_line,omitempty"`
+	Images     int    `json:"images"`
+	Name       string `json:"name,omitempty"` // the last session name given (session_info, or plain metadata "name")
+	// Markers counts the committed entries holding each marker word, in
+	// the order of MarkerWords.
+	Markers [nMarkers]int `json:"markers"`
+}
+
+// Marker is how many committed entries of the corpus hold Word.
+type Marker struct {
+	Word    string `json:"word"`
+	Every   int    `json:"every"` // the intended rate: one entry in Every
+	Entries int    `json:"entries"`
+}
+
+// write stores m as dir/manifest.json, indented, with a final LF.
+func (m *Manifest) write(dir string) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "manifest.json"), buf.Bytes(), 0o644)
+}
+
+// ReadManifest reads dir/manifest.json as Generate wrote it.
+func ReadManifest(dir string) (*Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
