@@ -207,6 +207,36 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 	return sum, nil
 }
 
+// markActivePath sets Active on the entries of the path from the root to
+// the active leaf, the last entry in file order (SPEC §4). Parents are
+// looked up by the first entry with each id; the walk stops at a missing
+// parent or a cycle, so a damaged session still has the part it can reach.
+func markActivePath(rows []index.Entry) {
+	if len(rows) == 0 {
+		return
+	}
+	first := make(map[string]int, len(rows))
+	for i := range rows {
+		if _, ok := first[rows[i].EntryID]; !ok {
+			first[rows[i].EntryID] = i
+		}
+	}
+	for i, steps := len(rows)-1, 0; steps <= len(rows); steps++ {
+		if rows[i].Active {
+			return // a cycle
+		}
+		rows[i].Active = true
+		if rows[i].ParentID == nil {
+			return
+		}
+		p, ok := first[*rows[i].ParentID]
+		if !ok {
+			return
+		}
+		i = p
+	}
+}
+
 func underAny(p string, roots []string) bool {
 	for _, r := range roots {
 		if rel, err := filepath.Rel(r, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
@@ -251,9 +281,14 @@ func (a *Archive) IndexFile(ctx context.Context, path string, force bool) (int, 
 	var rows []index.Entry
 	var facts Facts
 	var minTs, maxTs *int64
+	// All search text goes into one arena; textEnd[i] is where row i's ends.
+	var arena []byte
+	var textEnd []int
 	res, err := jsonl.ReadOpen(f, size, jsonl.Options{Path: path, Mode: jsonl.Salvage, Context: ctx}, func(e jsonl.Entry) error {
 		row := index.Entry{Seq: len(rows), EntryID: e.ID, Type: e.Type, Line: e.Line, Offset: e.Offset,
 			Length: e.Length, CRC: crc32.ChecksumIEEE(e.Raw)}
+		arena = jsonl.AppendSearchText(arena, e.Raw)
+		textEnd = append(textEnd, len(arena))
 		if !e.Root {
 			p := e.ParentID
 			row.ParentID = &p
@@ -279,6 +314,14 @@ func (a *Archive) IndexFile(ctx context.Context, path string, force bool) (int, 
 	if err != nil {
 		return 0, "", false, err
 	}
+	start := 0
+	for i := range rows {
+		if end := textEnd[i]; end > start {
+			rows[i].Text = arena[start:end:end]
+			start = end
+		}
+	}
+	markActivePath(rows)
 	s := &index.Session{
 		Path: path, SessionID: SessionID(path, res.Header), Dialect: string(res.Dialect),
 		Workspace: facts.Workspace(res.Header), Name: facts.Name,

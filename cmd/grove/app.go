@@ -130,7 +130,7 @@ func newApp(g *env) *cli.App {
 		Commands: []*cli.Command{
 			indexCommand(g), sessionsCommand(g), workspacesCommand(g), leavesCommand(g),
 			branchesCommand(g), pathCommand(g), messagesCommand(g), verifyCommand(g), recoverCommand(g),
-			appendCommand(g), repairCommand(g),
+			appendCommand(g), repairCommand(g), searchCommand(g),
 		},
 	}
 	for _, c := range app.Commands {

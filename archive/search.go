@@ -1,0 +1,192 @@
+package archive
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/jsonl"
+)
+
+// SearchOptions are `grove search`'s query and filters (SPEC §8).
+type SearchOptions struct {
+	Query     string
+	Workspace string // exact workspace or a path prefix of it
+	Session   string // a session id, unique id prefix or file path
+	Roles     []string
+	Types     []string
+	Since     *time.Time
+	Until     *time.Time
+	Active    bool   // --branch active
+	Sort      string // "recent" (default) or "relevance"
+	Limit     int
+	Offset    int
+	NoDedupe  bool
+}
+
+// SearchHit is one hit with its snippet (SPEC §8 search).
+type SearchHit struct {
+	index.Hit
+	// Snippet is the hit's text around the match, terms marked with
+	// index.MarkOpen and index.MarkClose. For a session hit it is the
+	// session's name or workspace.
+	Snippet string
+	// Stale is set when the session file changed since it was indexed: the
+	// snippet could not be read back.
+	Stale bool
+}
+
+// SearchResult is a page of hits and the total (see index.SearchResult).
+type SearchResult struct {
+	Hits  []SearchHit
+	Total int
+	Exact bool
+}
+
+// Search runs a query over the index and reads each hit's line back from
+// its session file for the snippet. Errors: bad_query for a query
+// index.ParseQuery refuses, unknown_session or ambiguous_session for
+// Session, and SQLite's.
+func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, error) {
+	q, err := index.ParseQuery(o.Query)
+	if err != nil {
+		return nil, err
+	}
+	p := index.SearchParams{Query: q, Workspace: o.Workspace, Roles: o.Roles, Types: o.Types,
+		Active: o.Active, Relevance: o.Sort == "relevance", Limit: o.Limit, Offset: o.Offset, NoDedupe: o.NoDedupe}
+	if o.Since != nil {
+		ms := o.Since.UnixMilli()
+		p.Since = &ms
+	}
+	if o.Until != nil {
+		ms := o.Until.UnixMilli()
+		p.Until = &ms
+	}
+	var sessionHits []SearchHit
+	if o.Session != "" {
+		s, err := a.Resolve(ctx, o.Session)
+		if err != nil {
+			return nil, err
+		}
+		p.SIDs = []int64{s.SID}
+	}
+	if q.IDLike != "" && o.Offset == 0 && len(o.Roles) == 0 && len(o.Types) == 0 {
+		if ss, err := a.db.SessionsByIDPrefix(ctx, q.IDLike); err == nil && len(ss) == 1 && sessionPasses(&ss[0], &p) {
+			sessionHits = append(sessionHits, sessionHit(&ss[0]))
+		}
+	}
+	res, err := a.db.Search(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	out := &SearchResult{Total: res.Total + len(sessionHits), Exact: res.Exact, Hits: sessionHits}
+	files := map[string]*os.File{}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	terms := q.Terms()
+	for _, h := range res.Hits {
+		sh := SearchHit{Hit: h}
+		line, err := readHitLine(files, &h)
+		if err != nil {
+			sh.Stale = true
+		} else {
+			sh.Snippet = index.Snippet(string(jsonl.AppendSearchText(nil, line)), terms)
+			if sh.Snippet == "" {
+				sh.Snippet = "(no text: " + h.Type + " entry)"
+			}
+		}
+		out.Hits = append(out.Hits, sh)
+	}
+	if limit := cmpOr(o.Limit, 20); len(out.Hits) > limit {
+		out.Hits = out.Hits[:limit]
+	}
+	return out, nil
+}
+
+func cmpOr(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+func readHitLine(files map[string]*os.File, h *index.Hit) ([]byte, error) {
+	f, ok := files[h.Path]
+	if !ok {
+		var err error
+		if f, err = os.Open(h.Path); err != nil {
+			files[h.Path] = nil
+			return nil, err
+		}
+		files[h.Path] = f
+	}
+	if f == nil {
+		return nil, os.ErrNotExist
+	}
+	return ReadLine(f, h.Path, h.Entry)
+}
+
+// sessionPasses applies the session-level filters of p to s.
+func sessionPasses(s *index.Session, p *index.SearchParams) bool {
+	if w := strings.TrimRight(p.Workspace, "/"); p.Workspace != "" && s.Workspace != w && !strings.HasPrefix(s.Workspace, w+"/") {
+		return false
+	}
+	if len(p.SIDs) > 0 && p.SIDs[0] != s.SID {
+		return false
+	}
+	t := s.ModifiedMs
+	return t == nil || ((p.Since == nil || *t >= *p.Since) && (p.Until == nil || *t < *p.Until))
+}
+
+func sessionHit(s *index.Session) SearchHit {
+	h := SearchHit{Hit: index.Hit{SID: s.SID, SessionID: s.SessionID, Workspace: s.Workspace, Path: s.Path, AlsoIn: []string{}}}
+	h.Type = "session"
+	if s.ActiveLeaf != nil {
+		h.EntryID = *s.ActiveLeaf
+	}
+	h.TsMs = s.ModifiedMs
+	h.Snippet = fmt.Sprintf("session %s%s: %d entries, %d leaves", s.SessionID, nameSuffix(s.Name), s.Entries, s.Leaves)
+	return h
+}
+
+func nameSuffix(name string) string {
+	if name == "" {
+		return ""
+	}
+	return " “" + name + "”"
+}
+
+var spanRE = regexp.MustCompile(`^(\d+)(s|m|h|d|w)$`)
+
+// ParseWhen reads a --since/--until value: a date (2026-01-05, local
+// midnight), an RFC 3339 time, or a span back from now (90s, 30m, 12h, 7d,
+// 2w). For --until a date means the end of that day (endOfDay), so
+// `--until 2026-01-05` includes the 5th.
+func ParseWhen(s string, now time.Time, endOfDay bool) (time.Time, error) {
+	if m := spanRE.FindStringSubmatch(s); m != nil {
+		n, err := strconv.Atoi(m[1])
+		if err != nil {
+			return time.Time{}, fmt.Errorf("%q: %w", s, err)
+		}
+		unit := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour, "d": 24 * time.Hour, "w": 7 * 24 * time.Hour}[m[2]]
+		return now.Add(-time.Duration(n) * unit), nil
+	}
+	if t, err := time.ParseInLocation("2006-01-02", s, now.Location()); err == nil {
+		if endOfDay {
+			t = t.AddDate(0, 0, 1)
+		}
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("%q is not a date (2026-01-05), an RFC 3339 time (2026-01-05T14:00:00Z) or a span back from now (30m, 12h, 7d, 2w)", s)
+}

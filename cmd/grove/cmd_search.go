@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/urfave/cli/v2"
+
+	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/index"
+)
+
+const searchQueryHelp = `QUERY: words are ANDed; "quoted phrases"; -word excludes; word* is a prefix;
+   a OR b matches either. Case and Latin accents are ignored; Chinese, Japanese
+   and Korean text matches any substring. An entry id or session id (or a
+   unique prefix of 4+ characters) finds that entry or session.`
+
+func searchCommand(g *env) *cli.Command {
+	return &cli.Command{
+		Name:        "search",
+		Usage:       "full-text search over every indexed session, newest hits first",
+		ArgsUsage:   "QUERY",
+		Description: searchQueryHelp,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "workspace", Usage: "only sessions of this workspace or of workspaces under this directory"},
+			&cli.StringFlag{Name: "session", Usage: "only this session (id, unique id prefix of 4+ characters, or file path)"},
+			&cli.StringSliceFlag{Name: "role", Usage: "only messages of this role (user, assistant, toolResult, bashExecution, ...); repeat or comma-separate"},
+			&cli.StringSliceFlag{Name: "type", Usage: "only entries of this type (message, compaction, branch_summary, label, ...); repeat or comma-separate"},
+			&cli.StringFlag{Name: "since", Usage: "only entries at or after this time: 2026-01-05, an RFC 3339 time, or a span back from now (30m, 12h, 7d, 2w)"},
+			&cli.StringFlag{Name: "until", Usage: "only entries before this time (a date includes that day)"},
+			&cli.StringFlag{Name: "branch", Value: "all", Usage: "all entries, or only those on their session's active path (active)"},
+			&cli.StringFlag{Name: "sort", Value: "recent", Usage: "recent (newest first) or relevance (BM25 over the newest 10,000 matches)"},
+			&cli.IntFlag{Name: "limit", Value: 20, Usage: "hits to show"},
+			&cli.IntFlag{Name: "offset", Usage: "hits to skip (the next page)"},
+			&cli.BoolFlag{Name: "no-dedupe", Usage: "show every fork copy of an entry as its own hit"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usagef("search needs a QUERY; see grove search --help")
+			}
+			o := archive.SearchOptions{Query: strings.Join(c.Args().Slice(), " "), Workspace: c.String("workspace"),
+				Session: c.String("session"), Roles: splitList(c.StringSlice("role")), Types: splitList(c.StringSlice("type")),
+				Sort: c.String("sort"), Limit: c.Int("limit"), Offset: c.Int("offset"), NoDedupe: c.Bool("no-dedupe")}
+			switch c.String("branch") {
+			case "all":
+			case "active":
+				o.Active = true
+			default:
+				return usagef("--branch must be active or all, not %q", c.String("branch"))
+			}
+			if o.Sort != "recent" && o.Sort != "relevance" {
+				return usagef("--sort must be recent or relevance, not %q", o.Sort)
+			}
+			if o.Limit < 1 || o.Offset < 0 {
+				return usagef("--limit must be 1 or more and --offset 0 or more")
+			}
+			now := time.Now()
+			for _, w := range []struct {
+				flag string
+				to   **time.Time
+			}{{"since", &o.Since}, {"until", &o.Until}} {
+				if v := c.String(w.flag); v != "" {
+					t, err := archive.ParseWhen(v, now, w.flag == "until")
+					if err != nil {
+						return usagef("--%s: %v", w.flag, err)
+					}
+					*w.to = &t
+				}
+			}
+			return runSearch(c.Context, g, o)
+		},
+	}
+}
+
+// splitList accepts repeated and comma-separated values.
+func splitList(vs []string) []string {
+	var out []string
+	for _, v := range vs {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+type hitJSON struct {
+	Session   string            `json:"session"`
+	ID        string            `json:"id"`
+	Role      any               `json:"role"`
+	Type      string            `json:"type"`
+	Timestamp any               `json:"timestamp"`
+	Snippet   string            `json:"snippet"`
+	Workspace string            `json:"workspace"`
+	AlsoIn    []string          `json:"also_in"`
+	File      string            `json:"file"`
+	Line      int               `json:"line,omitempty"`
+	Stale     bool              `json:"stale,omitempty"` // the file changed since indexing: no snippet; run grove index
+	Open      map[string]string `json:"open"`
+}
+
+func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
+	a, err := g.openExisting(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	res, err := a.Search(ctx, o)
+	if err != nil {
+		return err
+	}
+	if g.json {
+		hits := []hitJSON{}
+		for _, h := range res.Hits {
+			j := hitJSON{Session: h.SessionID, ID: h.EntryID, Type: h.Type, Timestamp: rfc3339(h.TsMs),
+				Snippet: h.Snippet, Workspace: h.Workspace, AlsoIn: h.AlsoIn, File: h.Path, Line: h.Line, Stale: h.Stale,
+				Open: openCommands(h)}
+			if h.Role != nil {
+				j.Role = *h.Role
+			}
+			if j.AlsoIn == nil {
+				j.AlsoIn = []string{}
+			}
+			hits = append(hits, j)
+		}
+		return writeJSON(g.stdout, map[string]any{"hits": hits, "total": res.Total, "total_exact": res.Exact})
+	}
+	mark := markPlain
+	if useColour(g) {
+		mark = markColour
+	}
+	for _, h := range res.Hits {
+		kind := h.Type
+		if h.Role != nil {
+			kind = *h.Role
+		}
+		fmt.Fprintf(g.stdout, "%s %s  %s  %s  %s\n", h.SessionID, h.EntryID, kind, short(h.TsMs), orDash(h.Workspace))
+		switch {
+		case h.Stale:
+			fmt.Fprintf(g.stdout, "    (the session file changed since it was indexed; run `grove index`)\n")
+		default:
+			fmt.Fprintf(g.stdout, "    %s\n", mark(h.Snippet))
+		}
+		if len(h.AlsoIn) > 0 {
+			fmt.Fprintf(g.stdout, "    also in: %s\n", strings.Join(h.AlsoIn, ", "))
+		}
+		oc := openCommands(h)
+		fmt.Fprintf(g.stdout, "    %s  ·  %s\n", oc["path"], oc["messages"])
+	}
+	more := ""
+	if !res.Exact {
+		more = "+"
+	}
+	order := "newest first"
+	if o.Sort == "relevance" {
+		order = "best first"
+	}
+	shown := fmt.Sprintf("%d", len(res.Hits))
+	if o.Offset > 0 && len(res.Hits) > 0 {
+		shown = fmt.Sprintf("%d-%d", o.Offset+1, o.Offset+len(res.Hits))
+	}
+	fmt.Fprintf(g.stdout, "%s of %d%s hits (%s)", shown, res.Total, more, order)
+	if next := o.Offset + len(res.Hits); next < res.Total || (!res.Exact && len(res.Hits) > 0) {
+		fmt.Fprintf(g.stdout, "; --offset %d for more", next)
+	}
+	fmt.Fprintln(g.stdout)
+	return nil
+}
+
+// openCommands are the commands that show a hit in its session.
+func openCommands(h archive.SearchHit) map[string]string {
+	s := shellQuote(h.SessionID)
+	if h.EntryID == "" {
+		return map[string]string{"path": "grove path " + s, "messages": "grove messages " + s}
+	}
+	id := shellQuote(h.EntryID)
+	return map[string]string{"path": "grove path " + s + " " + id, "messages": "grove messages " + s + " " + id}
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// [A-Za-z0-9._/-].
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._/-:", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func markPlain(s string) string { return s }
+
+// markColour shows the [[...]] markers of a snippet as bold red.
+func markColour(s string) string {
+	s = strings.ReplaceAll(s, index.MarkOpen, "\x1b[1;31m")
+	return strings.ReplaceAll(s, index.MarkClose, "\x1b[0m")
+}
+
+// useColour: stdout is a terminal and NO_COLOR (no-color.org) is unset.
+func useColour(g *env) bool {
+	f, ok := g.stdout.(*os.File)
+	return ok && os.Getenv("NO_COLOR") == "" && isatty.IsTerminal(f.Fd())
+}
