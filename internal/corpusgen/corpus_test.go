@@ -89,16 +89,23 @@ func TestCorpus_HasEveryKindOfFile(t *testing.T) {
 func TestCorpus_LinesAreJSON(t *testing.T) {
 	dir, m := mustShared(t)
 	for _, f := range m.Files {
-		lines := mustLines(t, filepath.Join(dir, f.Path))
-		tail := lines[len(lines)-1]
-		if (len(tail) > 0) != (f.Damage == DamageTornTail) {
-			t.Errorf("%s (damage %q): tail of %d bytes", f.Path, f.Damage, len(tail))
-		}
-		for i, l := range lines[:len(lines)-1] {
-			bad := f.Damage == DamageBadLine && i+1 == f.DamageLine
-			if json.Valid(l) == bad {
-				t.Errorf("%s:%d (damage %q at line %d): json.Valid = %v", f.Path, i+1, f.Damage, f.DamageLine, !bad)
-			}
+		checkJSON(t, dir, f)
+	}
+}
+
+// checkJSON: every committed line is JSON but the declared bad line, and
+// only a torn_tail file has a tail.
+func checkJSON(t *testing.T, dir string, f File) {
+	t.Helper()
+	lines := mustLines(t, filepath.Join(dir, f.Path))
+	tail := lines[len(lines)-1]
+	if (len(tail) > 0) != (f.Damage == DamageTornTail) {
+		t.Errorf("%s (damage %q): tail of %d bytes", f.Path, f.Damage, len(tail))
+	}
+	for i, l := range lines[:len(lines)-1] {
+		bad := f.Damage == DamageBadLine && i+1 == f.DamageLine
+		if json.Valid(l) == bad {
+			t.Errorf("%s:%d (damage %q at line %d): json.Valid = %v", f.Path, i+1, f.Damage, f.DamageLine, !bad)
 		}
 	}
 }
@@ -161,47 +168,52 @@ func TestPiDir(t *testing.T) {
 func TestCorpus_ReaderAgrees(t *testing.T) {
 	dir, m := mustShared(t)
 	for _, f := range m.Files {
-		_, res, err := jsonl.ReadFile(filepath.Join(dir, f.Path), jsonl.Salvage)
-		if err != nil {
-			t.Fatalf("%s: %v", f.Path, err)
+		checkReader(t, dir, f)
+	}
+}
+
+func checkReader(t *testing.T, dir string, f File) {
+	t.Helper()
+	_, res, err := jsonl.ReadFile(filepath.Join(dir, f.Path), jsonl.Salvage)
+	if err != nil {
+		t.Fatalf("%s: %v", f.Path, err)
+	}
+	want := jsonl.StateOK
+	switch f.Damage {
+	case DamageTornTail:
+		want = jsonl.StateNeedsRepair
+	case DamageBadLine:
+		want = jsonl.StateDamaged
+	}
+	committed := f.Lines // the reader counts committed lines, the manifest the tail too
+	if f.Damage == DamageTornTail {
+		committed--
+	}
+	if res.State() != want || string(res.Dialect) != f.Dialect || res.Entries != f.Entries || res.Lines != committed {
+		t.Errorf("%s (damage %q): state %s dialect %s entries %d lines %d, want %s %s %d %d",
+			f.Path, f.Damage, res.State(), res.Dialect, res.Entries, res.Lines, want, f.Dialect, f.Entries, committed)
+	}
+	if f.Damage == DamageBadLine && (len(res.Errors) != 1 || res.Errors[0].Line != f.DamageLine) {
+		t.Errorf("%s: errors %v, want one bad line at %d", f.Path, res.Errors, f.DamageLine)
+	}
+	if f.Damage != DamageBadLine && len(res.Errors) > 0 {
+		t.Errorf("%s (damage %q): errors %v", f.Path, f.Damage, res.Errors)
+	}
+	tails := 0
+	for _, w := range res.Warnings {
+		if w.Code != jsonl.CodeUnterminatedTail || w.Line != f.DamageLine {
+			t.Errorf("%s (damage %q): warning %v", f.Path, f.Damage, w)
 		}
-		want := jsonl.StateOK
-		switch f.Damage {
-		case DamageTornTail:
-			want = jsonl.StateNeedsRepair
-		case DamageBadLine:
-			want = jsonl.StateDamaged
-		}
-		committed := f.Lines // the reader counts committed lines, the manifest the tail too
-		if f.Damage == DamageTornTail {
-			committed--
-		}
-		if res.State() != want || string(res.Dialect) != f.Dialect || res.Entries != f.Entries || res.Lines != committed {
-			t.Errorf("%s (damage %q): state %s dialect %s entries %d lines %d, want %s %s %d %d",
-				f.Path, f.Damage, res.State(), res.Dialect, res.Entries, res.Lines, want, f.Dialect, f.Entries, committed)
-		}
-		if f.Damage == DamageBadLine && (len(res.Errors) != 1 || res.Errors[0].Line != f.DamageLine) {
-			t.Errorf("%s: errors %v, want one bad line at %d", f.Path, res.Errors, f.DamageLine)
-		}
-		if f.Damage != DamageBadLine && len(res.Errors) > 0 {
-			t.Errorf("%s (damage %q): errors %v", f.Path, f.Damage, res.Errors)
-		}
-		tails := 0
-		for _, w := range res.Warnings {
-			if w.Code != jsonl.CodeUnterminatedTail || w.Line != f.DamageLine {
-				t.Errorf("%s (damage %q): warning %v", f.Path, f.Damage, w)
-			}
-			tails++
-		}
-		if (tails == 1) != (f.Damage == DamageTornTail) {
-			t.Errorf("%s (damage %q): %d tail warnings", f.Path, f.Damage, tails)
-		}
-		fi, err := os.Stat(filepath.Join(dir, f.Path))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fi.Size() != f.Bytes {
-			t.Errorf("%s: %d bytes on disk, manifest says %d", f.Path, fi.Size(), f.Bytes)
-		}
+		tails++
+	}
+	if (tails == 1) != (f.Damage == DamageTornTail) {
+		t.Errorf("%s (damage %q): %d tail warnings", f.Path, f.Damage, tails)
+	}
+	fi, err := os.Stat(filepath.Join(dir, f.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() != f.Bytes {
+		t.Errorf("%s: %d bytes on disk, manifest says %d", f.Path, fi.Size(), f.Bytes)
 	}
 }

@@ -14,7 +14,7 @@ func (g *gen) extras() {
 		{(g.turns == 2 && r.Intn(10) < 6) || (g.turns > 2 && r.Intn(100) == 0), g.name},
 		{r.Intn(100) < 2, g.modelChange},
 		{g.pi && r.Intn(100) < 3, g.thinkingChange},
-		{g.pi && r.Intn(100) < 4, g.label},
+		{g.pi && g.leaf >= 0 && r.Intn(100) < 4, g.label}, // a label needs an entry to bookmark
 		{g.pi && r.Intn(100) < 2, g.customMessage},
 		{g.pi && r.Intn(100) < 1, g.custom},
 	}

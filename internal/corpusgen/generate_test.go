@@ -183,3 +183,30 @@ func BenchmarkGenerate(b *testing.B) {
 		b.SetBytes(m.Bytes)
 	}
 }
+
+// TestGenerate_ManySeeds runs many tiny corpora with every feature on, so
+// that rare paths (a label before any entry, a damage in a session of two
+// entries) are taken; each file must pass the checks of the shared corpus.
+func TestGenerate_ManySeeds(t *testing.T) {
+	t.Parallel()
+	seeds := int64(400)
+	if testing.Short() {
+		seeds = 40
+	}
+	for seed := range seeds {
+		o := Options{Seed: seed, Size: 16_000, ChineseShare: 0.5, DamageRate: 0.5, PlainShare: 0.3, ForkRate: 0.5}
+		dir, m := mustGenerate(t, o)
+		byPath := map[string]File{}
+		for _, f := range m.Files {
+			byPath[f.Path] = f
+		}
+		for _, f := range m.Files {
+			checkJSON(t, dir, f)
+			checkReader(t, dir, f)
+			checkTree(t, dir, f)
+			if f.Forked {
+				checkFork(t, dir, f, byPath)
+			}
+		}
+	}
+}
