@@ -7,7 +7,7 @@ import (
 
 // zipfBits is the resolution of a Zipf table: a draw takes this many random
 // bits, so the rarest word of a vocabulary still gets several slots.
-const zipfBits = 18
+const zipfBits = 16
 
 // zipf maps zipfBits random bits to a vocabulary rank so that rank k (from
 // 1) is drawn with probability proportional to 1/k^s.
