@@ -15,9 +15,9 @@ import (
 	"github.com/grove-sessions/grove/jsonl"
 )
 
-// sharedOptions make the corpus most tests read: 16 MB with every feature
+// sharedOptions make the corpus most tests read: 20 MB with every feature
 // at a high rate, so each kind of file occurs with this seed.
-var sharedOptions = Options{Seed: 8, Size: 14_000_000, BigSession: 2_000_000, ChineseShare: 0.2,
+var sharedOptions = Options{Seed: 8, Size: 18_000_000, BigSession: 2_000_000, ChineseShare: 0.2,
 	ImageRate: 0.04, DamageRate: 0.15, PlainShare: 0.2, ForkRate: 0.2}
 
 var shared struct {

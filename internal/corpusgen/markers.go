@@ -16,8 +16,8 @@ const (
 	// "refused", occurs nowhere else.
 	Phrase      = "connection refused"
 	PhraseEvery = 500
-	// CommonWord is among the most frequent words of English text (Zipf
-	// rank 11 of enWords); about one entry in five holds it.
+	// CommonWord is the most frequent content word of English text (Zipf
+	// rank 1 of enWords); about one entry in four holds it.
 	CommonWord = "file"
 	// ChineseWord is a frequent two-character word of Chinese text.
 	ChineseWord = "索引"

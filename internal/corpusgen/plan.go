@@ -137,7 +137,7 @@ func planCorpus(o Options, ws []workspace) []*plan {
 		plans = append(plans, &plan{stream: 1 << 62, dialect: "pi", ws: 0, size: o.BigSession,
 			start: clock, id: id, path: piPath(ws[0].cwd, clock, id), forkOf: -1, big: true})
 	}
-	wsPick := newZipf(len(ws), 1.0)
+	wsPick := newZipf(len(ws), 1.0, 0)
 	limit := min(max(o.Size/8, 256<<10), maxSession)
 	var total int64
 	var recent []int // undamaged pi sessions a fork may start from

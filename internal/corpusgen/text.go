@@ -10,14 +10,16 @@ import (
 const zipfBits = 16
 
 // zipf maps zipfBits random bits to a vocabulary rank so that rank k (from
-// 1) is drawn with probability proportional to 1/k^s.
+// 1) is drawn with probability proportional to 1/(k+q)^s (Zipf–Mandelbrot;
+// q = 0 is plain Zipf). A q above 0 flattens the head, as for content
+// words, whose most frequent ones are far less common than "the".
 type zipf []uint16
 
-func newZipf(n int, s float64) zipf {
+func newZipf(n int, s, q float64) zipf {
 	cdf := make([]float64, n)
 	sum := 0.0
 	for k := range n {
-		sum += 1 / math.Pow(float64(k+1), s)
+		sum += 1 / math.Pow(float64(k+1)+q, s)
 		cdf[k] = sum
 	}
 	t := make(zipf, 1<<zipfBits)
@@ -36,8 +38,9 @@ func (z zipf) pick(r *rng) int { return int(z[r.Uint64()>>(64-zipfBits)]) }
 
 // The exponents are those of natural-language text (s close to 1).
 var (
-	enZipf = newZipf(len(enWords), 1.05)
-	zhZipf = newZipf(len(zhWords), 1.0)
+	enZipf = newZipf(len(enWords), 1.05, 15)
+	fnZipf = newZipf(len(enFunction), 1.0, 0)
+	zhZipf = newZipf(len(zhWords), 1.0, 2)
 )
 
 // text appends generated raw text (not yet JSON-escaped) to byte slices.
@@ -47,6 +50,7 @@ type text struct {
 	ws *workspace
 }
 
+// word appends a content word of English prose.
 func (t text) word(b []byte) []byte { return append(b, enWords[enZipf.pick(t.r)]...) }
 
 // ident appends an identifier such as parseConfig (ParseConfig when
@@ -78,20 +82,30 @@ func upper(c byte) byte {
 // file appends one of the workspace's file paths.
 func (t text) file(b []byte) []byte { return append(b, t.ws.files[t.r.Intn(len(t.ws.files))]...) }
 
-// sentence appends one English sentence of 5 to 20 words, now and then with
-// an identifier in backticks or a file path.
+// sentence appends one English sentence of 5 to 20 words, content words
+// alternating with function words (never two function words in a row,
+// nor one at the end), now and then with an identifier in backticks or a
+// file path.
 func (t text) sentence(b []byte) []byte {
 	r := t.r
 	n := r.Range(5, 20)
 	start := len(b)
+	fn := r.Intn(3) == 0 // the previous word was a function word
+	last := -1           // the previous content word
 	for i := range n {
 		if i > 0 {
-			if r.Intn(12) == 0 {
+			if r.Intn(12) == 0 && !fn {
 				b = append(b, ',')
 			}
 			b = append(b, ' ')
 		}
-		switch k := r.Intn(40); {
+		if !fn && i < n-1 && r.Intn(10) < 4 || i == 0 && fn {
+			b = append(b, enFunction[fnZipf.pick(r)]...)
+			fn = true
+			continue
+		}
+		fn = false
+		switch k := r.Intn(25); {
 		case k == 0 && i > 0:
 			b = append(b, '`')
 			b = t.ident(b, r.Intn(3) == 0)
@@ -99,7 +113,11 @@ func (t text) sentence(b []byte) []byte {
 		case k == 1 && i > 0:
 			b = t.file(b)
 		default:
-			b = t.word(b)
+			w := enZipf.pick(r)
+			if w == last { // "file file" is rare in real text: draw again
+				w = enZipf.pick(r)
+			}
+			b, last = append(b, enWords[w]...), w
 		}
 	}
 	b[start] = upper(b[start])

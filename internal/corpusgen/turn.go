@@ -75,14 +75,16 @@ func (g *gen) run(stop func() bool) {
 	g.finish()
 }
 
-// finish makes the planned damage when the session ended before reaching
-// the byte offset chosen for it: one more small entry carries it.
+// finish makes the planned damage when the session ended without it (it
+// reached its size before the byte offset chosen for the damage, or its
+// last entry held a streamed image, which is never torn): one more small
+// entry carries it.
 func (g *gen) finish() {
-	if g.damaged || (g.p.damage != DamageBadLine && g.p.damage != DamageMissingParent) {
+	if g.damaged || g.p.damage == DamageNone {
 		return
 	}
 	g.damageAt, g.done = 0, false
-	g.target = 0 // the next commit ends the session
+	g.target = 0 // the next commit is the last: torn, or after the bad line
 	g.note()
 }
 

@@ -2,93 +2,90 @@ package corpusgen
 
 import "strings"
 
-// enWords is the English vocabulary of prose, most frequent first: the rank
-// is what the Zipf draw uses (see zipf in text.go), so "the" is common and
-// the words at the end are rare. CommonWord is near the top. The word
-// "refused" is deliberately absent, so that Phrase occurs only where a
-// marker puts it.
+// enFunction are the function words of English prose, most frequent
+// first; sentences alternate them with enWords (text.sentence).
+var enFunction = strings.Fields(`
+the to a of and in is it that this for we i you be with on not as are can at
+from by or have but if so an was there when which all then also just now here
+only each into our its it's we'll let me should will need what one other more no
+new
+`)
+
+// enWords are the content words of English prose, most frequent first: the
+// rank is what the Zipf draw uses (see zipf in text.go), so "file" is
+// common and the words at the end are rare. CommonWord is near the top.
+// The word "refused" is deliberately absent, so that Phrase occurs only
+// where a marker puts it.
 var enWords = strings.Fields(`
-the to a of and in is it that this file for we i you be with on not function
-error test now as are can the let me should will at from by or have but
-if so use need code all value type return string index need see check here
-was one there when which an run add data just fix what new also then make
-it's go path session line read write out more its we'll look no into our
-first get like change call case only test name other way update field time
-struct query entry tests use each build package module now config method
-class interface object list map key result output input version server client
-request response handler state event message user branch tree leaf node parent
-child root commit log store cache table column row schema migration sql
-database connection pool timeout retry context cancel deadline loop channel
-goroutine mutex lock sync wait group worker queue job task batch stream buffer
-reader writer bytes size offset length count limit page cursor token parser
-lexer scanner json yaml toml csv parse format encode decode marshal unmarshal
-serialize validate check verify assert expect equal nil null undefined empty
+file function error test use code value type return string index see check run
+add data fix make go path session line read write out look first get like change
+call case name way update field time struct query entry tests build package
+module config method class interface object list map key result output input
+version server client request response handler state event message user branch
+tree leaf node parent child root commit log store cache table column row schema
+migration sql database connection pool timeout retry context cancel deadline
+loop channel goroutine mutex lock sync wait group worker queue job task batch
+stream buffer reader writer bytes size offset length count limit page cursor
+token parser lexer scanner json yaml toml csv parse format encode decode marshal
+unmarshal serialize validate verify assert expect equal nil null undefined empty
 missing invalid wrong broken failed failing passes passing works working fine
-import export default const var let func async await promise callback closure
-scope module component render props hook effect view model controller route
-endpoint api http https url header body status code port host address socket
-tcp udp dns tls cert key secret env variable flag option argument parameter
-command shell script bash terminal process signal exit stdout stderr stdin pipe
-directory folder repo repository git diff patch merge rebase stash checkout
-remote origin main master release tag build compile compiler linker binary
-target platform linux darwin windows arch docker container image volume mount
-network service deployment config settings theme color style layout width
-height border padding margin font text editor cursor selection keyboard input
-scroll render frame screen window terminal tui widget selector list item
-picker dialog modal popup menu button label icon spinner progress bar status
-because since though although however actually probably maybe likely already
-still again instead rather quite very really simply exactly correctly properly
-explicitly implicitly directly manually automatically currently previously
-finally initially eventually immediately slowly quickly safely
-small large big tiny huge short long old newer latest stable unstable simple
-complex hard easy clear clean dirty raw final temporary permanent internal
-external public private local global shared unique duplicate single multiple
-first second third last next previous current original copy same different
-above below before after between inside outside around through across within
-without against during until while
-add remove delete insert create drop alter rename move copy replace append
-prepend split join merge sort filter reduce collect group count sum average
-min max clamp round truncate pad trim strip lower upper escape unescape quote
-open close start stop begin end init setup teardown reset clear flush sync
-load save fetch send receive emit listen subscribe publish dispatch handle
-process compute calculate measure benchmark profile trace debug inspect
-allocate free release acquire hold grab capture wrap unwrap throw catch panic
-recover raise rescue ignore skip retry abort fail succeed resolve reject
-refactor rewrite simplify extract inline rename document comment describe
-explain summarize review approve request suggest propose decide choose
-prefer avoid keep drop support handle cover miss break fix patch port migrate
-upgrade downgrade bump pin vendor install uninstall configure enable disable
-toggle switch turn show hide display print log warn info trace
-problem issue bug regression crash leak race deadlock overflow underflow
-mismatch conflict collision corruption truncation
-performance latency throughput memory cpu disk allocation garbage collector
-heap stack frame pointer reference slice array vector matrix tensor
-integer float double boolean char rune byte word bit mask flagset enum
-generic template trait impl derive macro attribute annotation decorator
-fixture mock stub fake spy snapshot golden coverage fuzz property benchmark
-ci pipeline workflow action job runner artifact cache matrix lint vet fmt
-prettier eslint biome tsc esbuild vite webpack rollup bundler transpile
-npm pnpm yarn node deno bun cargo rustc gopls pip poetry uv venv pytest
-unittest jest vitest mocha gotest testify rapid quickcheck hypothesis
-sqlite postgres mysql redis kafka nats grpc protobuf graphql rest websocket
-oauth jwt session cookie csrf cors auth login logout signup password hash salt
-bcrypt argon rsa ecdsa ed25519 aes gcm chacha sha256 md5 crc32 base64 hex utf8
-unicode ascii emoji whitespace newline tab indent dedent
-selector keybinding shortcut hotkey escape enter backspace delete arrow
-thinking reasoning prompt completion tokens context window compaction summary
-provider anthropic openai claude gpt gemini model temperature
-fuzzy accurate approximate precise exact strict lenient loose tight
+import export default const var func async await promise callback closure scope
+component render props hook effect view model controller route endpoint api http
+https url header body status port host address socket tcp udp dns tls cert
+secret env variable flag option argument parameter command shell script bash
+terminal process signal exit stdout stderr stdin pipe directory folder repo
+repository git diff patch merge rebase stash checkout remote origin main master
+release tag compile compiler linker binary target platform linux darwin windows
+arch docker container image volume mount network service deployment settings
+theme color style layout width height border padding margin font text editor
+selection keyboard scroll frame screen window tui widget selector item picker
+dialog modal popup menu button label icon spinner progress bar because since
+though although however actually probably maybe likely already still again
+instead rather quite very really simply exactly correctly properly explicitly
+implicitly directly manually automatically currently previously finally
+initially eventually immediately slowly quickly safely small large big tiny huge
+short long old newer latest stable unstable simple complex hard easy clear clean
+dirty raw final temporary permanent internal external public private local
+global shared unique duplicate single multiple second third last next previous
+current original copy same different above below before after between inside
+outside around through across within without against during until while remove
+delete insert create drop alter rename move replace append prepend split join
+sort filter reduce collect sum average min max clamp round truncate pad trim
+strip lower upper escape unescape quote open close start stop begin end init
+setup teardown reset flush load save fetch send receive emit listen subscribe
+publish dispatch handle compute calculate measure benchmark profile trace debug
+inspect allocate free acquire hold grab capture wrap unwrap throw catch panic
+recover raise rescue ignore skip abort fail succeed resolve reject refactor
+rewrite simplify extract inline document comment describe explain summarize
+review approve suggest propose decide choose prefer avoid keep support cover
+miss break migrate upgrade downgrade bump pin vendor install uninstall configure
+enable disable toggle switch turn show hide display print warn info problem
+issue bug regression crash leak race deadlock overflow underflow mismatch
+conflict collision corruption truncation performance latency throughput memory
+cpu disk allocation garbage collector heap stack pointer reference slice array
+vector matrix tensor integer float double boolean char rune byte word bit mask
+flagset enum generic template trait impl derive macro attribute annotation
+decorator fixture mock stub fake spy snapshot golden coverage fuzz property ci
+pipeline workflow action runner artifact lint vet fmt prettier eslint biome tsc
+esbuild vite webpack rollup bundler transpile npm pnpm yarn deno bun cargo rustc
+gopls pip poetry uv venv pytest unittest jest vitest mocha gotest testify rapid
+quickcheck hypothesis sqlite postgres mysql redis kafka nats grpc protobuf
+graphql rest websocket oauth jwt cookie csrf cors auth login logout signup
+password hash salt bcrypt argon rsa ecdsa ed25519 aes gcm chacha sha256 md5
+crc32 base64 hex utf8 unicode ascii emoji whitespace newline tab indent dedent
+keybinding shortcut hotkey enter backspace arrow thinking reasoning prompt
+completion tokens compaction summary provider anthropic openai claude gpt gemini
+temperature fuzzy accurate approximate precise exact strict lenient loose tight
 idempotent atomic durable consistent isolated concurrent parallel sequential
-deterministic random seeded reproducible flaky intermittent
-upstream downstream fork sibling ancestor descendant subtree ancestry
-lineage genealogy topology traversal preorder postorder breadth depth
-hashmap btree trie heap bloom skiplist ringbuffer freelist arena slab
-epoch watermark checkpoint snapshot journal wal fsync mmap pread pwrite
-inode symlink hardlink permission umask chmod chown ownership
-kebab camel snake pascal casing plural singular locale timezone utc iso
-rfc semver changelog readme license contributing codeowners
-obscure arcane esoteric peculiar idiosyncratic quirky baroque byzantine
-labyrinthine serendipitous ephemeral ubiquitous ineffable
+deterministic random seeded reproducible flaky intermittent upstream downstream
+fork sibling ancestor descendant subtree ancestry lineage genealogy topology
+traversal preorder postorder breadth depth hashmap btree trie bloom skiplist
+ringbuffer freelist arena slab epoch watermark checkpoint journal wal fsync mmap
+pread pwrite inode symlink hardlink permission umask chmod chown ownership kebab
+camel snake pascal casing plural singular locale timezone utc iso rfc semver
+changelog readme license contributing codeowners obscure arcane esoteric
+peculiar idiosyncratic quirky baroque byzantine labyrinthine serendipitous
+ephemeral ubiquitous ineffable
 `)
 
 // identVerbs and identNouns make identifiers: parseConfig, loadSessionIndex.
