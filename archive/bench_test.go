@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/corpusgen"
 	"github.com/grove-sessions/grove/internal/testutil"
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -178,4 +179,31 @@ func benchChainFile(b *testing.B, dir string, depth int) (path, leaf string, tot
 	}
 	name := fmt.Sprintf("chain-%d.jsonl", depth)
 	return testutil.MustWriteFile(b, dir, name, []byte(buf.String())), parent, total
+}
+
+// BenchmarkSearch measures Archive.Search, snippets included, on a
+// generated corpus of about 20 MB (internal/corpusgen, seed 1), one
+// sub-benchmark per query of the bench harness's fixed set.
+func BenchmarkSearch(b *testing.B) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	o := corpusgen.DefaultOptions()
+	o.Size = 20_000_000
+	if _, err := corpusgen.Generate(ctx, filepath.Join(dir, "corpus"), o); err != nil {
+		b.Fatal(err)
+	}
+	a := mustOpenArchive(b, filepath.Join(dir, "index.db"))
+	if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{filepath.Join(dir, "corpus")}}); err != nil {
+		b.Fatal(err)
+	}
+	for _, q := range []string{corpusgen.CommonWord, corpusgen.RareWord, `"` + corpusgen.Phrase + `"`, corpusgen.ChineseWord, "serial*"} {
+		b.Run(q, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := a.Search(ctx, archive.SearchOptions{Query: q, Limit: 20}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

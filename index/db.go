@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/jmoiron/sqlx"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
@@ -25,6 +26,43 @@ const ApplicationID = 0x67726f76
 type DB struct {
 	db   *sqlx.DB
 	path string
+
+	mu    sync.Mutex
+	stmts map[string]*sqlx.Stmt // prepared read statements, by SQL text
+}
+
+// selectCached is sqlx's SelectContext through the statement cache.
+func (d *DB) selectCached(ctx context.Context, dest any, q string, args ...any) error {
+	st, err := d.stmt(ctx, q)
+	if err != nil {
+		return err
+	}
+	return st.SelectContext(ctx, dest, args...)
+}
+
+// stmt returns q prepared once for this DB: parsing a search query costs
+// more than running it.
+func (d *DB) stmt(ctx context.Context, q string) (*sqlx.Stmt, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if st, ok := d.stmts[q]; ok {
+		return st, nil
+	}
+	st, err := d.db.PreparexContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if d.stmts == nil {
+		d.stmts = map[string]*sqlx.Stmt{}
+	}
+	if len(d.stmts) > 64 { // filters make many shapes; keep the cache small
+		for k, old := range d.stmts {
+			old.Close()
+			delete(d.stmts, k)
+		}
+	}
+	d.stmts[q] = st
+	return st, nil
 }
 
 // migration is one numbered SQL file of package migrations.
@@ -108,7 +146,15 @@ func Open(ctx context.Context, path string) (*DB, error) {
 var uriEscaper = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
 
 // Close closes the index.
-func (d *DB) Close() error { return d.db.Close() }
+func (d *DB) Close() error {
+	d.mu.Lock()
+	for _, st := range d.stmts {
+		st.Close()
+	}
+	d.stmts = nil
+	d.mu.Unlock()
+	return d.db.Close()
+}
 
 // File is the index file's path.
 func (d *DB) File() string { return d.path }

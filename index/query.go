@@ -58,16 +58,16 @@ func (d *DB) SessionByPath(ctx context.Context, path string) (*Session, error) {
 // does and arg has at least 4 characters, whose id starts with arg (SPEC §3.3).
 func (d *DB) SessionsByIDPrefix(ctx context.Context, arg string) ([]Session, error) {
 	var out []Session
-	if err := d.db.SelectContext(ctx, &out, "SELECT "+sessionCols+" FROM sessions s WHERE s.session_id = ? ORDER BY s.path", arg); err != nil {
+	if err := d.selectCached(ctx, &out, "SELECT "+sessionCols+" FROM sessions s WHERE s.session_id = ? ORDER BY s.path", arg); err != nil {
 		return nil, fmt.Errorf("find session %q: %w", arg, err)
 	}
 	if len(out) > 0 || len([]rune(arg)) < 4 {
 		return out, nil
 	}
-	// substr keeps the comparison exact: LIKE would treat % and _ as wildcards
-	// and ignore case.
-	err := d.db.SelectContext(ctx, &out, "SELECT "+sessionCols+` FROM sessions s
-		WHERE substr(s.session_id, 1, length(?1)) = ?1 ORDER BY s.path`, arg)
+	// A range on the index, not LIKE: LIKE would treat % and _ as
+	// wildcards and ignore case. U+10FFFF sorts after every character.
+	err := d.selectCached(ctx, &out, "SELECT "+sessionCols+` FROM sessions s
+		WHERE s.session_id > ? AND s.session_id < ? ORDER BY s.path`, arg, arg+"\U0010FFFF")
 	if err != nil {
 		return nil, fmt.Errorf("find session %q: %w", arg, err)
 	}

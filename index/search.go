@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -45,8 +44,9 @@ type Hit struct {
 // SearchResult is a page of hits and how many there are in all.
 type SearchResult struct {
 	Hits []Hit
-	// Total counts the hits, fork copies once. When Exact is false more
-	// than Total entries matched and counting stopped there (CountLimit).
+	// Total counts the hits, fork copies once. When Exact is false it is a
+	// lower bound: counting stopped after CountLimit+1 matches (or at the
+	// page asked for, when that is further).
 	Total int
 	Exact bool
 }
@@ -54,7 +54,7 @@ type SearchResult struct {
 // CountLimit bounds how many matches a search reads to count them: beyond
 // it the total is reported as a lower bound, so a query for a common word
 // costs the same as one for a rare word.
-const CountLimit = 1000
+const CountLimit = 250
 
 // RankWindow is how many of the newest matches `--sort relevance` ranks.
 const RankWindow = 10000
@@ -89,31 +89,22 @@ func (d *DB) Search(ctx context.Context, p SearchParams) (*SearchResult, error) 
 		rows = append(rows, idRows...)
 	}
 	exact := true
+	total := -1 // counted by SQL below; -1: count the hits
 	if m := p.Query.Match(); m != "" {
-		limit := max(CountLimit, p.Offset+p.Limit) + 1
-		score := "NULL"
-		if p.Relevance {
-			limit, score = max(RankWindow, p.Offset+p.Limit)+1, "bm25(entry_text)"
-		}
-		q := `SELECT ` + hitCols + `, ` + score + ` AS score
-			FROM entry_text CROSS JOIN entries e INDEXED BY entries_by_doc ON e.doc = entry_text.rowid
-			JOIN sessions s ON s.sid = e.sid
-			WHERE entry_text MATCH ?` + where + `
-			ORDER BY entry_text.rowid DESC LIMIT ?`
-		var text []matchRow
-		if err := d.db.SelectContext(ctx, &text, q, append(append([]any{m}, args...), limit)...); err != nil {
+		text, c, err := d.textMatches(ctx, p, m, where, args)
+		if err != nil {
 			return nil, fmt.Errorf("search %q: %w", p.Query.Raw, err)
 		}
-		if len(text) == limit {
-			text, exact = text[:limit-1], false
-		}
-		if p.Relevance {
-			sort.SliceStable(text, func(i, j int) bool { return *text[i].Score < *text[j].Score })
-		}
 		rows = append(rows, text...)
+		if !c.complete {
+			total, exact = c.hits+len(rows)-len(text), c.exact
+		}
 	}
 	hits := groupCopies(rows, p.NoDedupe)
-	res := &SearchResult{Total: len(hits), Exact: exact}
+	if total < len(hits) {
+		total = len(hits)
+	}
+	res := &SearchResult{Total: total, Exact: exact}
 	if p.Offset >= len(hits) {
 		return res, nil
 	}
@@ -126,6 +117,85 @@ func (d *DB) Search(ctx context.Context, p SearchParams) (*SearchResult, error) 
 		}
 	}
 	return res, nil
+}
+
+// matchFrom is the FROM and WHERE of a full-text search: the FTS5 table
+// walked by rowid (newest first), each match joined to its entry and
+// session. CROSS JOIN keeps the FTS table outermost.
+const matchFrom = ` FROM entry_text CROSS JOIN entries e INDEXED BY entries_by_doc ON e.doc = entry_text.rowid
+	JOIN sessions s ON s.sid = e.sid
+	WHERE entry_text MATCH ?`
+
+// matchCount says how many full-text matches there are.
+type matchCount struct {
+	complete bool // the rows are all the matches: count them
+	hits     int  // else: hits (fork copies once) among the first CountLimit matches
+	exact    bool // and whether those were all the matches
+}
+
+// textMatches returns the full-text matches a page needs, in order: enough
+// rows that offset+limit hits remain once fork copies are grouped, and how
+// many matches there are in all.
+func (d *DB) textMatches(ctx context.Context, p SearchParams, m, where string, args []any) (rows []matchRow, c matchCount, err error) {
+	want := p.Offset + p.Limit
+	all := append([]any{m}, args...)
+	if p.Relevance {
+		// BM25 over the newest RankWindow matches, then the best first.
+		q := `SELECT ` + hitCols + `, r.score FROM (SELECT e.doc AS doc, bm25(entry_text) AS score` + matchFrom + where +
+			` ORDER BY entry_text.rowid DESC LIMIT ?) r CROSS JOIN entries e INDEXED BY entries_by_doc ON e.doc = r.doc
+			JOIN sessions s ON s.sid = e.sid ORDER BY r.score, r.doc DESC LIMIT ?`
+		for limit := want*2 + 8; ; limit *= 4 {
+			rows, err = d.selectRows(ctx, q, append(all, RankWindow, limit)...)
+			if err != nil || len(rows) < limit || len(groupCopies(rows, p.NoDedupe)) >= want {
+				break
+			}
+		}
+	} else {
+		q := `SELECT ` + hitCols + `, NULL AS score` + matchFrom + where + ` ORDER BY entry_text.rowid DESC LIMIT ?`
+		for limit := want*2 + 8; ; limit *= 4 {
+			rows, err = d.selectRows(ctx, q, append(all, limit)...)
+			if err != nil || len(rows) < limit || len(groupCopies(rows, p.NoDedupe)) >= want {
+				c.complete = len(rows) < limit
+				break
+			}
+		}
+	}
+	if err != nil || c.complete {
+		return rows, c, err
+	}
+	key := `e.entry_id || char(0) || coalesce(e.ts_ms, '') || char(0) || e.crc || char(0) || e.length`
+	if p.NoDedupe {
+		key = `e.doc`
+	}
+	from := matchFrom
+	if p.Workspace == "" { // no session column is needed to count
+		from = strings.Replace(from, "JOIN sessions s ON s.sid = e.sid", "", 1)
+	}
+	cq := `SELECT count(*) AS matches, count(DISTINCT k) AS hits FROM (SELECT ` + key + ` AS k` + from + where +
+		` ORDER BY entry_text.rowid DESC LIMIT ?)`
+	st, err := d.stmt(ctx, cq)
+	if err != nil {
+		return nil, c, err
+	}
+	var n struct {
+		Matches int `db:"matches"`
+		Hits    int `db:"hits"`
+	}
+	if err := st.GetContext(ctx, &n, append(all, CountLimit+1)...); err != nil {
+		return nil, c, err
+	}
+	c.hits, c.exact = n.Hits, n.Matches <= CountLimit
+	return rows, c, nil
+}
+
+func (d *DB) selectRows(ctx context.Context, q string, args ...any) ([]matchRow, error) {
+	st, err := d.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	var rows []matchRow
+	err = st.SelectContext(ctx, &rows, args...)
+	return rows, err
 }
 
 // filters returns the SQL conditions of p on e (entries) and s (sessions),
@@ -182,7 +252,7 @@ func (d *DB) idMatches(ctx context.Context, id, where string, args []any) ([]mat
 	q := `SELECT ` + hitCols + `, NULL AS score FROM entries e INDEXED BY entries_by_entry_id
 		JOIN sessions s ON s.sid = e.sid WHERE e.entry_id = ?` + where + ` ORDER BY e.doc DESC LIMIT 1000`
 	var rows []matchRow
-	if err := d.db.SelectContext(ctx, &rows, q, append([]any{id}, args...)...); err != nil {
+	if err := d.selectCached(ctx, &rows, q, append([]any{id}, args...)...); err != nil {
 		return nil, fmt.Errorf("search id %q: %w", id, err)
 	}
 	if len(rows) > 0 {
@@ -190,7 +260,7 @@ func (d *DB) idMatches(ctx context.Context, id, where string, args []any) ([]mat
 	}
 	q = `SELECT ` + hitCols + `, NULL AS score FROM entries e INDEXED BY entries_by_entry_id
 		JOIN sessions s ON s.sid = e.sid WHERE e.entry_id > ? AND e.entry_id < ?` + where + ` ORDER BY e.doc DESC LIMIT 64`
-	if err := d.db.SelectContext(ctx, &rows, q, append([]any{id, id + "\U0010FFFF"}, args...)...); err != nil {
+	if err := d.selectCached(ctx, &rows, q, append([]any{id, id + "\U0010FFFF"}, args...)...); err != nil {
 		return nil, fmt.Errorf("search id prefix %q: %w", id, err)
 	}
 	if len(groupCopies(rows, false)) != 1 {
@@ -269,7 +339,7 @@ func (d *DB) fillAlsoIn(ctx context.Context, h *Hit) error {
 	if h.Type == "session" {
 		return nil
 	}
-	err := d.db.SelectContext(ctx, &h.AlsoIn, `SELECT DISTINCT s.session_id
+	err := d.selectCached(ctx, &h.AlsoIn, `SELECT DISTINCT s.session_id
 		FROM entries e INDEXED BY entries_by_entry_id JOIN sessions s ON s.sid = e.sid
 		WHERE e.entry_id = ? AND e.ts_ms IS ? AND e.crc = ? AND e.length = ? AND e.sid != ?
 		ORDER BY s.session_id`, h.EntryID, h.TsMs, h.CRC, h.Length, h.SID)

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -34,7 +35,7 @@ func isTokenRune(r rune) bool {
 
 // ftsText returns text as it is stored in the full-text index: CJK
 // characters stand apart, everything else is unchanged. Invalid UTF-8
-// becomes U+FFFD, a separator.
+// becomes U+FFFD, a separator. Runs without CJK are copied whole.
 func ftsText(text []byte) string {
 	i := 0
 	for i < len(text) && text[i] < 0xE1 { // no CJK rune starts below 0xE1
@@ -43,17 +44,28 @@ func ftsText(text []byte) string {
 	if i == len(text) && utf8.Valid(text) {
 		return string(text)
 	}
+	if !utf8.Valid(text) {
+		text = bytes.ToValidUTF8(text, []byte("\uFFFD"))
+	}
 	var b strings.Builder
-	b.Grow(len(text) + len(text)/2)
-	for _, r := range string(text) {
-		if isCJK(r) {
-			b.WriteByte(' ')
-			b.WriteRune(r)
-			b.WriteByte(' ')
+	b.Grow(len(text) + len(text)/4)
+	copied := 0
+	for i < len(text) {
+		if text[i] < 0xE1 {
+			i++
 			continue
 		}
-		b.WriteRune(r)
+		r, n := utf8.DecodeRune(text[i:])
+		if isCJK(r) {
+			b.Write(text[copied:i])
+			b.WriteByte(' ')
+			b.Write(text[i : i+n])
+			b.WriteByte(' ')
+			copied = i + n
+		}
+		i += n
 	}
+	b.Write(text[copied:])
 	return b.String()
 }
 
