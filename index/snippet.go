@@ -24,18 +24,22 @@ const SnippetWidth = 160
 // consecutive tokens, a prefix term's last token as a prefix. With no match
 // the snippet is the start of text.
 func Snippet(text string, terms []Term) string {
-	toks := tokenize(text)
+	// Find the first match scanning the whole text, then every match in
+	// the window around it: long tool outputs are scanned once, without
+	// folding every token into a new string.
+	start := 0
+	if first, ok := firstMatch(text, 0, terms); ok {
+		start = back(text, first[0], SnippetWidth/3)
+	}
+	end := forward(text, start, SnippetWidth)
 	var spans [][2]int
-	for _, t := range terms {
-		n := len(t.Tokens)
-		if n == 0 {
-			continue
+	for from := start; from < len(text); {
+		m, ok := firstMatch(text[:min(len(text), end+256)], from, terms)
+		if !ok || m[0] >= end {
+			break
 		}
-		for i := 0; i+n <= len(toks); i++ {
-			if termAt(toks[i:i+n], t) {
-				spans = append(spans, [2]int{toks[i].start, toks[i+n-1].end})
-			}
-		}
+		spans = append(spans, m)
+		from = m[1] // a token end: the scan never starts inside a word
 	}
 	sort.Slice(spans, func(i, j int) bool { return spans[i][0] < spans[j][0] })
 	// Merge overlapping spans so markers never nest.
@@ -47,11 +51,6 @@ func Snippet(text string, terms []Term) string {
 		}
 		merged = append(merged, s)
 	}
-	start := 0
-	if len(merged) > 0 {
-		start = back(text, merged[0][0], SnippetWidth/3)
-	}
-	end := forward(text, start, SnippetWidth)
 	var b strings.Builder
 	if start > 0 {
 		b.WriteString("…")
@@ -92,6 +91,100 @@ func Snippet(text string, terms []Term) string {
 		b.WriteString("…")
 	}
 	return b.String()
+}
+
+// firstMatch returns the byte span of the first place at or after from
+// where a term of terms matches text, as the index matches: consecutive
+// tokens, compared folded, the last one of a prefix term as a prefix.
+func firstMatch(text string, from int, terms []Term) ([2]int, bool) {
+	longest := 0
+	for _, t := range terms {
+		longest = max(longest, len(t.Tokens))
+	}
+	if longest == 0 {
+		return [2]int{}, false
+	}
+	recent := make([][2]int, 0, longest) // the last tokens seen, oldest first
+	var found [2]int
+	ok := false
+	scanTokens(text, from, func(start, end int) bool {
+		if len(recent) == longest {
+			copy(recent, recent[1:])
+			recent = recent[:longest-1]
+		}
+		recent = append(recent, [2]int{start, end})
+		for _, t := range terms {
+			n := len(t.Tokens)
+			if n == 0 || n > len(recent) {
+				continue
+			}
+			at := recent[len(recent)-n:]
+			if spansSpell(text, at, t) {
+				found, ok = [2]int{at[0][0], end}, true
+				return false
+			}
+		}
+		return true
+	})
+	return found, ok
+}
+
+// spansSpell reports whether the tokens of text at spans spell t.
+func spansSpell(text string, spans [][2]int, t Term) bool {
+	last := len(t.Tokens) - 1
+	for j, want := range t.Tokens {
+		got := text[spans[j][0]:spans[j][1]]
+		if !foldEqual(got, want, j == last && t.Prefix) {
+			return false
+		}
+	}
+	return true
+}
+
+// foldEqual compares a token with a folded one (as a prefix when prefix is
+// set), folding only when the token is not ASCII.
+func foldEqual(tok, want string, prefix bool) bool {
+	for i := 0; i < len(tok); i++ {
+		if tok[i] >= 0x80 {
+			f := fold(tok)
+			return f == want || prefix && strings.HasPrefix(f, want)
+		}
+	}
+	if prefix {
+		return len(tok) >= len(want) && strings.EqualFold(tok[:len(want)], want)
+	}
+	return len(tok) == len(want) && strings.EqualFold(tok, want)
+}
+
+// scanTokens calls fn with the byte span of each token of s starting at or
+// after from, as tokenize splits them, until fn returns false.
+func scanTokens(s string, from int, fn func(start, end int) bool) {
+	start := -1
+	for i, r := range s[from:] {
+		i += from
+		switch {
+		case isCJK(r):
+			if start >= 0 && !fn(start, i) {
+				return
+			}
+			start = -1
+			if !fn(i, i+utf8.RuneLen(r)) {
+				return
+			}
+		case r != utf8.RuneError && isTokenRune(r):
+			if start < 0 {
+				start = i
+			}
+		default:
+			if start >= 0 && !fn(start, i) {
+				return
+			}
+			start = -1
+		}
+	}
+	if start >= 0 {
+		fn(start, len(s))
+	}
 }
 
 // termAt reports whether toks, as long as t, spell t.

@@ -41,9 +41,24 @@ func FuzzSnippet(f *testing.F) {
 		if err != nil {
 			return
 		}
+		if strings.Contains(text, "[[") || strings.Contains(text, "]]") {
+			return
+		}
 		s := Snippet(text, q.Terms())
-		if strings.Count(s, MarkOpen) != strings.Count(s, MarkClose) && !strings.Contains(text, "[[") && !strings.Contains(text, "]]") {
+		if strings.Count(s, MarkOpen) != strings.Count(s, MarkClose) {
 			t.Errorf("Snippet(%q, %q) = %q: unbalanced markers", text, query, s)
+		}
+		// The snippet marks a match exactly when the token scan of the
+		// property test finds one.
+		want := false
+		toks := tokenize(text)
+		for _, term := range q.Terms() {
+			for i := 0; i+len(term.Tokens) <= len(toks); i++ {
+				want = want || termAt(toks[i:i+len(term.Tokens)], term)
+			}
+		}
+		if got := strings.Contains(s, MarkOpen); got != want {
+			t.Errorf("Snippet(%q, %q) = %q: marked %v, token scan says %v", text, query, s, got, want)
 		}
 	})
 }

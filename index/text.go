@@ -116,6 +116,16 @@ func fold(tok string) string {
 	if ascii {
 		return strings.ToLower(tok)
 	}
+	plain := true // no upper case and nothing that decomposes: already folded
+	for _, r := range tok {
+		if unicode.IsUpper(r) || r >= 0xC0 && r <= 0x24F || r >= 0x1E00 && r <= 0x1EFF || r >= 0x300 && r <= 0x36F {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return tok
+	}
 	t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
 	s, _, err := transform.String(t, tok)
 	if err != nil {
