@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grove-sessions/grove/internal/corpusgen"
+)
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	d := corpusgen.DefaultOptions()
+	return &cli.App{
+		Name:      "grove-bench",
+		Usage:     "generate a corpus of sessions and measure grove beside rg, rg -i and a C SQLite baseline",
+		UsageText: "go run ./cmd/grove-bench [--size 1GB] [--runs 3] [--json]",
+		Writer:    stdout,
+		ErrWriter: stderr,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "size", Value: "1GB", Usage: "corpus size (10MB ... several GB)"},
+			&cli.StringFlag{Name: "big-session", Value: "", Usage: "also write one pi session of this size (e.g. 500MB)"},
+			&cli.Int64Flag{Name: "seed", Value: d.Seed, Usage: "corpus seed: same seed and size, same bytes"},
+			&cli.Float64Flag{Name: "chinese", Value: d.ChineseShare, Usage: "share of conversation turns in Chinese"},
+			&cli.StringFlag{Name: "work", Value: filepath.Join(os.TempDir(), "grove-bench"), Usage: "directory for the corpus, the indexes and the grove binary"},
+			&cli.StringFlag{Name: "corpus", Usage: "corpus directory (default WORK/corpus-SIZE-seedN; reused when its manifest matches)"},
+			&cli.IntFlag{Name: "runs", Value: 3, Usage: "runs of each whole-process figure (index, refresh, verify, baseline); search uses at least 5"},
+			&cli.IntFlag{Name: "search-runs", Value: 30, Usage: "runs of each in-process search and path figure"},
+			&cli.StringFlag{Name: "grove", Usage: "measure this grove binary instead of building ./cmd/grove"},
+			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON document"},
+		},
+		Action: func(c *cli.Context) error {
+			cfg, err := configOf(c)
+			if err != nil {
+				return err
+			}
+			s := &suite{cfg: cfg, log: stderr}
+			res, err := s.run(c.Context)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				enc := json.NewEncoder(stdout)
+				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false)
+				return enc.Encode(res)
+			}
+			return writeTable(stdout, res)
+		},
+	}
+}
+
+func configOf(c *cli.Context) (config, error) {
+	o := corpusgen.DefaultOptions()
+	size, err := corpusgen.ParseSize(c.String("size"))
+	if err != nil {
+		return config{}, fmt.Errorf("--size: %w", err)
+	}
+	o.Size, o.Seed, o.ChineseShare = size, c.Int64("seed"), c.Float64("chinese")
+	if v := c.String("big-session"); v != "" {
+		if o.BigSession, err = corpusgen.ParseSize(v); err != nil {
+			return config{}, fmt.Errorf("--big-session: %w", err)
+		}
+	}
+	if c.Int("runs") < 1 || c.Int("search-runs") < 1 {
+		return config{}, fmt.Errorf("--runs and --search-runs must be 1 or more")
+	}
+	work, err := filepath.Abs(c.String("work"))
+	if err != nil {
+		return config{}, err
+	}
+	dir := c.String("corpus")
+	if dir == "" {
+		dir = filepath.Join(work, fmt.Sprintf("corpus-%s-big%d-seed%d", c.String("size"), o.BigSession, o.Seed))
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return config{}, err
+	}
+	return config{Corpus: o, Dir: dir, Work: work, Runs: c.Int("runs"), SearchRuns: c.Int("search-runs"), Grove: c.String("grove")}, nil
+}

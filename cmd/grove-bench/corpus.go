@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+
+	"github.com/grove-sessions/grove/internal/corpusgen"
+)
+
+// ensureCorpus returns the manifest of the corpus in dir, generating it
+// when dir holds no manifest made with the same options. A corpus made
+// earlier is reused as it is: generating 1 GB takes longer than indexing it.
+func ensureCorpus(ctx context.Context, dir string, o corpusgen.Options, log io.Writer) (*corpusgen.Manifest, error) {
+	if b, err := os.ReadFile(filepath.Join(dir, "manifest.json")); err == nil {
+		var m corpusgen.Manifest
+		if json.Unmarshal(b, &m) == nil && sameOptions(m.Options, o) {
+			fmt.Fprintf(log, "corpus: reusing %s (%s in %d files)\n", dir, mb(m.Bytes), len(m.Files))
+			return &m, nil
+		}
+	}
+	fmt.Fprintf(log, "corpus: generating %s of sessions (seed %d) in %s ...\n", mb(o.Size+o.BigSession), o.Seed, dir)
+	o.Force = true
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	return corpusgen.Generate(ctx, dir, o)
+}
+
+func sameOptions(a, b corpusgen.Options) bool {
+	a.Force, b.Force, a.Workers, b.Workers = false, false, 0, 0
+	return reflect.DeepEqual(a, b)
+}
+
+func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }

@@ -1,0 +1,26 @@
+// Command grove-bench builds a generated corpus of pi and plain sessions
+// and measures grove on it beside the tools a user would otherwise use:
+// ripgrep (rg, rg -i) over the same files and a Python script that indexes
+// the same text with C SQLite's FTS5. It prints one table (or --json).
+//
+//	go run ./cmd/grove-bench --size 1GB
+//
+// See BENCHMARKS.md for the method and the figures.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := newApp(os.Stdout, os.Stderr).RunContext(ctx, os.Args); err != nil {
+		fmt.Fprintln(os.Stderr, "grove-bench:", err)
+		os.Exit(1)
+	}
+}
