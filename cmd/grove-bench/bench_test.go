@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSuite_Smoke runs the whole harness on a 3 MB corpus, once per
+// figure, so that it never rots: every figure must be measured, or
+// skipped only because rg or python3 is missing.
+func TestSuite_Smoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the harness smoke test builds grove and a corpus; skipped with -short")
+	}
+	work := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	app := newApp(&stdout, &stderr)
+	args := []string{"grove-bench", "--size", "3MB", "--runs", "1", "--search-runs", "3", "--work", work, "--json"}
+	if err := app.RunContext(context.Background(), args); err != nil {
+		t.Fatalf("grove-bench %s: %v\n%s", strings.Join(args[1:], " "), err, stderr.String())
+	}
+	var res Result
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		t.Fatalf("--json output: %v\n%s", err, stdout.String())
+	}
+	sections := map[string]int{}
+	for _, f := range res.Figures {
+		sections[f.Section]++
+		switch {
+		case f.Skipped != "":
+			if !strings.Contains(f.Skipped, "rg is not installed") && !strings.Contains(f.Skipped, "python3") {
+				t.Errorf("%s/%s skipped: %s", f.Section, f.Name, f.Skipped)
+			}
+		case f.Runs == 0 || f.Median <= 0 || f.Min > f.Median || f.Median > f.Max:
+			t.Errorf("%s/%s = %+v: want runs and min <= median <= max, median > 0", f.Section, f.Name, f)
+		}
+	}
+	for _, s := range []string{"index", "refresh", "search in-process", "search whole-process", "path", "verify", "baseline"} {
+		if sections[s] == 0 {
+			t.Errorf("no %q figures", s)
+		}
+	}
+	if res.Corpus.Bytes < 2_500_000 || res.Corpus.Entries == 0 || len(res.Targets) < 3 {
+		t.Errorf("corpus %+v, %d targets", res.Corpus, len(res.Targets))
+	}
+	// A second run reuses the corpus and prints the table.
+	stdout.Reset()
+	args = []string{"grove-bench", "--size", "3MB", "--runs", "1", "--search-runs", "1", "--work", work, "--grove", filepath.Join(work, "grove")}
+	if err := newApp(&stdout, &stderr).RunContext(context.Background(), args); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"FIGURE", "[search in-process]", "TARGETS", "corpus "} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if !strings.Contains(stderr.String(), "corpus: reusing") {
+		t.Errorf("second run did not reuse the corpus:\n%s", stderr.String())
+	}
+}
+
+func TestQuantile(t *testing.T) {
+	f := figureOf("s", "n", "ms", []float64{5, 1, 3, 2, 4, 10, 9, 8, 7, 6})
+	if f.Median != 5.5 || f.Min != 1 || f.Max != 10 || f.P99 < 9.9 || f.P99 > 10 {
+		t.Errorf("figureOf = %+v", f)
+	}
+	if g := figureOf("s", "n", "ms", []float64{7}); g.Median != 7 || g.P99 != 0 {
+		t.Errorf("one sample: %+v", g)
+	}
+}
