@@ -1,6 +1,7 @@
 // Package index is grove's SQLite index (SPEC §6): schema migrations from
 // package migrations, one transaction per session file (Replace), and the
-// queries that answer paths, leaves and branch points with recursive CTEs.
+// queries that answer paths, leaves and branch points with recursive CTEs,
+// and full-text search (SPEC §7): ParseQuery, DB.Search and Snippet.
 //
 // The index holds tree edges, types, roles, timestamps, line numbers, byte
 // offsets and a CRC-32 per line, never message bodies: it can be deleted and
@@ -13,6 +14,16 @@
 //   - A file that is not a grove index, or one made by a newer grove, is
 //     refused and never modified; no pragma that writes runs before that
 //     check.
+//   - The full-text table entry_text is contentless FTS5 with unicode61
+//     (remove_diacritics 2); CJK characters are stored one per token (see
+//     text.go), so a CJK query is a phrase of single characters. Its rowid
+//     is an entry's doc number (DocNumber): newest first is a rowid walk.
+//   - Search totals are exact up to CountLimit matches and a lower bound
+//     beyond; --sort relevance ranks only the newest RankWindow matches.
+//     Both keep a common word as cheap as a rare one.
+//   - Fork copies are recognised at query time (same id, timestamp, CRC-32
+//     and length), so removing or re-indexing either session needs no
+//     bookkeeping.
 //   - The driver is modernc.org/sqlite (pure Go, no cgo), opened with
 //     _txlock=immediate so that writers take the lock when they begin.
 package index

@@ -36,6 +36,12 @@ func (s *suite) targets() {
 			add("search", "whole-process grove search vs "+mode+" (slowest query)", "≥ 10× faster", worst, "×", worst >= 10, fmt.Sprintf("%.1f× short", 10/worst))
 		}
 	}
+	if f, ok := s.byName["refresh/no-op refresh (nothing changed)"]; ok {
+		add("refresh", fmt.Sprintf("no-op refresh of %d files (goal is for 10,000)", len(s.m.Files)), "≤ 100 ms", f.Median, "ms", f.Median <= 100, fmt.Sprintf("%.1f×", f.Median/100))
+	}
+	if f, ok := s.byName["refresh/refresh after a 1 KB append"]; ok && f.Skipped == "" {
+		add("refresh", "refresh after a 1 KB append to a large session", "≤ 20 ms", f.Median, "ms", f.Median <= 20, fmt.Sprintf("%.1f×", f.Median/20))
+	}
 	if r, ok := s.res.Ratios["index_size_over_jsonl"]; ok {
 		add("search", "index size ÷ JSONL size", "≤ 1.0", r, "×", r <= 1, fmt.Sprintf("%.2f over", r-1))
 	}
