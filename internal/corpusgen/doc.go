@@ -46,18 +46,23 @@
 //	gaps between entries  p50 3.4 s, p90 11.1 s, mean 9.5 s
 //
 // The generator draws these as log-normal distributions fitted to p50 and
-// p90 (turn.go). A 20 MB corpus with the default options measures: lines
-// mean 1,227, p50 690, p90 2,488, p99 8,379; roles assistant 47.9 %,
-// toolResult 41.9 %, user 10.0 %, bashExecution 0.2 %; tools bash 50 %,
-// edit 37 %, read 13 %, write 1 %; read results p50 1,432, p90 6,281;
-// bash results p50 109, p90 927; user text p50 91, p90 212; assistant text
-// p50 107, p90 518.
+// p90 (turn.go). A 20 MB corpus with the default options (seed 1)
+// measures, images aside:
+//
+//	lines                 mean 1,223, p50 702, p90 2,454, p99 8,224
+//	message roles         assistant 47.8 %, toolResult 41.8 %, user 10.1 %, bashExecution 0.2 %
+//	stopReason            toolUse 80 %, stop 14.7 %, aborted 5.1 %, error 0.2 %
+//	tool calls            bash 50 %, edit 37 %, read 13 %, write 1 %
+//	tool call arguments   JSON p50 63, p90 1,149
+//	tool result text      read p50 1,488, p90 6,247; bash p50 111, p90 1,005
+//	user text             p50 99, p90 221;  assistant text p50 123, p90 539
 //
 // # Text
 //
-// English prose draws words from a ranked vocabulary with a Zipf
-// distribution (s = 1.05), so a few words are everywhere and many are
-// rare; tool outputs hold code in the workspace's language, grep hits,
+// English prose alternates function words (Zipf, s = 1) with content
+// words (Zipf–Mandelbrot, s = 1.05, q = 15), so "the" is about 5 % of
+// words, the top content word ("file") about 1 %, and hundreds of words
+// are rare; tool outputs hold code in the workspace's language, grep hits,
 // listings, test runs and compiler errors; paths come from a per-workspace
 // file list. Chinese turns (Options.ChineseShare) use a vocabulary of
 // programming words (数据, 索引, 函数, ...) and whole sentences. Marker

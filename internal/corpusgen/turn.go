@@ -124,8 +124,8 @@ func (g *gen) turn() {
 	if g.done {
 		return
 	}
-	switch k := r.Intn(100); {
-	case k < 94:
+	switch k := r.Intn(100); { // per turn as measured: 65 stop, 21 aborted, 1 error in 88 turns
+	case k < 75:
 		g.assistant("stop", 0)
 	case k < 99:
 		g.assistant("aborted", 0)
