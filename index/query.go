@@ -296,6 +296,13 @@ func (d *DB) Labels(ctx context.Context, sid int64) (map[string]string, error) {
 }
 
 // Paths returns the file paths of every indexed session, sorted.
+// CountSessions returns how many sessions the index holds.
+func (d *DB) CountSessions(ctx context.Context) (int, error) {
+	var n int
+	err := d.db.GetContext(ctx, &n, "SELECT count(*) FROM sessions")
+	return n, err
+}
+
 func (d *DB) Paths(ctx context.Context) ([]string, error) {
 	var out []string
 	err := d.db.SelectContext(ctx, &out, "SELECT path FROM sessions ORDER BY path")

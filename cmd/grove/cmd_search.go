@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -42,7 +43,7 @@ func searchCommand(g *env) *cli.Command {
 			if c.NArg() == 0 {
 				return usagef("search needs a QUERY; see grove search --help")
 			}
-			o := archive.SearchOptions{Query: strings.Join(c.Args().Slice(), " "), Workspace: c.String("workspace"),
+			o := archive.SearchOptions{Query: strings.Join(c.Args().Slice(), " "), Workspace: localDir(c.String("workspace")),
 				Session: c.String("session"), Roles: splitList(c.StringSlice("role")), Types: splitList(c.StringSlice("type")),
 				Sort: c.String("sort"), Limit: c.Int("limit"), Offset: c.Int("offset"), NoDedupe: c.Bool("no-dedupe")}
 			switch c.String("branch") {
@@ -74,6 +75,18 @@ func searchCommand(g *env) *cli.Command {
 			return runSearch(c.Context, g, o)
 		},
 	}
+}
+
+// localDir makes a workspace given as ".", "./x" or "../x" absolute, so
+// that --workspace . means this directory; anything else is taken as it is
+// (workspaces are the cwd of the machine that wrote the session).
+func localDir(w string) string {
+	if w == "." || w == ".." || strings.HasPrefix(w, "./") || strings.HasPrefix(w, "../") {
+		if abs, err := filepath.Abs(w); err == nil {
+			return abs
+		}
+	}
+	return w
 }
 
 // splitList accepts repeated and comma-separated values.
@@ -113,6 +126,11 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 	res, err := a.Search(ctx, o)
 	if err != nil {
 		return err
+	}
+	if res.Total == 0 {
+		if n, err := a.DB().CountSessions(ctx); err == nil && n == 0 {
+			fmt.Fprintf(g.stderr, "grove: the index at %s holds no sessions yet: run `grove index` (an index made by an older grove is emptied once, to add search text)\n", g.dbPath)
+		}
 	}
 	if g.json {
 		hits := []hitJSON{}
