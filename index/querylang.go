@@ -192,3 +192,33 @@ func (q *Query) Terms() []Term {
 	}
 	return out
 }
+
+// Matches reports whether text matches q by a direct scan of its tokens:
+// the rule the full-text index implements, for tests and for checking
+// answers. It ignores IDLike.
+func (q *Query) Matches(text string) bool {
+	toks := tokenize(text)
+	has := func(t Term) bool {
+		for i := 0; i+len(t.Tokens) <= len(toks); i++ {
+			if termAt(toks[i:i+len(t.Tokens)], t) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, g := range q.Groups {
+		found := false
+		for _, t := range g {
+			found = found || has(t)
+		}
+		if !found {
+			return false
+		}
+	}
+	for _, t := range q.Not {
+		if has(t) {
+			return false
+		}
+	}
+	return len(q.Groups) > 0
+}

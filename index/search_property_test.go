@@ -56,7 +56,7 @@ func TestSearch_MatchesNaiveScan(t *testing.T) {
 			got = append(got, h.Seq)
 		}
 		for i, text := range texts {
-			if naiveMatch(q, text) {
+			if q.Matches(text) {
 				want = append(want, i)
 			}
 		}
@@ -87,30 +87,3 @@ func drawQuery(rt *rapid.T) string {
 	return strings.Join(parts, " ")
 }
 
-// naiveMatch evaluates q over text token by token.
-func naiveMatch(q *Query, text string) bool {
-	toks := tokenize(text)
-	has := func(t Term) bool {
-		for i := 0; i+len(t.Tokens) <= len(toks); i++ {
-			if termAt(toks[i:i+len(t.Tokens)], t) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, g := range q.Groups {
-		any := false
-		for _, t := range g {
-			any = any || has(t)
-		}
-		if !any {
-			return false
-		}
-	}
-	for _, t := range q.Not {
-		if has(t) {
-			return false
-		}
-	}
-	return len(q.Groups) > 0
-}
