@@ -13,12 +13,13 @@ import (
 )
 
 // ensureCorpus returns the manifest of the corpus in dir, generating it
-// when dir holds no manifest made with the same options. A corpus made
+// when dir holds no manifest made with the same options by this version of
+// the generator. A corpus made
 // earlier is reused as it is: generating 1 GB takes longer than indexing it.
 func ensureCorpus(ctx context.Context, dir string, o corpusgen.Options, log io.Writer) (*corpusgen.Manifest, error) {
 	if b, err := os.ReadFile(filepath.Join(dir, "manifest.json")); err == nil {
 		var m corpusgen.Manifest
-		if json.Unmarshal(b, &m) == nil && sameOptions(m.Options, o) {
+		if json.Unmarshal(b, &m) == nil && m.Generator == corpusgen.Version && sameOptions(m.Options, o) {
 			fmt.Fprintf(log, "corpus: reusing %s (%s in %d files)\n", dir, mb(m.Bytes), len(m.Files))
 			return &m, nil
 		}

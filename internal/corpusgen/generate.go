@@ -91,7 +91,7 @@ func Generate(ctx context.Context, dir string, o Options) (*Manifest, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	m := &Manifest{Options: o, Files: files}
+	m := &Manifest{Generator: Version, Options: o, Files: files}
 	for _, w := range ws {
 		m.Workspaces = append(m.Workspaces, w.cwd)
 	}

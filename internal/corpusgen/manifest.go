@@ -12,6 +12,9 @@ import (
 // planned). Generate writes it as dir/manifest.json; like the sessions it
 // depends only on the options.
 type Manifest struct {
+	// Generator is the Version of the generator that wrote the corpus: a
+	// corpus from another version has other bytes for the same options.
+	Generator  int      `json:"generator"`
 	Options    Options  `json:"options"`
 	Files      []File   `json:"files"`
 	Bytes      int64    `json:"bytes"`   // all session files, manifest.json excluded
@@ -19,6 +22,11 @@ type Manifest struct {
 	Workspaces []string `json:"workspaces"`
 	Markers    []Marker `json:"markers"` // corpus-wide counts of the fixed marker words
 }
+
+// Version numbers the generator's output: raise it with every change that
+// changes the bytes written for some options, so that a corpus kept for
+// reuse (grove-bench) is written again.
+const Version = 2
 
 // File is one session file of a Manifest.
 type File struct {
