@@ -27,7 +27,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.Float64Flag{Name: "chinese", Value: d.ChineseShare, Usage: "share of conversation turns in Chinese"},
 			&cli.StringFlag{Name: "work", Value: filepath.Join(os.TempDir(), "grove-bench"), Usage: "directory for the corpus, the indexes and the grove binary"},
 			&cli.StringFlag{Name: "corpus", Usage: "corpus directory (default WORK/corpus-SIZE-seedN; reused when its manifest matches)"},
-			&cli.IntFlag{Name: "runs", Value: 3, Usage: "runs of each whole-process figure (index, refresh, verify, baseline); search uses at least 5"},
+			&cli.IntFlag{Name: "runs", Value: 3, Usage: "runs of each whole-process figure (index, refresh, verify, baseline); grove search uses at least 10, rg at least 5"},
 			&cli.IntFlag{Name: "search-runs", Value: 30, Usage: "runs of each in-process search and path figure"},
 			&cli.StringFlag{Name: "grove", Usage: "measure this grove binary instead of building ./cmd/grove"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON document"},
