@@ -32,10 +32,14 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "grove", Usage: "measure this grove binary instead of building ./cmd/grove"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON document"},
 		},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
 		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageError{fmt.Errorf("unexpected argument %q: grove-bench takes flags only (did you mean --size %s?)", c.Args().First(), c.Args().First())}
+			}
 			cfg, err := configOf(c)
 			if err != nil {
-				return err
+				return usageError{err}
 			}
 			s := &suite{cfg: cfg, log: stderr}
 			res, err := s.run(c.Context)
@@ -81,3 +85,9 @@ func configOf(c *cli.Context) (config, error) {
 	}
 	return config{Corpus: o, Dir: dir, Work: work, Runs: c.Int("runs"), SearchRuns: c.Int("search-runs"), Grove: c.String("grove")}, nil
 }
+
+// usageError is a wrong command line: exit status 2, as grove's.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,5 +72,45 @@ func TestQuantile(t *testing.T) {
 	}
 	if g := figureOf("s", "n", "ms", []float64{7}); g.Median != 7 || g.P99 != 0 {
 		t.Errorf("one sample: %+v", g)
+	}
+}
+
+// The harness never empties a directory it did not make, and never shares
+// a work directory with another run.
+func TestSuite_RefusesForeignDirectories(t *testing.T) {
+	dir := t.TempDir()
+	sessions := filepath.Join(dir, "sessions")
+	keep := filepath.Join(sessions, "mine.jsonl")
+	if err := os.MkdirAll(sessions, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keep, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) error {
+		var out, errb bytes.Buffer
+		return newApp(&out, &errb).RunContext(context.Background(), append([]string{"grove-bench", "--size", "1MB", "--runs", "1", "--search-runs", "1"}, args...))
+	}
+	if err := run("--work", filepath.Join(dir, "w1"), "--corpus", sessions, "--grove", "/bin/true"); err == nil || !strings.Contains(err.Error(), "refusing to use") {
+		t.Errorf("--corpus with someone's sessions: %v, want a refusal", err)
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Fatalf("the harness touched %s: %v", keep, err)
+	}
+	if err := run("--work", sessions, "--grove", "/bin/true"); err == nil || !strings.Contains(err.Error(), "not made by grove-bench") {
+		t.Errorf("--work with someone's files: %v, want a refusal", err)
+	}
+	work := filepath.Join(dir, "w2")
+	release, err := claimWork(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run("--work", work, "--grove", "/bin/true"); err == nil || !strings.Contains(err.Error(), "another grove-bench") {
+		t.Errorf("a work directory in use: %v, want a refusal", err)
+	}
+	release()
+	var u usageError
+	if err := run("10MB"); !errors.As(err, &u) {
+		t.Errorf("a stray argument: %v, want a usage error", err)
 	}
 }

@@ -17,12 +17,17 @@ import (
 // the generator. A corpus made
 // earlier is reused as it is: generating 1 GB takes longer than indexing it.
 func ensureCorpus(ctx context.Context, dir string, o corpusgen.Options, log io.Writer) (*corpusgen.Manifest, error) {
-	if b, err := os.ReadFile(filepath.Join(dir, "manifest.json")); err == nil {
-		var m corpusgen.Manifest
-		if json.Unmarshal(b, &m) == nil && m.Generator == corpusgen.Version && sameOptions(m.Options, o) {
-			fmt.Fprintf(log, "corpus: reusing %s (%s in %d files)\n", dir, mb(m.Bytes), len(m.Files))
-			return &m, nil
-		}
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	var m corpusgen.Manifest
+	generated := err == nil && json.Unmarshal(b, &m) == nil && m.Generator > 0 && len(m.Files) > 0
+	if generated && m.Generator == corpusgen.Version && sameOptions(m.Options, o) {
+		fmt.Fprintf(log, "corpus: reusing %s (%s in %d files)\n", dir, mb(m.Bytes), len(m.Files))
+		return &m, nil
+	}
+	// Only a directory the generator made (or an empty one) is ever
+	// emptied: --corpus might name someone's sessions.
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 && !generated {
+		return nil, fmt.Errorf("refusing to use %s as the corpus: it is not empty and holds no corpus made by grove-corpus (manifest.json); pass a new or empty directory", dir)
 	}
 	fmt.Fprintf(log, "corpus: generating %s of sessions (seed %d) in %s ...\n", mb(o.Size+o.BigSession), o.Seed, dir)
 	o.Force = true

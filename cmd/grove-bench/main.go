@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -21,6 +22,10 @@ func main() {
 	defer stop()
 	if err := newApp(os.Stdout, os.Stderr).RunContext(ctx, os.Args); err != nil {
 		fmt.Fprintln(os.Stderr, "grove-bench:", err)
+		var u usageError
+		if errors.As(err, &u) {
+			os.Exit(2)
+		}
 		os.Exit(1)
 	}
 }
