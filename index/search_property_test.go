@@ -14,7 +14,7 @@ import (
 
 // The vocabulary of the property test: Latin words that share prefixes and
 // differ by accents and case, and CJK characters that form words.
-var propWords = []string{"alpha", "alphabet", "Alpha", "beta", "gamma", "café", "cafe", "CAFÉ", "数", "据", "库", "索", "引", "数据"}
+var propWords = []string{"alpha", "alphabet", "Alpha", "ＡＬＰＨＡ", "beta", "gamma", "café", "cafe", "CAFÉ", "ﬁle", "file", "数", "据", "库", "索", "引", "数据", "ｶﾀ", "カタ"}
 
 var propSeps = []string{" ", "  ", ".", "\n", ":", "", "-"}
 

@@ -67,12 +67,12 @@ func Snippet(text string, terms []Term) string {
 				space = false
 			}
 			stop := merged[mi][1] // a match started is shown whole
-			b.WriteString(MarkOpen + text[i:stop] + MarkClose)
+			b.WriteString(MarkOpen + printable(text[i:stop]) + MarkClose)
 			i, end = stop, max(end, stop)
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(text[i:])
-		if unicode.IsSpace(r) {
+		if unprintable(r) {
 			space = b.Len() > 0
 		} else {
 			if space {
@@ -185,6 +185,26 @@ func scanTokens(s string, from int, fn func(start, end int) bool) {
 	if start >= 0 {
 		fn(start, len(s))
 	}
+}
+
+// unprintable reports whether r is shown as a space in a snippet: white
+// space, control characters (a snippet goes to a terminal) and the bidi
+// controls that would reorder the line.
+func unprintable(r rune) bool {
+	return unicode.IsSpace(r) || unicode.IsControl(r) || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 || r == 0x200E || r == 0x200F
+}
+
+// printable returns s with unprintable runes as spaces.
+func printable(s string) string {
+	if strings.IndexFunc(s, unprintable) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if unprintable(r) {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // termAt reports whether toks, as long as t, spell t.

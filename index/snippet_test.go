@@ -20,6 +20,8 @@ func TestSnippet(t *testing.T) {
 		{"no match shows the start", "hello world", "zzz", "hello world"},
 		{"cut around a late match", long + "needle " + long, "needle", "…" + strings.Repeat("filler ", 7) + "[[needle]] " + strings.TrimSpace(strings.Repeat("filler ", 15)) + "…"},
 		{"overlapping terms merge", "foobar", "foo* foobar", "[[foobar]]"},
+		{"fullwidth and ligatures", "ＡＢＣ and the ﬁle", "abc file", "[[ＡＢＣ]] and the [[ﬁle]]"},
+		{"controls shown as spaces", "a\x00b\u202Eparser\x07", "parser", "a b [[parser]]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -38,7 +38,7 @@ func isTokenRune(r rune) bool {
 // becomes U+FFFD, a separator. Runs without CJK are copied whole.
 func ftsText(text []byte) string {
 	i := 0
-	for i < len(text) && text[i] < 0xE1 { // no CJK rune starts below 0xE1
+	for i < len(text) && text[i] < 0x80 {
 		i++
 	}
 	if i == len(text) && utf8.Valid(text) {
@@ -47,9 +47,12 @@ func ftsText(text []byte) string {
 	if !utf8.Valid(text) {
 		text = bytes.ToValidUTF8(text, []byte("\uFFFD"))
 	}
+	// Compatibility forms become the plain ones: fullwidth ＡＢＣ is ABC, the
+	// ligature ﬁ is fi (fold does the same to query and snippet tokens).
+	text = norm.NFKC.Bytes(text)
 	var b strings.Builder
 	b.Grow(len(text) + len(text)/4)
-	copied := 0
+	copied, i := 0, 0
 	for i < len(text) {
 		if text[i] < 0xE1 {
 			i++
@@ -90,7 +93,7 @@ func tokenize(s string) []token {
 		switch {
 		case isCJK(r):
 			flush(i)
-			out = append(out, token{start: i, end: i + utf8.RuneLen(r), fold: string(r)})
+			out = append(out, token{start: i, end: i + utf8.RuneLen(r), fold: fold(string(r))})
 		case r != utf8.RuneError && isTokenRune(r):
 			if start < 0 {
 				start = i
@@ -103,8 +106,10 @@ func tokenize(s string) []token {
 	return out
 }
 
-// fold returns a token's matching form: lower case, Latin diacritics
-// removed (é → e), as unicode61 with remove_diacritics 2 compares them.
+// fold returns a token's matching form: compatibility forms replaced
+// (NFKD: fullwidth Ａ → A, ﬁ → fi, as ftsText stores them), lower case,
+// Latin diacritics removed (é → e), as unicode61 with remove_diacritics 2
+// compares them.
 func fold(tok string) string {
 	ascii := true
 	for i := 0; i < len(tok); i++ {
@@ -116,17 +121,17 @@ func fold(tok string) string {
 	if ascii {
 		return strings.ToLower(tok)
 	}
-	plain := true // no upper case and nothing that decomposes: already folded
+	plain := true // no upper case, no mark, nothing that decomposes: already folded
 	for _, r := range tok {
-		if unicode.IsUpper(r) || r >= 0xC0 && r <= 0x24F || r >= 0x1E00 && r <= 0x1EFF || r >= 0x300 && r <= 0x36F {
+		if unicode.IsUpper(r) || unicode.Is(unicode.Mn, r) {
 			plain = false
 			break
 		}
 	}
-	if plain {
+	if plain && norm.NFKD.IsNormalString(tok) {
 		return tok
 	}
-	t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+	t := transform.Chain(norm.NFKD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
 	s, _, err := transform.String(t, tok)
 	if err != nil {
 		s = tok

@@ -161,7 +161,48 @@ func appendString(dst, raw []byte) []byte {
 	if isBase64ish(dst[start:]) {
 		return dst[:start]
 	}
+	if bytes.IndexByte(dst[start:], 0x1b) >= 0 {
+		dst = append(dst[:start], stripANSI(dst[start:])...)
+	}
 	return append(dst, '\n')
+}
+
+// stripANSI returns s without terminal escape sequences, which tool output
+// is full of ("\x1b[31merror" must be the word "error", not "31merror"):
+// CSI sequences (ESC [ parameters intermediates final), OSC sequences
+// (ESC ] ... BEL or ESC \) and two-byte escapes. Each becomes a space, so
+// the words on either side stay apart. s is changed in place.
+func stripANSI(s []byte) []byte {
+	out := s[:0]
+	for i := 0; i < len(s); {
+		if s[i] != 0x1b || i+1 >= len(s) {
+			out = append(out, s[i])
+			i++
+			continue
+		}
+		j := i + 2
+		switch s[i+1] {
+		case '[':
+			for j < len(s) && s[j] >= 0x20 && s[j] <= 0x3f { // parameters and intermediates
+				j++
+			}
+			if j < len(s) && s[j] >= 0x40 && s[j] <= 0x7e { // the final byte
+				j++
+			}
+		case ']':
+			for j < len(s) && s[j] != 0x07 && !(s[j] == 0x1b && j+1 < len(s) && s[j+1] == '\\') {
+				j++
+			}
+			if j < len(s) && s[j] == 0x07 {
+				j++
+			} else if j < len(s) {
+				j += 2
+			}
+		}
+		out = append(out, ' ')
+		i = min(j, len(s))
+	}
+	return out
 }
 
 // isBase64ish reports whether s is base64 data rather than text: a data:
