@@ -86,4 +86,3 @@ func drawQuery(rt *rapid.T) string {
 	}
 	return strings.Join(parts, " ")
 }
-
