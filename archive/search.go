@@ -102,6 +102,9 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 			if sh.Snippet == "" {
 				sh.Snippet = "(no text: " + h.Type + " entry)"
 			}
+			if h.ByID {
+				sh.Snippet = "entry id " + index.MarkOpen + h.EntryID + index.MarkClose + " · " + sh.Snippet
+			}
 		}
 		out.Hits = append(out.Hits, sh)
 	}
@@ -109,6 +112,24 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		out.Hits = out.Hits[:limit]
 	}
 	return out, nil
+}
+
+// UnknownValues returns a warning for each --role or --type value of o that
+// no indexed entry has: a search that found nothing because of a typo
+// ("toolresult" for "toolResult") should say so.
+func (a *Archive) UnknownValues(ctx context.Context, o SearchOptions) []string {
+	var out []string
+	for _, f := range []struct {
+		col    string
+		values []string
+	}{{"role", o.Roles}, {"type", o.Types}} {
+		for _, v := range f.values {
+			if ok, err := a.db.HasValue(ctx, f.col, v); err == nil && !ok {
+				out = append(out, fmt.Sprintf("no indexed entry has %s %q (roles and types are case-sensitive: user, assistant, toolResult, bashExecution; message, compaction, branch_summary, label, ...)", f.col, v))
+			}
+		}
+	}
+	return out
 }
 
 func cmpOr(v, def int) int {
@@ -172,11 +193,11 @@ var spanRE = regexp.MustCompile(`^(\d+)(s|m|h|d|w)$`)
 // `--until 2026-01-05` includes the 5th.
 func ParseWhen(s string, now time.Time, endOfDay bool) (time.Time, error) {
 	if m := spanRE.FindStringSubmatch(s); m != nil {
-		n, err := strconv.Atoi(m[1])
-		if err != nil {
-			return time.Time{}, fmt.Errorf("%q: %w", s, err)
-		}
 		unit := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour, "d": 24 * time.Hour, "w": 7 * 24 * time.Hour}[m[2]]
+		n, err := strconv.ParseInt(m[1], 10, 64)
+		if err != nil || n > int64(100*365*24*time.Hour/unit) {
+			return time.Time{}, fmt.Errorf("%q is longer than 100 years back; give a date instead", s)
+		}
 		return now.Add(-time.Duration(n) * unit), nil
 	}
 	if t, err := time.ParseInLocation("2006-01-02", s, now.Location()); err == nil {

@@ -296,6 +296,18 @@ func (d *DB) Labels(ctx context.Context, sid int64) (map[string]string, error) {
 }
 
 // Paths returns the file paths of every indexed session, sorted.
+// HasValue reports whether some entry has value in column, which is "role"
+// or "type" (for telling a user that a filter names nothing). It scans the
+// entries table: call it only when a search found nothing.
+func (d *DB) HasValue(ctx context.Context, column, value string) (bool, error) {
+	if column != "role" && column != "type" {
+		return false, fmt.Errorf("HasValue: no column %q", column)
+	}
+	var n int
+	err := d.db.GetContext(ctx, &n, "SELECT EXISTS (SELECT 1 FROM entries WHERE "+column+" = ?)", value)
+	return n == 1, err
+}
+
 // CountSessions returns how many sessions the index holds.
 func (d *DB) CountSessions(ctx context.Context) (int, error) {
 	var n int

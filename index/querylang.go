@@ -17,6 +17,7 @@ import (
 //	-word, -"a b"    entries without it
 //	word*            a word starting with word
 //	a OR b           either (OR binds tighter than AND: `x a OR b` = x AND (a OR b))
+//	a AND b, NOT b   the same as `a b` and `-b`, for people who type them
 //
 // Matching ignores case and Latin diacritics; a CJK run matches as a
 // substring of any length. Every term reaches SQLite as a quoted FTS5
@@ -43,7 +44,8 @@ type Term struct {
 // Limits of a query; beyond them ParseQuery returns bad_query.
 const (
 	MaxQueryTerms  = 64
-	MaxQueryTokens = 1024
+	MaxQueryTokens = 256 // a phrase of hundreds of words costs seconds on a large index
+	MaxPrefixTerms = 8   // each prefix merges every word it starts
 )
 
 // ParseQuery parses s. Errors: a *jsonl.Error with Code bad_query when s
@@ -56,15 +58,17 @@ func ParseQuery(s string) (*Query, error) {
 	if w := strings.TrimSpace(s); len(w) >= 4 && w[0] != '-' && strings.IndexFunc(w, notIDRune) < 0 {
 		q.IDLike = w
 	}
-	terms, tokens := 0, 0
-	orNext := false // the previous item was OR and a term came before it
+	terms, tokens, prefixes := 0, 0, 0
+	orNext := false  // the previous item was OR and a term came before it
+	notNext := false // the previous item was NOT
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if unicode.IsSpace(r) {
 			i += n
 			continue
 		}
-		neg := false
+		neg := notNext
+		notNext = false
 		if r == '-' && i+1 < len(s) && s[i+1] != ' ' && s[i+1] != '-' {
 			neg = true
 			i++
@@ -88,8 +92,14 @@ func ParseQuery(s string) (*Query, error) {
 				end = len(s) - i
 			}
 			text, i = s[i:i+end], i+end
-			if text == "OR" && !neg {
+			switch {
+			case text == "OR" && !neg:
 				orNext = len(q.Groups) > 0
+				continue
+			case text == "AND" && !neg:
+				continue
+			case text == "NOT" && !neg:
+				notNext = true
 				continue
 			}
 			if trimmed := strings.TrimRight(text, "*"); trimmed != text {
@@ -102,6 +112,12 @@ func ParseQuery(s string) (*Query, error) {
 		if len(t.Tokens) == 0 {
 			orNext = false
 			continue // punctuation only: nothing to match
+		}
+		if t.Prefix {
+			prefixes++
+			if last := []rune(t.Tokens[len(t.Tokens)-1]); len(last) < 2 && !isCJK(last[0]) {
+				return nil, badQuery(s, fmt.Sprintf("%q is too short a prefix: it would match most words; give 2 characters or more before *", text+"*"))
+			}
 		}
 		terms++
 		tokens += len(t.Tokens)
@@ -120,6 +136,8 @@ func ParseQuery(s string) (*Query, error) {
 		return nil, badQuery(s, fmt.Sprintf("the query has %d terms; at most %d are allowed", terms, MaxQueryTerms))
 	case tokens > MaxQueryTokens:
 		return nil, badQuery(s, fmt.Sprintf("the query has %d words; at most %d are allowed", tokens, MaxQueryTokens))
+	case prefixes > MaxPrefixTerms:
+		return nil, badQuery(s, fmt.Sprintf("the query has %d prefix terms (word*); at most %d are allowed", prefixes, MaxPrefixTerms))
 	case len(q.Groups) == 0 && q.IDLike == "":
 		msg := "the query has no word to look for"
 		if len(q.Not) > 0 {

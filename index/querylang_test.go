@@ -36,6 +36,9 @@ func TestParseQuery_Match(t *testing.T) {
 		{"stray quote", `it's`, `("it s")`},
 		{"hyphen inside a word", "pre-commit", `("pre commit")`},
 		{"lone minus", "a - b", `("a") AND ("b")`},
+		{"AND is the default", "yaml AND toml", `("yaml") AND ("toml")`},
+		{"NOT excludes", "yaml NOT toml", `(("yaml")) NOT "toml"`},
+		{"one CJK character prefix", "数*", `("数" *)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,7 +54,7 @@ func TestParseQuery_Match(t *testing.T) {
 }
 
 func TestParseQuery_BadQuery(t *testing.T) {
-	for _, query := range []string{"", "   ", "*", `""`, "-foo", "OR", "(:)", strings.Repeat("w ", MaxQueryTerms+1), `"` + strings.Repeat("w ", MaxQueryTokens+1) + `"`} {
+	for _, query := range []string{"", "   ", "*", `""`, "-foo", "OR", "AND", "NOT x", "(:)", "a*", "parse a*", strings.Repeat("w ", MaxQueryTerms+1), `"` + strings.Repeat("w ", MaxQueryTokens+1) + `"`, strings.Repeat("ab* ", MaxPrefixTerms+1)} {
 		_, err := ParseQuery(query)
 		if jsonl.CodeOf(err) != jsonl.CodeBadQuery {
 			t.Errorf("ParseQuery(%.40q) = %v, want bad_query", query, err)

@@ -37,8 +37,16 @@ type Hit struct {
 	Score     float64
 	// AlsoIn lists the ids of the other sessions that hold a byte-identical
 	// copy of the entry (same id, timestamp and line): pi copies the path of
-	// a session into a forked one. Empty with NoDedupe.
-	AlsoIn []string
+	// a session into a forked one. Empty with NoDedupe. AlsoInFiles are
+	// their files, in the same order.
+	AlsoIn      []string
+	AlsoInFiles []string
+	// ByID is set when the hit was found because the query is its entry id
+	// or a unique prefix of it, not by its text.
+	ByID bool
+	// AmbiguousID is set when another indexed session has the same session
+	// id, so that only the file path names this one.
+	AmbiguousID bool
 }
 
 // SearchResult is a page of hits and how many there are in all.
@@ -67,6 +75,7 @@ type matchRow struct {
 	Path      string   `db:"path"`
 	CreatedMs *int64   `db:"created_ms"`
 	Score     *float64 `db:"score"`
+	byID      bool
 }
 
 const hitCols = `e.sid, e.seq, e.entry_id, e.parent_id, e.type, e.role, e.ts_ms, e.line, e.offset, e.length, e.crc, e.doc, e.active,
@@ -109,12 +118,18 @@ func (d *DB) Search(ctx context.Context, p SearchParams) (*SearchResult, error) 
 		return res, nil
 	}
 	res.Hits = hits[p.Offset:min(len(hits), p.Offset+p.Limit)]
-	if !p.NoDedupe {
-		for i := range res.Hits {
-			if err := d.fillAlsoIn(ctx, &res.Hits[i]); err != nil {
+	for i := range res.Hits {
+		h := &res.Hits[i]
+		if !p.NoDedupe {
+			if err := d.fillAlsoIn(ctx, h); err != nil {
 				return nil, err
 			}
 		}
+		var same int
+		if err := d.getCached(ctx, &same, "SELECT count(*) FROM sessions WHERE session_id = ?", h.SessionID); err != nil {
+			return nil, err
+		}
+		h.AmbiguousID = same > 1
 	}
 	return res, nil
 }
@@ -255,6 +270,9 @@ func (d *DB) idMatches(ctx context.Context, id, where string, args []any) ([]mat
 	if err := d.selectCached(ctx, &rows, q, append([]any{id}, args...)...); err != nil {
 		return nil, fmt.Errorf("search id %q: %w", id, err)
 	}
+	for i := range rows {
+		rows[i].byID = true
+	}
 	if len(rows) > 0 {
 		return rows, nil
 	}
@@ -265,6 +283,9 @@ func (d *DB) idMatches(ctx context.Context, id, where string, args []any) ([]mat
 	}
 	if len(groupCopies(rows, false)) != 1 {
 		return nil, nil
+	}
+	for i := range rows {
+		rows[i].byID = true
 	}
 	return rows, nil
 }
@@ -314,7 +335,7 @@ func groupCopies(rows []matchRow, noDedupe bool) []Hit {
 }
 
 func hitOf(r *matchRow) Hit {
-	h := Hit{SID: r.SID, SessionID: r.SessionID, Workspace: r.Workspace, Path: r.Path, Entry: r.Entry}
+	h := Hit{SID: r.SID, SessionID: r.SessionID, Workspace: r.Workspace, Path: r.Path, Entry: r.Entry, ByID: r.byID}
 	if r.Score != nil {
 		h.Score = *r.Score
 	}
@@ -335,16 +356,26 @@ func createdBefore(a, b *matchRow) bool {
 // fillAlsoIn sets h.AlsoIn to the ids of the other sessions holding a copy
 // of h's entry, sorted.
 func (d *DB) fillAlsoIn(ctx context.Context, h *Hit) error {
-	h.AlsoIn = []string{}
+	h.AlsoIn, h.AlsoInFiles = []string{}, []string{}
 	if h.Type == "session" {
 		return nil
 	}
-	err := d.selectCached(ctx, &h.AlsoIn, `SELECT DISTINCT s.session_id
+	var copies []struct {
+		ID   string `db:"session_id"`
+		Path string `db:"path"`
+	}
+	err := d.selectCached(ctx, &copies, `SELECT DISTINCT s.session_id, s.path
 		FROM entries e INDEXED BY entries_by_entry_id JOIN sessions s ON s.sid = e.sid
 		WHERE e.entry_id = ? AND e.ts_ms IS ? AND e.crc = ? AND e.length = ? AND e.sid != ?
-		ORDER BY s.session_id`, h.EntryID, h.TsMs, h.CRC, h.Length, h.SID)
+		ORDER BY s.session_id, s.path`, h.EntryID, h.TsMs, h.CRC, h.Length, h.SID)
 	if err != nil {
 		return fmt.Errorf("search: copies of %s: %w", h.EntryID, err)
+	}
+	for _, c := range copies {
+		h.AlsoIn, h.AlsoInFiles = append(h.AlsoIn, c.ID), append(h.AlsoInFiles, c.Path)
+		if c.ID == h.SessionID {
+			h.AmbiguousID = true
+		}
 	}
 	return nil
 }

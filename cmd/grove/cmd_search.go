@@ -20,8 +20,11 @@ const searchQueryHelp = `QUERY: words are ANDed; "quoted phrases"; -word exclude
    and Korean text matches any substring. An entry id or session id (or a
    unique prefix of 4+ characters) finds that entry or session.`
 
+// searchFlagNames are search's flags, to catch them typed after the query.
+var searchFlagNames = map[string]bool{}
+
 func searchCommand(g *env) *cli.Command {
-	return &cli.Command{
+	cmd := &cli.Command{
 		Name:        "search",
 		Usage:       "full-text search over every indexed session, newest hits first",
 		ArgsUsage:   "QUERY",
@@ -42,6 +45,12 @@ func searchCommand(g *env) *cli.Command {
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usagef("search needs a QUERY; see grove search --help")
+			}
+			for _, a := range c.Args().Slice() {
+				name := strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-")
+				if strings.HasPrefix(a, "--") && (name == "help" || searchFlagNames[name]) {
+					return usagef("%s comes after the query, where it would be searched for: flags go before the query (grove search %s ... QUERY)", a, a)
+				}
 			}
 			o := archive.SearchOptions{Query: strings.Join(c.Args().Slice(), " "), Workspace: localDir(c.String("workspace")),
 				Session: c.String("session"), Roles: splitList(c.StringSlice("role")), Types: splitList(c.StringSlice("type")),
@@ -75,14 +84,32 @@ func searchCommand(g *env) *cli.Command {
 			return runSearch(c.Context, g, o)
 		},
 	}
+	for _, f := range cmd.Flags {
+		for _, n := range f.Names() {
+			searchFlagNames[n] = true
+		}
+	}
+	searchFlagNames["json"] = true
+	return cmd
 }
 
-// localDir makes a workspace given as ".", "./x" or "../x" absolute, so
-// that --workspace . means this directory; anything else is taken as it is
-// (workspaces are the cwd of the machine that wrote the session).
+// localDir turns a --workspace given as a relative path of an existing
+// directory (".", "src", "../x") into its absolute, symlink-free path, as
+// pi records the cwd, so that --workspace . means this directory. An
+// absolute path is cleaned (//, /./, a trailing slash); anything else is
+// taken as it is (workspaces may be paths of another machine).
 func localDir(w string) string {
-	if w == "." || w == ".." || strings.HasPrefix(w, "./") || strings.HasPrefix(w, "../") {
+	if w == "" {
+		return w
+	}
+	if filepath.IsAbs(w) {
+		return filepath.Clean(w)
+	}
+	if fi, err := os.Stat(w); err == nil && fi.IsDir() {
 		if abs, err := filepath.Abs(w); err == nil {
+			if real, err := filepath.EvalSymlinks(abs); err == nil {
+				return real
+			}
 			return abs
 		}
 	}
@@ -127,7 +154,11 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 	if err != nil {
 		return err
 	}
+	op := newOpener(g)
 	if res.Total == 0 {
+		for _, w := range a.UnknownValues(ctx, o) {
+			fmt.Fprintf(g.stderr, "grove: %s\n", w)
+		}
 		if n, err := a.DB().CountSessions(ctx); err == nil && n == 0 {
 			fmt.Fprintf(g.stderr, "grove: the index at %s holds no sessions yet: run `grove index` (an index made by an older grove is emptied once, to add search text)\n", g.dbPath)
 		}
@@ -137,7 +168,7 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 		for _, h := range res.Hits {
 			j := hitJSON{Session: h.SessionID, ID: h.EntryID, Type: h.Type, Timestamp: rfc3339(h.TsMs),
 				Snippet: h.Snippet, Workspace: h.Workspace, AlsoIn: h.AlsoIn, File: h.Path, Line: h.Line, Stale: h.Stale,
-				Open: openCommands(h)}
+				Open: op.open(h)}
 			if h.Role != nil {
 				j.Role = *h.Role
 			}
@@ -165,9 +196,13 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 			fmt.Fprintf(g.stdout, "    %s\n", mark(h.Snippet))
 		}
 		if len(h.AlsoIn) > 0 {
-			fmt.Fprintf(g.stdout, "    also in: %s\n", strings.Join(h.AlsoIn, ", "))
+			also := h.AlsoIn
+			if h.AmbiguousID {
+				also = h.AlsoInFiles
+			}
+			fmt.Fprintf(g.stdout, "    also in: %s\n", strings.Join(also, ", "))
 		}
-		oc := openCommands(h)
+		oc := op.open(h)
 		fmt.Fprintf(g.stdout, "    %s  ·  %s\n", oc["path"], oc["messages"])
 	}
 	more := ""
@@ -190,14 +225,29 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 	return nil
 }
 
-// openCommands are the commands that show a hit in its session.
-func openCommands(h archive.SearchHit) map[string]string {
+// opener writes the commands that show a hit in its session: with --db
+// when the index is not the one a plain `grove` would open, and naming the
+// session by its file when its id is not unique.
+type opener struct{ grove string }
+
+func newOpener(g *env) opener {
+	grove := "grove"
+	if g.dbPath != defaultDB() && os.Getenv("GROVE_DB") != g.dbPath {
+		grove += " --db " + shellQuote(g.dbPath)
+	}
+	return opener{grove}
+}
+
+func (op opener) open(h archive.SearchHit) map[string]string {
 	s := shellQuote(h.SessionID)
+	if h.AmbiguousID {
+		s = shellQuote(h.Path)
+	}
 	if h.EntryID == "" {
-		return map[string]string{"path": "grove path " + s, "messages": "grove messages " + s}
+		return map[string]string{"path": op.grove + " path " + s, "messages": op.grove + " messages " + s}
 	}
 	id := shellQuote(h.EntryID)
-	return map[string]string{"path": "grove path " + s + " " + id, "messages": "grove messages " + s + " " + id}
+	return map[string]string{"path": op.grove + " path " + s + " " + id, "messages": op.grove + " messages " + s + " " + id}
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but
