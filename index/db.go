@@ -40,15 +40,6 @@ func (d *DB) selectCached(ctx context.Context, dest any, q string, args ...any) 
 	return st.SelectContext(ctx, dest, args...)
 }
 
-// getCached is sqlx's GetContext through the statement cache.
-func (d *DB) getCached(ctx context.Context, dest any, q string, args ...any) error {
-	st, err := d.stmt(ctx, q)
-	if err != nil {
-		return err
-	}
-	return st.GetContext(ctx, dest, args...)
-}
-
 // stmt returns q prepared once for this DB: parsing a search query costs
 // more than running it.
 func (d *DB) stmt(ctx context.Context, q string) (*sqlx.Stmt, error) {

@@ -118,20 +118,79 @@ func (d *DB) Search(ctx context.Context, p SearchParams) (*SearchResult, error) 
 		return res, nil
 	}
 	res.Hits = hits[p.Offset:min(len(hits), p.Offset+p.Limit)]
-	for i := range res.Hits {
-		h := &res.Hits[i]
-		if !p.NoDedupe {
-			if err := d.fillAlsoIn(ctx, h); err != nil {
-				return nil, err
-			}
-		}
-		var same int
-		if err := d.getCached(ctx, &same, "SELECT count(*) FROM sessions WHERE session_id = ?", h.SessionID); err != nil {
-			return nil, err
-		}
-		h.AmbiguousID = same > 1
+	if err := d.fillPage(ctx, res.Hits, !p.NoDedupe); err != nil {
+		return nil, err
 	}
 	return res, nil
+}
+
+// fillPage sets AmbiguousID and (with alsoIn) AlsoIn of a page of hits,
+// with one query for each rather than one per hit: per-hit queries cost
+// more than the search itself.
+func (d *DB) fillPage(ctx context.Context, hits []Hit, alsoIn bool) error {
+	if len(hits) == 0 {
+		return nil
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?,", len(hits)), ",")
+	ids := make([]any, len(hits))
+	for i := range hits {
+		ids[i] = hits[i].SessionID
+	}
+	var counts []struct {
+		ID string `db:"session_id"`
+		N  int    `db:"n"`
+	}
+	if err := d.db.SelectContext(ctx, &counts, `SELECT session_id, count(*) AS n FROM sessions
+		WHERE session_id IN (`+marks+`) GROUP BY session_id`, ids...); err != nil {
+		return fmt.Errorf("search: session ids: %w", err)
+	}
+	shared := map[string]bool{}
+	for _, c := range counts {
+		shared[c.ID] = c.N > 1
+	}
+	for i := range hits {
+		hits[i].AmbiguousID = shared[hits[i].SessionID]
+	}
+	if !alsoIn {
+		return nil
+	}
+	for i := range hits {
+		ids[i] = hits[i].EntryID
+		hits[i].AlsoIn, hits[i].AlsoInFiles = []string{}, []string{}
+	}
+	var copies []struct {
+		EntryID   string `db:"entry_id"`
+		TsMs      *int64 `db:"ts_ms"`
+		CRC       uint32 `db:"crc"`
+		Length    int    `db:"length"`
+		SID       int64  `db:"sid"`
+		SessionID string `db:"session_id"`
+		Path      string `db:"path"`
+	}
+	if err := d.db.SelectContext(ctx, &copies, `SELECT e.entry_id, e.ts_ms, e.crc, e.length, e.sid, s.session_id, s.path
+		FROM entries e INDEXED BY entries_by_entry_id JOIN sessions s ON s.sid = e.sid
+		WHERE e.entry_id IN (`+marks+`) ORDER BY s.session_id, s.path`, ids...); err != nil {
+		return fmt.Errorf("search: fork copies: %w", err)
+	}
+	for i := range hits {
+		h := &hits[i]
+		if h.Type == "session" {
+			continue
+		}
+		seen := map[int64]bool{}
+		for _, c := range copies {
+			if c.EntryID != h.EntryID || c.SID == h.SID || seen[c.SID] || c.CRC != h.CRC || c.Length != h.Length ||
+				(c.TsMs == nil) != (h.TsMs == nil) || (c.TsMs != nil && *c.TsMs != *h.TsMs) {
+				continue
+			}
+			seen[c.SID] = true
+			h.AlsoIn, h.AlsoInFiles = append(h.AlsoIn, c.SessionID), append(h.AlsoInFiles, c.Path)
+			if c.SessionID == h.SessionID {
+				h.AmbiguousID = true
+			}
+		}
+	}
+	return nil
 }
 
 // matchFrom is the FROM and WHERE of a full-text search: the FTS5 table
@@ -351,31 +410,4 @@ func createdBefore(a, b *matchRow) bool {
 		return a.CreatedMs != nil
 	}
 	return a.Path < b.Path
-}
-
-// fillAlsoIn sets h.AlsoIn to the ids of the other sessions holding a copy
-// of h's entry, sorted.
-func (d *DB) fillAlsoIn(ctx context.Context, h *Hit) error {
-	h.AlsoIn, h.AlsoInFiles = []string{}, []string{}
-	if h.Type == "session" {
-		return nil
-	}
-	var copies []struct {
-		ID   string `db:"session_id"`
-		Path string `db:"path"`
-	}
-	err := d.selectCached(ctx, &copies, `SELECT DISTINCT s.session_id, s.path
-		FROM entries e INDEXED BY entries_by_entry_id JOIN sessions s ON s.sid = e.sid
-		WHERE e.entry_id = ? AND e.ts_ms IS ? AND e.crc = ? AND e.length = ? AND e.sid != ?
-		ORDER BY s.session_id, s.path`, h.EntryID, h.TsMs, h.CRC, h.Length, h.SID)
-	if err != nil {
-		return fmt.Errorf("search: copies of %s: %w", h.EntryID, err)
-	}
-	for _, c := range copies {
-		h.AlsoIn, h.AlsoInFiles = append(h.AlsoIn, c.ID), append(h.AlsoInFiles, c.Path)
-		if c.ID == h.SessionID {
-			h.AmbiguousID = true
-		}
-	}
-	return nil
 }

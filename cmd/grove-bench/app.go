@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -27,9 +29,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.Float64Flag{Name: "chinese", Value: d.ChineseShare, Usage: "share of conversation turns in Chinese"},
 			&cli.StringFlag{Name: "work", Value: filepath.Join(os.TempDir(), "grove-bench"), Usage: "directory for the corpus, the indexes and the grove binary"},
 			&cli.StringFlag{Name: "corpus", Usage: "corpus directory (default WORK/corpus-SIZE-seedN; reused when its manifest matches)"},
-			&cli.IntFlag{Name: "runs", Value: 3, Usage: "runs of each whole-process figure (index, refresh, verify, baseline); grove search uses at least 10, rg at least 5"},
+			&cli.IntFlag{Name: "runs", Value: 3, Usage: "runs of each whole-process figure (index, refresh, baseline; verify runs once); grove search uses at least 10, rg at least 5"},
 			&cli.IntFlag{Name: "search-runs", Value: 30, Usage: "runs of each in-process search and path figure"},
 			&cli.StringFlag{Name: "grove", Usage: "measure this grove binary instead of building ./cmd/grove"},
+			&cli.StringSliceFlag{Name: "only", Usage: "measure only these sections: index, refresh, search, path, verify, baseline (without index, the index of an earlier run in --work is used)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON document"},
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
@@ -83,7 +86,16 @@ func configOf(c *cli.Context) (config, error) {
 	if dir, err = filepath.Abs(dir); err != nil {
 		return config{}, err
 	}
-	return config{Corpus: o, Dir: dir, Work: work, Runs: c.Int("runs"), SearchRuns: c.Int("search-runs"), Grove: c.String("grove")}, nil
+	only := map[string]bool{}
+	for _, v := range c.StringSlice("only") {
+		for _, name := range strings.Split(v, ",") {
+			if !slices.Contains(sections, name) {
+				return config{}, fmt.Errorf("--only: no section %q (sections: %s)", name, strings.Join(sections, ", "))
+			}
+			only[name] = true
+		}
+	}
+	return config{Corpus: o, Dir: dir, Work: work, Runs: c.Int("runs"), SearchRuns: c.Int("search-runs"), Grove: c.String("grove"), Only: only}, nil
 }
 
 // usageError is a wrong command line: exit status 2, as grove's.

@@ -49,9 +49,10 @@ func TestSuite_Smoke(t *testing.T) {
 	if res.Corpus.Bytes < 2_500_000 || res.Corpus.Entries == 0 || len(res.Targets) < 3 {
 		t.Errorf("corpus %+v, %d targets", res.Corpus, len(res.Targets))
 	}
-	// A second run reuses the corpus and prints the table.
+	// A second run reuses the corpus and the index, measures only search,
+	// and prints the table.
 	stdout.Reset()
-	args = []string{"grove-bench", "--size", "3MB", "--runs", "1", "--search-runs", "1", "--work", work, "--grove", filepath.Join(work, "grove")}
+	args = []string{"grove-bench", "--size", "3MB", "--runs", "1", "--search-runs", "1", "--work", work, "--grove", filepath.Join(work, "grove"), "--only", "search"}
 	if err := newApp(&stdout, &stderr).RunContext(context.Background(), args); err != nil {
 		t.Fatal(err)
 	}
@@ -60,8 +61,11 @@ func TestSuite_Smoke(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, stdout.String())
 		}
 	}
-	if !strings.Contains(stderr.String(), "corpus: reusing") {
-		t.Errorf("second run did not reuse the corpus:\n%s", stderr.String())
+	if !strings.Contains(stderr.String(), "corpus: reusing") || !strings.Contains(stderr.String(), "reusing "+filepath.Join(work, "index.db")) {
+		t.Errorf("second run did not reuse the corpus and the index:\n%s", stderr.String())
+	}
+	if strings.Contains(stdout.String(), "[index]") || strings.Contains(stdout.String(), "[verify]") {
+		t.Errorf("--only search measured more:\n%s", stdout.String())
 	}
 }
 
@@ -112,5 +116,13 @@ func TestSuite_RefusesForeignDirectories(t *testing.T) {
 	var u usageError
 	if err := run("10MB"); !errors.As(err, &u) {
 		t.Errorf("a stray argument: %v, want a usage error", err)
+	}
+}
+
+func TestConfig_Only(t *testing.T) {
+	var u usageError
+	err := newApp(&bytes.Buffer{}, &bytes.Buffer{}).RunContext(context.Background(), []string{"grove-bench", "--only", "search,nope"})
+	if !errors.As(err, &u) || !strings.Contains(err.Error(), `no section "nope"`) {
+		t.Errorf("--only nope: %v, want a usage error", err)
 	}
 }

@@ -23,7 +23,14 @@ type config struct {
 	Runs       int    // runs of each whole-process figure
 	SearchRuns int    // runs of each in-process search and path figure
 	Grove      string // a grove binary to measure; "" builds ./cmd/grove
+	// Only names the sections to measure (index, refresh, search, path,
+	// verify, baseline); empty means all. Without index, the index an
+	// earlier run left in Work is measured.
+	Only map[string]bool
 }
+
+// sections are the names --only accepts.
+var sections = []string{"index", "refresh", "search", "path", "verify", "baseline"}
 
 // queries is the fixed query set of the search figures (issue: search):
 // grove's query and the literal text rg looks for.
@@ -112,23 +119,30 @@ func (s *suite) run(ctx context.Context) (*Result, error) {
 	defer release()
 	s.db = filepath.Join(s.cfg.Work, "index.db")
 	steps := []struct {
-		name string
-		fn   func(context.Context) error
+		name, section string
+		fn            func(context.Context) error
 	}{
-		{"build grove", s.buildGrove},
-		{"corpus", s.corpus},
-		{"cold index", s.coldIndex},
-		{"no-op refresh", s.noopRefresh},
-		{"search in-process", s.searchInProcess},
-		{"search whole-process", s.searchProcess},
-		{"path", s.paths},
-		{"verify", s.verify},
-		{"refresh after append", s.appendRefresh},
-		{"C SQLite baseline", s.baseline},
+		{"build grove", "", s.buildGrove},
+		{"corpus", "", s.corpus},
+		{"cold index", "index", s.coldIndex},
+		{"existing index", "", s.existingIndex},
+		{"no-op refresh", "refresh", s.noopRefresh},
+		{"search in-process", "search", s.searchInProcess},
+		{"search whole-process", "search", s.searchProcess},
+		{"path", "path", s.paths},
+		{"verify", "verify", s.verify},
+		{"refresh after append", "refresh", s.appendRefresh},
+		{"C SQLite baseline", "baseline", s.baseline},
 	}
 	for _, st := range steps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if len(s.cfg.Only) > 0 && ((st.section != "" && !s.cfg.Only[st.section]) || (st.name == "existing index" && s.cfg.Only["index"])) {
+			continue
+		}
+		if len(s.cfg.Only) == 0 && st.name == "existing index" {
+			continue
 		}
 		fmt.Fprintf(s.log, "== %s\n", st.name)
 		if err := st.fn(ctx); err != nil {
@@ -198,6 +212,27 @@ func (s *suite) corpus(ctx context.Context) error {
 		}
 	}
 	s.res.Corpus = ci
+	return nil
+}
+
+// existingIndex checks, when --only leaves out the cold index, that an
+// earlier run left an index of this corpus in the work directory.
+func (s *suite) existingIndex(ctx context.Context) error {
+	if _, err := os.Stat(s.db); err != nil {
+		return fmt.Errorf("--only without index needs the index an earlier run left in %s: run once without --only", s.cfg.Work)
+	}
+	r, err := runProc(ctx, nil, s.grove, s.groveArgs("index", "--root", s.cfg.Dir))
+	if err != nil {
+		return err
+	}
+	var sum struct{ Indexed, Files int }
+	if err := json.Unmarshal(r.Stdout, &sum); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.log, "   reusing %s (%d of %d files re-indexed)\n", s.db, sum.Indexed, sum.Files)
+	size := fileSize(s.db, s.db+"-wal")
+	s.res.Corpus.IndexMB = float64(size) / 1e6
+	s.res.Ratios["index_size_over_jsonl"] = float64(size) / float64(s.m.Bytes)
 	return nil
 }
 
