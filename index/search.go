@@ -225,16 +225,26 @@ func (d *DB) textMatches(ctx context.Context, p SearchParams, m, where string, a
 			}
 		}
 	} else {
+		// One query reads the page and counts: up to CountLimit+1 matches
+		// (more when the page reaches further). Fewer rows than asked for
+		// are all the matches.
 		q := `SELECT ` + hitCols + `, NULL AS score` + matchFrom + where + ` ORDER BY entry_text.rowid DESC LIMIT ?`
-		for limit := want*2 + 8; ; limit *= 4 {
+		for limit := max(CountLimit+1, want*2+8); ; limit *= 4 {
 			rows, err = d.selectRows(ctx, q, append(all, limit)...)
-			if err != nil || len(rows) < limit || len(groupCopies(rows, p.NoDedupe)) >= want {
-				c.complete = len(rows) < limit
-				break
+			if err != nil {
+				return nil, c, err
+			}
+			if len(rows) < limit {
+				c.complete = true
+				return rows, c, nil
+			}
+			if n := len(groupCopies(rows, p.NoDedupe)); n >= want {
+				c.hits, c.exact = n, false
+				return rows, c, nil
 			}
 		}
 	}
-	if err != nil || c.complete {
+	if err != nil {
 		return rows, c, err
 	}
 	key := `e.entry_id || char(0) || coalesce(e.ts_ms, '') || char(0) || e.crc || char(0) || e.length`
