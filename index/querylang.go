@@ -6,6 +6,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -29,8 +31,8 @@ type Query struct {
 	Groups [][]Term // each group is ORed; the groups are ANDed
 	Not    []Term   // terms an entry must not have
 	// IDLike is the whole query when it could be an entry or session id: one
-	// word of at least 4 characters from [A-Za-z0-9_-], not starting with
-	// '-'; else "".
+	// word from [A-Za-z0-9_-], not starting with '-'; else "". It is looked
+	// up exactly, and as a unique prefix when 4 characters or longer.
 	IDLike string
 }
 
@@ -54,8 +56,9 @@ const (
 // tokens. Invalid UTF-8 is read as U+FFFD, a separator.
 func ParseQuery(s string) (*Query, error) {
 	q := &Query{Raw: s}
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if w := strings.TrimSpace(s); len(w) >= 4 && w[0] != '-' && strings.IndexFunc(w, notIDRune) < 0 {
+	// Compatibility forms as the index stores them: halfwidth ﾃﾞ is デ.
+	s = norm.NFKC.String(strings.ToValidUTF8(s, "\uFFFD"))
+	if w := strings.TrimSpace(s); len(w) >= 1 && w[0] != '-' && strings.IndexFunc(w, notIDRune) < 0 {
 		q.IDLike = w
 	}
 	terms, tokens, prefixes := 0, 0, 0
@@ -215,7 +218,7 @@ func (q *Query) Terms() []Term {
 // the rule the full-text index implements, for tests and for checking
 // answers. It ignores IDLike.
 func (q *Query) Matches(text string) bool {
-	toks := tokenize(text)
+	toks := tokenize(norm.NFKC.String(text))
 	has := func(t Term) bool {
 		for i := 0; i+len(t.Tokens) <= len(toks); i++ {
 			if termAt(toks[i:i+len(t.Tokens)], t) {

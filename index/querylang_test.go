@@ -39,6 +39,8 @@ func TestParseQuery_Match(t *testing.T) {
 		{"AND is the default", "yaml AND toml", `("yaml") AND ("toml")`},
 		{"NOT excludes", "yaml NOT toml", `(("yaml")) NOT "toml"`},
 		{"one CJK character prefix", "数*", `("数" *)`},
+		{"voiced kana keep their marks", "データ", `("デ ー タ")`},
+		{"halfwidth kana compose", "ﾃﾞｰﾀ", `("デ ー タ")`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,7 +56,7 @@ func TestParseQuery_Match(t *testing.T) {
 }
 
 func TestParseQuery_BadQuery(t *testing.T) {
-	for _, query := range []string{"", "   ", "*", `""`, "-foo", "OR", "AND", "NOT x", "(:)", "a*", "parse a*", strings.Repeat("w ", MaxQueryTerms+1), `"` + strings.Repeat("w ", MaxQueryTokens+1) + `"`, strings.Repeat("ab* ", MaxPrefixTerms+1)} {
+	for _, query := range []string{"", "   ", "*", `""`, "-foo", "NOT x", "(:)", "a*", "parse a*", strings.Repeat("w ", MaxQueryTerms+1), `"` + strings.Repeat("w ", MaxQueryTokens+1) + `"`, strings.Repeat("ab* ", MaxPrefixTerms+1)} {
 		_, err := ParseQuery(query)
 		if jsonl.CodeOf(err) != jsonl.CodeBadQuery {
 			t.Errorf("ParseQuery(%.40q) = %v, want bad_query", query, err)
@@ -63,7 +65,7 @@ func TestParseQuery_BadQuery(t *testing.T) {
 }
 
 func TestParseQuery_IDLike(t *testing.T) {
-	for query, want := range map[string]string{"3f2a": "3f2a", " 3f2a9c01 ": "3f2a9c01", "abc": "", "a b c d": "", "L993": "L993", "d703a1a9-1b7b": "d703a1a9-1b7b"} {
+	for query, want := range map[string]string{"3f2a": "3f2a", " 3f2a9c01 ": "3f2a9c01", "u-1": "u-1", "a b c d": "", "L993": "L993", "d703a1a9-1b7b": "d703a1a9-1b7b", "-x": ""} {
 		q, err := ParseQuery(query)
 		if err != nil {
 			if want != "" {

@@ -358,7 +358,7 @@ func (d *DB) idMatches(ctx context.Context, id, where string, args []any) ([]mat
 	for i := range rows {
 		rows[i].byID = true
 	}
-	if len(rows) > 0 {
+	if len(rows) > 0 || len(id) < 4 {
 		return rows, nil
 	}
 	q = `SELECT ` + hitCols + `, NULL AS score FROM entries e INDEXED BY entries_by_entry_id

@@ -14,7 +14,7 @@ import (
 
 // The vocabulary of the property test: Latin words that share prefixes and
 // differ by accents and case, and CJK characters that form words.
-var propWords = []string{"alpha", "alphabet", "Alpha", "ＡＬＰＨＡ", "beta", "gamma", "café", "cafe", "CAFÉ", "ﬁle", "file", "数", "据", "库", "索", "引", "数据", "ｶﾀ", "カタ"}
+var propWords = []string{"alpha", "alphabet", "Alpha", "ＡＬＰＨＡ", "beta", "gamma", "café", "cafe", "CAFÉ", "ﬁle", "file", "数", "据", "库", "索", "引", "数据", "ｶﾀ", "カタ", "デ", "テ", "ﾃﾞ", "が", "か", "ά"}
 
 var propSeps = []string{" ", "  ", ".", "\n", ":", "", "-"}
 

@@ -6,8 +6,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/text/runes"
-	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -107,9 +105,9 @@ func tokenize(s string) []token {
 }
 
 // fold returns a token's matching form: compatibility forms replaced
-// (NFKD: fullwidth Ａ → A, ﬁ → fi, as ftsText stores them), lower case,
-// Latin diacritics removed (é → e), as unicode61 with remove_diacritics 2
-// compares them.
+// (fullwidth Ａ → A, ﬁ → fi, as ftsText stores them), lower case, and the
+// diacritics of Latin letters removed (é → e), as unicode61 with
+// remove_diacritics 2 compares them.
 func fold(tok string) string {
 	ascii := true
 	for i := 0; i < len(tok); i++ {
@@ -131,10 +129,20 @@ func fold(tok string) string {
 	if plain && norm.NFKD.IsNormalString(tok) {
 		return tok
 	}
-	t := transform.Chain(norm.NFKD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
-	s, _, err := transform.String(t, tok)
-	if err != nil {
-		s = tok
+	// unicode61 removes the diacritics of Latin letters only: the voicing
+	// marks of kana (デ, が) and Greek accents stay, or データ would never
+	// match what the index stores.
+	var b strings.Builder
+	var base rune
+	for _, r := range norm.NFKD.String(tok) {
+		if unicode.Is(unicode.Mn, r) {
+			if unicode.Is(unicode.Latin, base) {
+				continue
+			}
+		} else {
+			base = r
+		}
+		b.WriteRune(r)
 	}
-	return strings.ToLower(s)
+	return strings.ToLower(norm.NFC.String(b.String()))
 }
