@@ -164,14 +164,61 @@ func appendString(dst, raw []byte) []byte {
 	if bytes.IndexByte(dst[start:], 0x1b) >= 0 {
 		dst = append(dst[:start], stripANSI(dst[start:])...)
 	}
+	if len(dst)-start >= minBase64Run {
+		dst = append(dst[:start], cutBase64Runs(dst[start:])...)
+	}
 	return append(dst, '\n')
+}
+
+// minBase64Run is the shortest run of base64 characters inside a text that
+// is taken for data and cut out.
+const minBase64Run = 256
+
+// cutBase64Runs returns s without the runs of at least minBase64Run bytes
+// from the base64 alphabets that hold upper case, lower case and digits
+// (data pasted inside a message: an image, a key, a blob), each replaced by
+// a space; s is changed in place. Long words, paths and hex hashes lack one
+// of the three classes or the length.
+func cutBase64Runs(s []byte) []byte {
+	out := s[:0]
+	for i := 0; i < len(s); {
+		j, classes := i, 0
+		for j < len(s) && isBase64Byte(s[j]) {
+			switch c := s[j]; {
+			case c >= 'A' && c <= 'Z':
+				classes |= 1
+			case c >= 'a' && c <= 'z':
+				classes |= 2
+			case c >= '0' && c <= '9':
+				classes |= 4
+			}
+			j++
+		}
+		if j-i >= minBase64Run && classes == 7 {
+			out = append(out, ' ')
+			i = j
+			continue
+		}
+		if j == i {
+			j++
+		}
+		out = append(out, s[i:j]...)
+		i = j
+	}
+	return out
+}
+
+func isBase64Byte(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_' || c == '='
 }
 
 // stripANSI returns s without terminal escape sequences, which tool output
 // is full of ("\x1b[31merror" must be the word "error", not "31merror"):
 // CSI sequences (ESC [ parameters intermediates final), OSC sequences
-// (ESC ] ... BEL or ESC \) and two-byte escapes. Each becomes a space, so
-// the words on either side stay apart. s is changed in place.
+// (ESC ] ... BEL or ESC \\), charset designations (ESC ( B) and two-byte
+// escapes. They are removed without a trace, so that a word coloured in
+// part (grep --color: "pre\x1b[1mfix") stays one word. s is changed in
+// place.
 func stripANSI(s []byte) []byte {
 	out := s[:0]
 	for i := 0; i < len(s); {
@@ -198,8 +245,9 @@ func stripANSI(s []byte) []byte {
 			} else if j < len(s) {
 				j += 2
 			}
+		case '(', ')', '*', '+':
+			j++ // ESC ( B: a charset designation, one more byte
 		}
-		out = append(out, ' ')
 		i = min(j, len(s))
 	}
 	return out

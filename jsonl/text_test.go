@@ -31,8 +31,10 @@ func TestAppendSearchText(t *testing.T) {
 		{"lone surrogate", `{"type":"session_info","name":"x\ud800y"}`, "x\uFFFDy\n"},
 		{"base64 string", `{"type":"session_info","name":"` + b64 + `"}`, ""},
 		{"data uri", `{"type":"session_info","name":"data:image/png;base64,AAAA"}`, ""},
-		{"ANSI colours", `{"type":"session_info","name":"\u001b[31merror\u001b[0m: \u001b[1;32mok\u001b]8;;http://x\u0007link\u001b]8;;\u001b\\"}`, " error :  ok link \n"},
+		{"ANSI colours", `{"type":"session_info","name":"\u001b[31merror\u001b[0m: \u001b[1;32mok\u001b]8;;http://x\u0007 link\u001b]8;;\u001b\\ pre\u001b[1mfix\u001b(Bset"}`, "error: ok link prefixset\n"},
 		{"lone escape at the end", `{"type":"session_info","name":"a\u001b"}`, "a\x1b\n"},
+		{"base64 inside text", `{"type":"session_info","name":"see {\"image\": \"` + b64 + `\"} done"}`, "see {\"image\": \" \"} done\n"},
+		{"long word kept", `{"type":"session_info","name":"` + strings.Repeat("abcdefgh", 40) + ` x"}`, strings.Repeat("abcdefgh", 40) + " x\n"},
 		{"not an object", `[1,2]`, ""},
 		{"cut short", `{"type":"session_info","name":"abc`, ""},
 	}

@@ -95,7 +95,7 @@ func configOf(c *cli.Context) (config, error) {
 			only[name] = true
 		}
 	}
-	return config{Corpus: o, Dir: dir, Work: work, Runs: c.Int("runs"), SearchRuns: c.Int("search-runs"), Grove: c.String("grove"), Only: only}, nil
+	return config{Corpus: o, Dir: dir, ExplicitDir: c.String("corpus") != "", Work: work, Runs: c.Int("runs"), SearchRuns: c.Int("search-runs"), Grove: c.String("grove"), Only: only}, nil
 }
 
 // usageError is a wrong command line: exit status 2, as grove's.

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/grove-sessions/grove/internal/corpusgen"
 )
 
 // TestSuite_Smoke runs the whole harness on a 3 MB corpus, once per
@@ -103,6 +105,23 @@ func TestSuite_RefusesForeignDirectories(t *testing.T) {
 	}
 	if err := run("--work", sessions, "--grove", "/bin/true"); err == nil || !strings.Contains(err.Error(), "not made by grove-bench") {
 		t.Errorf("--work with someone's files: %v, want a refusal", err)
+	}
+	// A corpus given with --corpus, made with other options, is not written over.
+	other := filepath.Join(dir, "other")
+	o := corpusgen.DefaultOptions()
+	o.Size = 300_000
+	if _, err := corpusgen.Generate(context.Background(), other, o); err != nil {
+		t.Fatal(err)
+	}
+	extra := filepath.Join(other, "notes.txt")
+	if err := os.WriteFile(extra, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run("--work", filepath.Join(dir, "w3"), "--corpus", other, "--grove", "/bin/true"); err == nil || !strings.Contains(err.Error(), "refusing to write over") {
+		t.Errorf("--corpus with another corpus: %v, want a refusal", err)
+	}
+	if _, err := os.Stat(extra); err != nil {
+		t.Fatalf("the harness removed %s: %v", extra, err)
 	}
 	work := filepath.Join(dir, "w2")
 	release, err := claimWork(work)

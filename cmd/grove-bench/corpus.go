@@ -16,7 +16,11 @@ import (
 // when dir holds no manifest made with the same options by this version of
 // the generator. A corpus made
 // earlier is reused as it is: generating 1 GB takes longer than indexing it.
-func ensureCorpus(ctx context.Context, dir string, o corpusgen.Options, log io.Writer) (*corpusgen.Manifest, error) {
+//
+// A corpus directory given with --corpus (explicit) is never written over:
+// one made with other options is refused, so that files someone added
+// beside a corpus are not lost.
+func ensureCorpus(ctx context.Context, dir string, o corpusgen.Options, explicit bool, log io.Writer) (*corpusgen.Manifest, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
 	var m corpusgen.Manifest
 	generated := err == nil && json.Unmarshal(b, &m) == nil && m.Generator > 0 && len(m.Files) > 0
@@ -24,10 +28,15 @@ func ensureCorpus(ctx context.Context, dir string, o corpusgen.Options, log io.W
 		fmt.Fprintf(log, "corpus: reusing %s (%s in %d files)\n", dir, mb(m.Bytes), len(m.Files))
 		return &m, nil
 	}
-	// Only a directory the generator made (or an empty one) is ever
-	// emptied: --corpus might name someone's sessions.
-	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 && !generated {
-		return nil, fmt.Errorf("refusing to use %s as the corpus: it is not empty and holds no corpus made by grove-corpus (manifest.json); pass a new or empty directory", dir)
+	// Only a directory the generator made under --work (or an empty one)
+	// is ever emptied: --corpus might name someone's sessions.
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		if !generated {
+			return nil, fmt.Errorf("refusing to use %s as the corpus: it is not empty and holds no corpus made by grove-corpus (manifest.json); pass a new or empty directory", dir)
+		}
+		if explicit {
+			return nil, fmt.Errorf("refusing to write over %s: it holds a corpus made with other options or by another generator version; pass the same options, or a new or empty --corpus", dir)
+		}
 	}
 	fmt.Fprintf(log, "corpus: generating %s of sessions (seed %d) in %s ...\n", mb(o.Size+o.BigSession), o.Seed, dir)
 	o.Force = true

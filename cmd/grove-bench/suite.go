@@ -17,12 +17,15 @@ import (
 
 // config is what one run of the suite measures.
 type config struct {
-	Corpus     corpusgen.Options
-	Dir        string // corpus directory; reused when its manifest matches
-	Work       string // index files, the chain session, the grove binary
-	Runs       int    // runs of each whole-process figure
-	SearchRuns int    // runs of each in-process search and path figure
-	Grove      string // a grove binary to measure; "" builds ./cmd/grove
+	Corpus corpusgen.Options
+	Dir    string // corpus directory; reused when its manifest matches
+	// ExplicitDir is set when Dir came from --corpus: it is never written
+	// over, only reused or filled when empty.
+	ExplicitDir bool
+	Work        string // index files, the chain session, the grove binary
+	Runs        int    // runs of each whole-process figure
+	SearchRuns  int    // runs of each in-process search and path figure
+	Grove       string // a grove binary to measure; "" builds ./cmd/grove
 	// Only names the sections to measure (index, refresh, search, path,
 	// verify, baseline); empty means all. Without index, the index an
 	// earlier run left in Work is measured.
@@ -195,7 +198,7 @@ func (s *suite) corpus(ctx context.Context) error {
 	if err := checkSpace(s.cfg.Work, s.cfg.Corpus.Size+s.cfg.Corpus.BigSession, statErr == nil); err != nil {
 		return err
 	}
-	m, err := ensureCorpus(ctx, s.cfg.Dir, s.cfg.Corpus, s.log)
+	m, err := ensureCorpus(ctx, s.cfg.Dir, s.cfg.Corpus, s.cfg.ExplicitDir, s.log)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,6 +48,9 @@ func searchCommand(g *env) *cli.Command {
 				return usagef("search needs a QUERY; see grove search --help")
 			}
 			for _, a := range c.Args().Slice() {
+				if slices.Contains(g.args, "--") {
+					break // after --, everything is the query
+				}
 				name := strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-")
 				if strings.HasPrefix(a, "--") && (name == "help" || searchFlagNames[name]) {
 					return usagef("%s comes after the query, where it would be searched for: flags go before the query (grove search %s ... QUERY)", a, a)
@@ -96,14 +100,19 @@ func searchCommand(g *env) *cli.Command {
 // localDir turns a --workspace given as a relative path of an existing
 // directory (".", "src", "../x") into its absolute, symlink-free path, as
 // pi records the cwd, so that --workspace . means this directory. An
-// absolute path is cleaned (//, /./, a trailing slash); anything else is
-// taken as it is (workspaces may be paths of another machine).
+// absolute path is cleaned (//, /./, a trailing slash) and, when it exists
+// here, resolved through symlinks ("$PWD" in a symlinked directory);
+// anything else is taken as it is (workspaces may be another machine's).
 func localDir(w string) string {
 	if w == "" {
 		return w
 	}
 	if filepath.IsAbs(w) {
-		return filepath.Clean(w)
+		w = filepath.Clean(w)
+		if real, err := filepath.EvalSymlinks(w); err == nil {
+			return real // pi records the cwd with symlinks resolved
+		}
+		return w
 	}
 	if fi, err := os.Stat(w); err == nil && fi.IsDir() {
 		if abs, err := filepath.Abs(w); err == nil {
@@ -138,6 +147,7 @@ type hitJSON struct {
 	Snippet   string            `json:"snippet"`
 	Workspace string            `json:"workspace"`
 	AlsoIn    []string          `json:"also_in"`
+	AlsoFiles []string          `json:"also_in_files"` // the files of also_in, in order: ids can be shared
 	File      string            `json:"file"`
 	Line      int               `json:"line,omitempty"`
 	Stale     bool              `json:"stale,omitempty"` // the file changed since indexing: no snippet; run grove index
@@ -172,8 +182,9 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 			if h.Role != nil {
 				j.Role = *h.Role
 			}
+			j.AlsoFiles = h.AlsoInFiles
 			if j.AlsoIn == nil {
-				j.AlsoIn = []string{}
+				j.AlsoIn, j.AlsoFiles = []string{}, []string{}
 			}
 			hits = append(hits, j)
 		}
@@ -233,7 +244,11 @@ type opener struct{ grove string }
 func newOpener(g *env) opener {
 	grove := "grove"
 	if g.dbPath != defaultDB() && os.Getenv("GROVE_DB") != g.dbPath {
-		grove += " --db " + shellQuote(g.dbPath)
+		db := g.dbPath
+		if abs, err := filepath.Abs(db); err == nil {
+			db = abs // the command may be pasted in another directory
+		}
+		grove += " --db " + shellQuote(db)
 	}
 	return opener{grove}
 }
