@@ -85,6 +85,9 @@ func searchCommand(g *env) *cli.Command {
 					*w.to = &t
 				}
 			}
+			if o.Since != nil && o.Until != nil && !o.Until.After(*o.Since) {
+				return usagef("--until (%s) is not after --since (%s): nothing can match", o.Until.Format(time.RFC3339), o.Since.Format(time.RFC3339))
+			}
 			return runSearch(c.Context, g, o)
 		},
 	}
