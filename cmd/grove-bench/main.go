@@ -15,6 +15,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/grove-sessions/grove/internal/cliutil"
 )
 
 func main() {
@@ -23,7 +25,7 @@ func main() {
 	if err := newApp(os.Stdout, os.Stderr).RunContext(ctx, os.Args); err != nil {
 		fmt.Fprintln(os.Stderr, "grove-bench:", err)
 		var u usageError
-		if errors.As(err, &u) {
+		if errors.As(err, &u) || cliutil.IsFlagError(err) {
 			os.Exit(2)
 		}
 		os.Exit(1)

@@ -11,6 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grove-sessions/grove/internal/cliutil"
+
 	"github.com/grove-sessions/grove/internal/corpusgen"
 )
 
@@ -129,18 +131,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	msg := strings.NewReplacer("\n", `\n`).Replace(err.Error())
 	fmt.Fprintf(stderr, "grove-corpus: %s\n", msg)
 	var u usageError
-	if errors.As(err, &u) || errors.Is(err, corpusgen.ErrBadOptions) || isFlagError(err) {
+	if errors.As(err, &u) || errors.Is(err, corpusgen.ErrBadOptions) || cliutil.IsFlagError(err) {
 		return exitUsage
 	}
 	return exitFailed
-}
-
-// isFlagError recognises the errors urfave/cli returns for a bad flag
-// without calling OnUsageError.
-func isFlagError(err error) bool {
-	msg := err.Error()
-	return strings.HasPrefix(msg, "flag provided but not defined") ||
-		strings.HasPrefix(msg, "invalid value") ||
-		strings.Contains(msg, "flag needs an argument") ||
-		strings.HasPrefix(msg, "Required flag")
 }

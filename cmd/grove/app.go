@@ -12,6 +12,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grove-sessions/grove/internal/cliutil"
+
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -178,20 +180,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // exitStatus maps an error to SPEC §8's exit status.
 func exitStatus(err error) int {
 	var u usageError
-	if errors.As(err, &u) || isFlagError(err) {
+	if errors.As(err, &u) || cliutil.IsFlagError(err) {
 		return exitUsage
 	}
 	return exitFailed
-}
-
-// isFlagError recognises the errors urfave/cli returns for a bad flag
-// without calling OnUsageError.
-func isFlagError(err error) bool {
-	msg := err.Error()
-	return strings.HasPrefix(msg, "flag provided but not defined") ||
-		strings.HasPrefix(msg, "invalid value") ||
-		strings.Contains(msg, "flag needs an argument") ||
-		strings.HasPrefix(msg, "Required flag")
 }
 
 // report writes err: one line on stderr, or with --json the error object of
@@ -266,7 +258,7 @@ func errorObject(err error) errorJSONObject {
 		obj.Message = se.Message()
 		obj.Session = se.Arg
 		obj.Candidates = se.Candidates
-	case errors.As(err, &u) || isFlagError(err):
+	case errors.As(err, &u) || cliutil.IsFlagError(err):
 		obj.Code = "usage"
 	case errors.Is(err, context.Canceled):
 		obj.Code = "interrupted"
