@@ -295,7 +295,6 @@ func (d *DB) Labels(ctx context.Context, sid int64) (map[string]string, error) {
 	return out, nil
 }
 
-// Paths returns the file paths of every indexed session, sorted.
 // HasValue reports whether some entry has value in column, which is "role"
 // or "type" (for telling a user that a filter names nothing). It scans the
 // entries table: call it only when a search found nothing.
@@ -315,6 +314,7 @@ func (d *DB) CountSessions(ctx context.Context) (int, error) {
 	return n, err
 }
 
+// Paths returns the file paths of every indexed session, sorted.
 func (d *DB) Paths(ctx context.Context) ([]string, error) {
 	var out []string
 	err := d.db.SelectContext(ctx, &out, "SELECT path FROM sessions ORDER BY path")

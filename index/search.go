@@ -304,9 +304,7 @@ func (p *SearchParams) filters() (string, []any) {
 	var b strings.Builder
 	var args []any
 	if w := strings.TrimRight(p.Workspace, "/"); p.Workspace != "" {
-		if w == "" { // "/" itself: every absolute workspace
-			w = ""
-		}
+		// "/" trims to "": every absolute workspace matches the prefix "/".
 		b.WriteString(" AND (s.workspace = ? OR substr(s.workspace, 1, ?) = ?)")
 		args = append(args, w, len(w)+1, w+"/")
 	}
