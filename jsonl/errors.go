@@ -30,6 +30,8 @@ const (
 	CodeBadQuery         Code = "bad_query"         // a search query that cannot be run (§8)
 	CodeNewerIndex       Code = "newer_index"       // the index was made by a newer grove (§6)
 	CodeNotIndex         Code = "not_index"         // the index path holds a file that is not a grove index
+	CodeDamagedIndex     Code = "damaged_index"     // a grove index that SQLite cannot read any more (corrupt, truncated)
+	CodeIndexBusy        Code = "index_busy"        // another grove is writing the index and this one did not wait
 	CodeNoIndex          Code = "no_index"          // a reading command found no index file at the path
 	CodeLocked           Code = "locked"            // another writer holds the session file (SPEC §5)
 	CodeNothingToRepair  Code = "nothing_to_repair" // grove repair on a file without an unterminated tail
