@@ -46,6 +46,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.Int64Flag{Name: "seed", Usage: "random seed: same flags and seed, same bytes", Value: d.Seed},
 			&cli.StringFlag{Name: "size", Usage: "total size of the ordinary sessions (10MB, 1GB, 1GiB, bytes)", Value: "100MB"},
 			&cli.StringFlag{Name: "big-session", Usage: "also write one pi session of this size (e.g. 500MB)", Value: "0"},
+			&cli.IntFlag{Name: "files", Usage: "stop after this many ordinary sessions even if --size is not reached; 0 for no limit"},
+			&cli.StringFlag{Name: "max-session", Usage: "cap every ordinary session's size (e.g. 8KB, with --files for many small files); 0 for the default", Value: "0"},
 			&cli.IntFlag{Name: "workspaces", Usage: "distinct workspaces (cwds); 0 picks one from --size"},
 			&cli.Float64Flag{Name: "chinese", Usage: "share of conversation turns written in Chinese", Value: d.ChineseShare},
 			&cli.Float64Flag{Name: "image-rate", Usage: "per session, probability of one 1-4 MB base64 image", Value: d.ImageRate},
@@ -75,7 +77,11 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			if o.BigSession, err = corpusgen.ParseSize(c.String("big-session")); err != nil {
 				return usageError{fmt.Errorf("--big-session: %w", err)}
 			}
+			if o.MaxSession, err = corpusgen.ParseSize(c.String("max-session")); err != nil {
+				return usageError{fmt.Errorf("--max-session: %w", err)}
+			}
 			o.Seed, o.Workspaces, o.Workers, o.Force = c.Int64("seed"), c.Int("workspaces"), c.Int("workers"), c.Bool("force")
+			o.Files = c.Int("files")
 			o.ChineseShare, o.ImageRate, o.DamageRate = c.Float64("chinese"), c.Float64("image-rate"), c.Float64("damage-rate")
 			o.PlainShare, o.ForkRate = c.Float64("plain-share"), c.Float64("fork-rate")
 			return runGenerate(c.Context, c.String("out"), o, c.Bool("json"), stdout)

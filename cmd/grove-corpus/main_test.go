@@ -22,6 +22,8 @@ func TestRun(t *testing.T) {
 		{"json summary", []string{"--out", dir, "--size", "300KB", "--seed", "2", "--json"}, exitOK, `"files":`, ""},
 		{"not empty", []string{"--out", dir, "--size", "300KB"}, exitFailed, "", "not empty"},
 		{"force", []string{"--out", dir, "--size", "300KB", "--force"}, exitOK, "wrote ", ""},
+		{"many small files", []string{"--out", dir + "-small", "--size", "1MB", "--files", "20", "--max-session", "6KB"}, exitOK, "wrote 20 files", ""},
+		{"tiny cap", []string{"--out", dir + "-tiny", "--size", "1MB", "--max-session", "1KB"}, exitUsage, "", "session cap"},
 		{"bad size", []string{"--out", dir, "--size", "lots"}, exitUsage, "", "--size"},
 		{"bad share", []string{"--out", dir, "--size", "1MB", "--chinese", "2", "--force"}, exitUsage, "", "chinese share"},
 		{"no out", []string{"--size", "1MB"}, exitUsage, "", "out"},

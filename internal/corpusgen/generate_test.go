@@ -107,6 +107,41 @@ func TestGenerate_Size(t *testing.T) {
 	}
 }
 
+// TestGenerate_ManySmallFiles: Files and MaxSession give exactly Files
+// ordinary sessions, none much above the cap, no image; the same bytes
+// twice; and a Size too small for Files stops at Size.
+func TestGenerate_ManySmallFiles(t *testing.T) {
+	o := Options{Seed: 4, Size: 10_000_000, Files: 300, MaxSession: 8 << 10, Workspaces: 5,
+		ImageRate: 1, DamageRate: 0.05, PlainShare: 0.1, ForkRate: 0.1}
+	dir, m := mustGenerate(t, o)
+	if len(m.Files) != o.Files {
+		t.Fatalf("%d files, want %d", len(m.Files), o.Files)
+	}
+	ws := map[string]bool{}
+	for _, f := range m.Files {
+		ws[f.Workspace] = true
+		// The last entry may overshoot the target; no entry of a small
+		// session is near 8 KB, so twice the cap is a loose bound.
+		if f.Bytes > 2*o.MaxSession || f.Bytes < 2<<10 || f.Images > 0 {
+			t.Errorf("%s: %d bytes, %d images; want at most about %d bytes, no image", f.Path, f.Bytes, f.Images, o.MaxSession)
+		}
+	}
+	if len(ws) < 2 {
+		t.Errorf("all %d files in %d workspaces", len(m.Files), len(ws))
+	}
+	_, m2 := mustGenerate(t, o)
+	if m2.Bytes != m.Bytes || m2.Entries != m.Entries {
+		t.Errorf("second run: %d bytes, %d entries; first %d, %d", m2.Bytes, m2.Entries, m.Bytes, m.Entries)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err != nil {
+		t.Error(err)
+	}
+	o.Size = 50 * o.MaxSession
+	if _, m := mustGenerate(t, o); len(m.Files) >= o.Files || len(m.Files) < 45 {
+		t.Errorf("Size for about 50 files: %d files", len(m.Files))
+	}
+}
+
 func TestGenerate_RefusesNonEmptyDir(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "keep"), []byte("x"), 0o644); err != nil {
@@ -132,6 +167,8 @@ func TestGenerate_BadOptions(t *testing.T) {
 		"share above one": {Size: 1000, ChineseShare: 1.5},
 		"NaN rate":        {Size: 1000, ForkRate: math.NaN()},
 		"tiny big":        {BigSession: 10},
+		"tiny cap":        {Size: 1000, MaxSession: 100},
+		"negative files":  {Size: 1000, Files: -1},
 	} {
 		if _, err := Generate(context.Background(), t.TempDir(), o); !errors.Is(err, ErrBadOptions) {
 			t.Errorf("%s: Generate(%+v) = %v, want ErrBadOptions", name, o, err)

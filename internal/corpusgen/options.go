@@ -33,6 +33,18 @@ type Options struct {
 	ForkRate     float64 `json:"fork_rate"`     // share of pi sessions that fork an earlier one
 	Workers      int     `json:"-"`             // files written at once; 0 means GOMAXPROCS. Never changes the bytes.
 	Force        bool    `json:"-"`             // write into a directory that is not empty
+	// Files, when above 0, stops the ordinary sessions at this many files
+	// even if Size is not reached (the big session is extra). 0: Size alone
+	// decides.
+	Files int `json:"files,omitempty"`
+	// MaxSession, when above 0, caps the target size of every ordinary
+	// session, bytes (at least 4 KB; a session ends at the first entry
+	// that reaches its target, so a file can be one entry larger); an
+	// image is drawn only when it fits. 0: the default cap (Size/8, at
+	// least 256 KB, at most 40 MB). With Files it makes corpora of many
+	// small files: Files 10000 and MaxSession 8 KB give 10,000 files of
+	// 4–9 KB.
+	MaxSession int64 `json:"max_session,omitempty"`
 }
 
 // DefaultOptions are the command's defaults: 100 MB, 10 % Chinese, 2 % of
@@ -43,7 +55,7 @@ func DefaultOptions() Options {
 }
 
 func (o Options) check() error {
-	if o.Size < 0 || o.BigSession < 0 || o.Workspaces < 0 || o.Workers < 0 {
+	if o.Size < 0 || o.BigSession < 0 || o.Workspaces < 0 || o.Workers < 0 || o.Files < 0 || o.MaxSession < 0 {
 		return fmt.Errorf("%w: sizes and counts must not be negative", ErrBadOptions)
 	}
 	if o.Size == 0 && o.BigSession == 0 {
@@ -51,6 +63,9 @@ func (o Options) check() error {
 	}
 	if o.BigSession > 0 && o.BigSession < minSession {
 		return fmt.Errorf("%w: a big session needs at least %d bytes", ErrBadOptions, minSession)
+	}
+	if o.MaxSession > 0 && o.MaxSession < minSession {
+		return fmt.Errorf("%w: a session cap needs at least %d bytes", ErrBadOptions, minSession)
 	}
 	for _, s := range []struct {
 		name string

@@ -139,9 +139,13 @@ func planCorpus(o Options, ws []workspace) []*plan {
 	}
 	wsPick := newZipf(len(ws), 1.0, 0)
 	limit := min(max(o.Size/8, 256<<10), maxSession)
+	imageCap := int64(math.MaxInt64)
+	if o.MaxSession > 0 {
+		limit, imageCap = min(limit, o.MaxSession), o.MaxSession
+	}
 	var total int64
 	var recent []int // undamaged pi sessions a fork may start from
-	for k := uint64(0); total < o.Size; k++ {
+	for k := uint64(0); total < o.Size && (o.Files == 0 || int(k) < o.Files); k++ {
 		p := &plan{stream: k, forkOf: -1, dialect: "pi"}
 		p.size = int64(sessionSize.Draw(r))
 		if r.Intn(33) == 0 && limit > 5<<20 { // the heavy tail: 5 MB up to the cap
@@ -157,7 +161,7 @@ func planCorpus(o Options, ws []workspace) []*plan {
 		}
 		if r.Chance(o.ImageRate) {
 			img := int64(r.Range(1<<20, 4<<20)) &^ 3
-			if need := img*10/7 + 64<<10; need <= rest {
+			if need := img*10/7 + 64<<10; need <= rest && need <= imageCap {
 				p.image, p.size = int(img), max(p.size, need)
 			}
 		}
