@@ -56,6 +56,33 @@ type Result struct {
 	Size      int64   // bytes read in all, tail included
 	Warnings  []*Error
 	Errors    []*Error // bad lines, in file order (Salvage only)
+	// Resumable is true when a later read of the same file, grown by
+	// appending, may go on at Committed with ReadFrom and see what a read
+	// from byte 0 would see: a committed line decided the dialect, no
+	// oh-my-pi title line was pending, and the file is plain or pi version
+	// 2 or later with a usable header (version 1 ids come from line
+	// numbers, SPEC §3.2).
+	Resumable bool
+}
+
+// Resume is where an earlier read of a file stopped, so that a read of the
+// same file grown by appending can go on from there (issue 5: incremental
+// refresh). Take it from a Result whose Resumable is true.
+type Resume struct {
+	Offset  int64   // bytes: the earlier read's Committed, where the next line starts
+	Lines   int     // committed lines before Offset, blank ones included
+	Dialect Dialect // the dialect the earlier read decided
+	Version int     // the pi header version (0 for plain)
+}
+
+// ResumeAt is the Resume that continues after res (whose Resumable must be
+// true), with the header version read from the file's beginning.
+func (r *Result) ResumeAt() Resume {
+	v := 0
+	if r.Header != nil {
+		v = r.Header.Version
+	}
+	return Resume{Offset: r.Committed, Lines: r.Lines, Dialect: r.Dialect, Version: v}
 }
 
 // State is ok, needs-repair (an unterminated tail) or damaged (bad lines,
@@ -135,17 +162,34 @@ const tailChunk = 64 << 10
 // never held in memory, however large. Only the committed prefix is
 // streamed through the dialect rules.
 func ReadOpen(f *os.File, size int64, opts Options, fn func(Entry) error) (*Result, error) {
-	return newParser(opts, fn).runFile(f, size)
+	return newParser(opts, fn).runFile(f, 0, size)
 }
 
-// runFile is ReadOpen with p's rules.
-func (p *parser) runFile(f *os.File, size int64) (*Result, error) {
+// ReadFrom reads the file r of size bytes from from.Offset on, as a read
+// from byte 0 would see those lines: line numbers and byte offsets are the
+// file's, the dialect and pi version are from's, a second pi header is an
+// extra_header warning. Only the bytes from from.Offset to size are read
+// (the tail, as in ReadOpen, backwards in chunks). The Result counts lines
+// and the committed length from the file's start, but Entries, Errors and
+// Warnings only for what was read; its Header is nil. The caller must know
+// that the bytes before from.Offset are those of the earlier read (the
+// index keeps fingerprints of them). Errors are those of ReadOpen.
+func ReadFrom(r io.ReaderAt, size int64, from Resume, opts Options, fn func(Entry) error) (*Result, error) {
+	p := newParser(opts, fn)
+	p.decided, p.resumed, p.version = true, true, from.Version
+	p.res.Dialect, p.res.Lines, p.res.Committed = from.Dialect, from.Lines, from.Offset
+	return p.runFile(r, from.Offset, size)
+}
+
+// runFile reads the lines of r from byte base (the start of physical line
+// p.res.Lines+1) to size with p's rules.
+func (p *parser) runFile(r io.ReaderAt, base, size int64) (*Result, error) {
 	opts := p.opts
-	committed, tailBlank, err := findTail(f, size)
+	committed, tailBlank, err := findTail(r, base, size)
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Path: opts.Path, Offset: -1, Err: err, Message: "read session file: " + osReason(err)}
 	}
-	res, err := p.run(io.NewSectionReader(f, 0, committed))
+	res, err := p.runAt(io.NewSectionReader(r, base, committed-base), base)
 	if err != nil {
 		return res, err
 	}
@@ -159,17 +203,17 @@ func (p *parser) runFile(f *os.File, size int64) (*Result, error) {
 	return res, nil
 }
 
-// findTail returns the offset just after the last LF of f (0 when there is
-// none) and whether the bytes after it are JSON whitespace only (a BOM at
-// byte 0 counts as nothing, SPEC §2.2).
-func findTail(f *os.File, size int64) (committed int64, blank bool, err error) {
-	buf := make([]byte, tailChunk+len(bom))
+// findTail returns the offset just after the last LF of f at or after
+// byte base (base when there is none) and whether the bytes after it are
+// JSON whitespace only (a BOM at byte 0 counts as nothing, SPEC §2.2).
+func findTail(f io.ReaderAt, base, size int64) (committed int64, blank bool, err error) {
+	buf := make([]byte, min(tailChunk+int64(len(bom)), max(size-base, 0)))
 	blank = true
 	var start int64
-	for end := size; end > 0; end = start {
-		start = max(end-tailChunk, 0)
+	for end := size; end > base; end = start {
+		start = max(end-tailChunk, base)
 		if start < int64(len(bom)) { // keep a BOM in one chunk
-			start = 0
+			start = base
 		}
 		chunk := buf[:end-start]
 		if _, err := f.ReadAt(chunk, start); err != nil && err != io.EOF {
@@ -183,7 +227,7 @@ func findTail(f *os.File, size int64) (committed int64, blank bool, err error) {
 		}
 		blank = blank && isBlank(chunk)
 	}
-	return 0, blank, nil
+	return base, blank, nil
 }
 
 // Read streams the committed lines of r, decides the dialect from the first
@@ -203,9 +247,13 @@ func newParser(opts Options, fn func(Entry) error) *parser {
 }
 
 // run reads r through p's rules; see Read.
-func (p *parser) run(r io.Reader) (*Result, error) {
+func (p *parser) run(r io.Reader) (*Result, error) { return p.runAt(r, 0) }
+
+// runAt is run for r positioned at byte base of the file, on the first byte
+// of physical line p.res.Lines+1.
+func (p *parser) runAt(r io.Reader, base int64) (*Result, error) {
 	opts := p.opts
-	sc := NewScanner(r)
+	sc := NewScannerAt(r, base, p.res.Lines+1)
 	for sc.Scan() {
 		l := sc.Line()
 		if !l.Committed {
@@ -233,6 +281,10 @@ func (p *parser) run(r io.Reader) (*Result, error) {
 	if err := sc.Err(); err != nil {
 		return p.res, &Error{Code: CodeIO, Path: opts.Path, Offset: sc.Offset(), Message: "read session file", Err: err}
 	}
+	// Decided before a pending title line is settled: a title line that
+	// ends the committed prefix may yet turn out to precede a header.
+	p.res.Resumable = p.decided && p.title == nil &&
+		(p.res.Dialect == Plain || ((p.res.Header != nil || p.resumed) && p.version >= 2))
 	if err := p.flushTitle(); err != nil {
 		return p.res, err
 	}
@@ -254,6 +306,7 @@ type parser struct {
 	res     *Result
 	fn      func(Entry) error
 	decided bool
+	resumed bool         // ReadFrom: the header was read by an earlier read
 	title   *pendingLine // an oh-my-pi title line waiting for the header
 	version int
 	prevID  string   // pi v1: the previous entry's id
@@ -500,7 +553,7 @@ func (p *parser) header(l Line, o object) error {
 
 func (p *parser) piEntry(l Line, o object, typ string) error {
 	if typ == "session" {
-		if p.res.Header == nil { // the first header was bad; take this one
+		if p.res.Header == nil && !p.resumed { // the first header was bad; take this one
 			return p.header(l, o)
 		}
 		p.warn(l, CodeExtraHeader, "a second session header is ignored")

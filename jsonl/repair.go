@@ -50,7 +50,7 @@ func Repair(path string, dryRun bool) (*RepairPlan, error) {
 		return nil, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "stat session file: " + osReason(err)}
 	}
 	size := fi.Size()
-	committed, blank, err := findTail(f, size)
+	committed, blank, err := findTail(f, 0, size)
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "read session file: " + osReason(err)}
 	}

@@ -134,7 +134,7 @@ func (w *Writer) load(f *os.File) error {
 		w.ids[e.ID] = true
 		return nil
 	})
-	res, err := p.runFile(f, fi.Size())
+	res, err := p.runFile(f, 0, fi.Size())
 	if err != nil {
 		return err
 	}
@@ -318,7 +318,7 @@ func (w *Writer) Entries(ctx context.Context) ([]Entry, error) {
 	_, err = newParser(Options{Path: w.path, Mode: Strict, KeepRaw: true, Context: ctx}, func(e Entry) error {
 		out = append(out, e)
 		return nil
-	}).runFile(f, size)
+	}).runFile(f, 0, size)
 	return out, err
 }
 
