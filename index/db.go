@@ -109,9 +109,17 @@ func SchemaVersion() int {
 // not exist, and applies pending migrations in order, each in its own
 // transaction recorded in PRAGMA user_version (SPEC §6).
 //
-// Errors: a *jsonl.Error with Code newer_index when the file was made by a
-// newer grove, or not_index when it is not a SQLite file or is a SQLite file
-// that is not a grove index. In both cases the file is left untouched.
+// Before SQLite opens the file for writing, its first 100 bytes must be a
+// SQLite header with ApplicationID (an empty file counts as no index), and
+// a read-only connection checks the schema version, the schema and the
+// tables (see damaged.go).
+//
+// Errors, each a *jsonl.Error naming path: not_index when the file is not
+// provably a grove index (not SQLite, another application's SQLite file, a
+// directory, a *.jsonl file) and newer_index when a newer grove made it,
+// both leaving the file untouched; damaged_index when it is a grove index
+// SQLite cannot read (see Classify); io_error when it cannot be read or
+// written.
 func Open(ctx context.Context, path string) (*DB, error) {
 	if strings.HasSuffix(path, ".jsonl") {
 		return nil, &jsonl.Error{Code: jsonl.CodeNotIndex, Path: path, Offset: -1,
@@ -125,9 +133,17 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err,
 			Message: "cannot create the index directory: " + err.Error()}
 	}
+	exists, err := owned(path, abs)
+	if err != nil {
+		return nil, err
+	}
+	if exists {
+		if err := probe(ctx, path, abs); err != nil {
+			return nil, err
+		}
+	}
 	// A URI, so that '?', '#' and '%' in the path are the file's name and
-	// not parameters. No pragma here may write to the file: a foreign file
-	// must stay as it is.
+	// not parameters.
 	dsn := "file:" + uriEscaper.Replace(abs) + "?_busy_timeout=10000&_synchronous=NORMAL&_txlock=immediate"
 	db, err := sqlx.Open("sqlite", dsn)
 	if err != nil {
@@ -137,7 +153,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	d := &DB{db: db, path: path}
 	if err := d.migrate(ctx); err != nil {
 		db.Close()
-		return nil, err
+		return nil, Classify(path, err)
 	}
 	return d, nil
 }
@@ -173,9 +189,7 @@ func (d *DB) migrate(ctx context.Context) error {
 		err = d.db.GetContext(ctx, &tables, "SELECT count(*) FROM sqlite_schema")
 	}
 	if err != nil {
-		return &jsonl.Error{Code: jsonl.CodeNotIndex, Path: d.path, Offset: -1, Err: err,
-			Message: "cannot read the index: " + err.Error(),
-			Hint:    "the index is only a cache of the session files; move it aside and run `grove index` again"}
+		return fmt.Errorf("open index %s: %w", d.path, err)
 	}
 	switch {
 	case appID == 0 && tables > 0, appID != 0 && appID != ApplicationID:

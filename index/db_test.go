@@ -68,7 +68,7 @@ func TestOpen_RefusesForeignAndNewer(t *testing.T) {
 	}{
 		{newer, jsonl.CodeNewerIndex, "newer grove"},
 		{foreign, jsonl.CodeNotIndex, "not a grove index"},
-		{garbage, jsonl.CodeNotIndex, "cannot read the index"},
+		{garbage, jsonl.CodeNotIndex, "not a SQLite database"},
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.path), func(t *testing.T) {

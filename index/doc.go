@@ -12,8 +12,12 @@
 //   - The recursive queries pin their join order (CROSS JOIN) and index
 //     (INDEXED BY); see pathQuery for why. TestPath_QueryPlan guards it.
 //   - A file that is not a grove index, or one made by a newer grove, is
-//     refused and never modified; no pragma that writes runs before that
-//     check.
+//     refused and never modified: its first 100 bytes are read without
+//     SQLite, and a newer grove's index only through a read-only
+//     connection. A grove index SQLite cannot read is damaged_index (see
+//     damaged.go); Open checks only the schema and each table's root page,
+//     so a page damaged deeper down is found by the query that reads it,
+//     which callers turn into damaged_index with Classify.
 //   - The full-text table entry_text is contentless FTS5 with unicode61
 //     (remove_diacritics 2); CJK characters are stored one per token (see
 //     text.go), so a CJK query is a phrase of single characters. Its rowid

@@ -1,0 +1,266 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/grove-sessions/grove/jsonl"
+)
+
+// This file decides, before SQLite writes anything, whose file the index
+// path holds (issue 5):
+//
+//   - no file, or an empty one: no index yet; Open creates it;
+//   - a file whose first 100 bytes are not a SQLite header carrying
+//     ApplicationID: not_index, never opened by SQLite, never changed;
+//   - ours, but made by a newer grove: newer_index, never changed;
+//   - ours, but SQLite cannot read it (SQLITE_CORRUPT, SQLITE_NOTADB, pages
+//     missing or overwritten, a schema that does not load, a table gone):
+//     damaged_index. The caller decides what to do with it; package
+//     archive's OpenForWrite sets it aside and builds a new one.
+
+// sqliteHeader is the magic string at byte 0 of every SQLite database file.
+const sqliteHeader = "SQLite format 3\x00"
+
+// DamagedHint is the hint of every damaged_index error.
+const DamagedHint = "the index is only a cache of your session files: `grove rebuild` (or `grove index`) sets it aside and builds a new one"
+
+// tableStmt finds the statements of a migration that create or drop a
+// table; the comments are stripped first.
+var (
+	tableStmt  = regexp.MustCompile(`(?i)\b(CREATE\s+(?:VIRTUAL\s+)?TABLE|DROP\s+TABLE)\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?["\[]?(\w+)`)
+	sqlComment = regexp.MustCompile(`--[^\n]*`)
+)
+
+// requiredTables returns the tables an index of schema version has, as
+// the migrations up to it create and drop them; a missing one makes the
+// index damaged. TestRequiredTables checks the result against a new index.
+func requiredTables(version int) ([]string, error) {
+	ms, err := loadMigrations()
+	if err != nil {
+		return nil, err
+	}
+	have := map[string]bool{}
+	var order []string
+	for _, m := range ms[:min(version, len(ms))] {
+		for _, st := range tableStmt.FindAllStringSubmatch(sqlComment.ReplaceAllString(m.sql, ""), -1) {
+			name := st[2]
+			if strings.HasPrefix(strings.ToUpper(st[1]), "DROP") {
+				delete(have, name)
+				continue
+			}
+			if !have[name] {
+				order = append(order, name)
+			}
+			have[name] = true
+		}
+	}
+	var out []string
+	for _, n := range order {
+		if have[n] {
+			out = append(out, n)
+			delete(have, n)
+		}
+	}
+	return out, nil
+}
+
+// owned reads the first 100 bytes of the file at abs, without SQLite, and
+// reports whether it is a grove index (exists is false when there is no
+// file or an empty one). A file that is not provably ours is a not_index
+// error; nothing here opens the file for writing.
+func owned(path, abs string) (exists bool, err error) {
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err,
+			Message: "cannot read the index: " + pathErrMsg(err)}
+	case fi.IsDir():
+		return false, &jsonl.Error{Code: jsonl.CodeNotIndex, Path: path, Offset: -1,
+			Message: "the index path is a directory, not an index file", Hint: "pass a file path with --db"}
+	case !fi.Mode().IsRegular():
+		return false, &jsonl.Error{Code: jsonl.CodeNotIndex, Path: path, Offset: -1,
+			Message: "the index path is not a regular file; refusing to use it", Hint: "pass another --db path"}
+	case fi.Size() == 0:
+		return false, nil
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return false, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err,
+			Message: "cannot read the index: " + pathErrMsg(err)}
+	}
+	defer f.Close()
+	head := make([]byte, 100)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return false, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err,
+			Message: "cannot read the index: " + pathErrMsg(err)}
+	}
+	if n < len(head) || !bytes.HasPrefix(head, []byte(sqliteHeader)) {
+		return false, &jsonl.Error{Code: jsonl.CodeNotIndex, Path: path, Offset: -1,
+			Message: "this file is not a SQLite database, so not a grove index; refusing to change it",
+			Hint:    "pass another --db path (if it was a grove index, move it away yourself)"}
+	}
+	if id := binary.BigEndian.Uint32(head[68:72]); id != ApplicationID {
+		return false, &jsonl.Error{Code: jsonl.CodeNotIndex, Path: path, Offset: -1,
+			Message: fmt.Sprintf("this SQLite file is not a grove index (application id %#x, grove's is %#x); refusing to change it", id, ApplicationID),
+			Hint:    "pass another --db path"}
+	}
+	return true, nil
+}
+
+// probe checks an existing grove index through a read-only connection,
+// which never writes the file, its WAL, or runs a checkpoint when it
+// closes: the schema version (newer_index), the schema itself, the tables
+// of that version, and the root page of every table (a cheap read, not an
+// integrity check: a page deeper down that is damaged shows up when a query
+// reads it, as a damaged_index error too, see Classify).
+func probe(ctx context.Context, path, abs string) error {
+	db, err := sqlx.Open("sqlite", "file:"+uriEscaper.Replace(abs)+"?mode=ro&_busy_timeout=10000")
+	if err != nil {
+		return fmt.Errorf("open index %s: %w", path, err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	var appID, version int
+	err = db.GetContext(ctx, &appID, "PRAGMA application_id")
+	if err == nil {
+		err = db.GetContext(ctx, &version, "PRAGMA user_version")
+	}
+	if err != nil {
+		return probeErr(path, err)
+	}
+	if appID != ApplicationID { // the header said ours; the live page 1 does not
+		return &jsonl.Error{Code: jsonl.CodeNotIndex, Path: path, Offset: -1,
+			Message: fmt.Sprintf("this SQLite file is not a grove index (application id %#x); refusing to change it", appID),
+			Hint:    "pass another --db path"}
+	}
+	if known := SchemaVersion(); version > known {
+		return &jsonl.Error{Code: jsonl.CodeNewerIndex, Path: path, Offset: -1,
+			Message: fmt.Sprintf("the index has schema version %d, made by a newer grove (this one knows up to %d); refusing to change it", version, known),
+			Hint:    "use the newer grove, or pass another --db path"}
+	}
+	var tables []struct {
+		Name string `db:"name"`
+		Root int    `db:"rootpage"`
+	}
+	if err := db.SelectContext(ctx, &tables, "SELECT name, rootpage FROM sqlite_schema WHERE type = 'table'"); err != nil {
+		return probeErr(path, err)
+	}
+	have := map[string]bool{}
+	for _, t := range tables {
+		have[t.Name] = true
+	}
+	required, err := requiredTables(version)
+	if err != nil {
+		return err
+	}
+	for _, name := range required {
+		if !have[name] {
+			return damaged(path, fmt.Errorf("table %s is missing", name))
+		}
+	}
+	for _, t := range tables {
+		if t.Root <= 0 {
+			continue // a virtual table: its shadow tables are checked
+		}
+		var one int
+		q := `SELECT 1 FROM "` + strings.ReplaceAll(t.Name, `"`, `""`) + `" NOT INDEXED LIMIT 1`
+		if err := db.GetContext(ctx, &one, q); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return probeErr(path, err)
+		}
+	}
+	return nil
+}
+
+// probeErr is a read failure of probe: damaged_index for corruption,
+// otherwise the error itself.
+func probeErr(path string, err error) error {
+	if c := Classify(path, err); c != err {
+		return c
+	}
+	return fmt.Errorf("open index %s: %w", path, err)
+}
+
+// Classify returns err as a damaged_index *jsonl.Error naming the index
+// path when SQLite reported, anywhere in err's chain, that the file is
+// corrupt (SQLITE_CORRUPT, any extended form) or not a database
+// (SQLITE_NOTADB); when it reported that the file or its directory cannot
+// be written or opened (SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM), an
+// io_error saying so. Any other error, and nil, is returned unchanged, as is
+// an error that already is one of these codes.
+//
+// Queries and ingest can meet a damaged page long after Open: commands call
+// Classify on what they are about to report.
+func Classify(path string, err error) error {
+	if err == nil {
+		return nil
+	}
+	switch jsonl.CodeOf(err) {
+	case jsonl.CodeDamagedIndex, jsonl.CodeNotIndex, jsonl.CodeNewerIndex:
+		return err
+	}
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+		return damaged(path, err)
+	case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM:
+		return &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err,
+			Message: "the index is not writable: " + sqliteMsg(se),
+			Hint:    "grove writes its index even to read it (SQLite's WAL): make the file and its directory writable by you, or pass another --db path"}
+	}
+	return err
+}
+
+// Classify is Classify(d.File(), err).
+func (d *DB) Classify(err error) error { return Classify(d.path, err) }
+
+func damaged(path string, cause error) error {
+	return &jsonl.Error{Code: jsonl.CodeDamagedIndex, Path: path, Offset: -1, Err: cause,
+		Message: "the index is damaged: " + DamageCause(cause), Hint: DamagedHint}
+}
+
+// DamageCause is what SQLite said about a damaged index, without its
+// numeric code: "database disk image is malformed", "file is not a
+// database", "table labels is missing".
+func DamageCause(err error) string {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return sqliteMsg(se)
+	}
+	var je *jsonl.Error
+	if errors.As(err, &je) && je.Code == jsonl.CodeDamagedIndex && je.Err != nil {
+		return je.Err.Error()
+	}
+	return err.Error()
+}
+
+// rcSuffix is the " (11)" modernc.org/sqlite appends to SQLite's message.
+var rcSuffix = regexp.MustCompile(` \(\d+\)$`)
+
+func sqliteMsg(se *sqlite.Error) string { return rcSuffix.ReplaceAllString(se.Error(), "") }
+
+func pathErrMsg(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
