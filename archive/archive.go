@@ -17,17 +17,20 @@ import (
 // Archive ties the session files and the index together: commands ask it,
 // it answers from the index and reads message bodies back from the files.
 type Archive struct {
-	db *index.DB
+	db     *index.DB
+	opened os.FileInfo // the index file when it was opened, for ReopenDamaged
 }
 
 // Open opens (creating if needed) the index at dbPath. Errors are those of
-// index.Open.
+// index.Open; a command that writes the index uses OpenForWrite, which
+// replaces a damaged one.
 func Open(ctx context.Context, dbPath string) (*Archive, error) {
 	db, err := index.Open(ctx, dbPath)
 	if err != nil {
 		return nil, err
 	}
-	return &Archive{db: db}, nil
+	fi, _ := os.Stat(dbPath)
+	return &Archive{db: db, opened: fi}, nil
 }
 
 // Close closes the index.

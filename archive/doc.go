@@ -14,6 +14,11 @@
 //
 // # Caveats
 //
+//   - A damaged index (index.Open's damaged_index) is only set aside by
+//     OpenForWrite and ReopenDamaged, for commands that write the index;
+//     Open, for reading, reports it. SetAside renames, never deletes or
+//     overwrites. A new index holds only what the next `grove index` reads
+//     into it.
 //   - An index answer is only as fresh as the last `grove index`: Path and
 //     Messages refuse with stale_index when the file's size, mtime or inode
 //     changed, and Verify reports such files.
