@@ -113,7 +113,7 @@ func owned(path, abs string) (exists bool, err error) {
 	if n < len(head) || !bytes.HasPrefix(head, []byte(sqliteHeader)) {
 		return false, &jsonl.Error{Code: jsonl.CodeNotIndex, Path: path, Offset: -1,
 			Message: "this file is not a SQLite database, so not a grove index; refusing to change it",
-			Hint:    "pass another --db path (if it was a grove index, move it away yourself)"}
+			Hint:    "pass another --db path; if this was a grove index, move it away yourself"}
 	}
 	if id := binary.BigEndian.Uint32(head[68:72]); id != ApplicationID {
 		return false, &jsonl.Error{Code: jsonl.CodeNotIndex, Path: path, Offset: -1,

@@ -15,6 +15,7 @@ import (
 	"github.com/grove-sessions/grove/internal/cliutil"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -48,13 +49,20 @@ type env struct {
 	stderr io.Writer
 }
 
-// open opens the index for a command that writes it, creating it if needed.
+// open opens the index for a command that writes it, creating it if
+// needed. A damaged index is set aside, said on stderr, and replaced by a
+// new one; a file that is not a grove index, or a newer grove's, is refused.
 func (g *env) open(ctx context.Context) (*archive.Archive, error) {
-	return archive.Open(ctx, g.dbPath)
+	return archive.OpenForWrite(ctx, g.dbPath, g.warn)
 }
 
+// warn writes one line to stderr, with --json too (stdout holds only the
+// JSON document).
+func (g *env) warn(msg string) { fmt.Fprintf(g.stderr, "grove: %s\n", msg) }
+
 // openExisting opens the index for a command that only reads it: a missing
-// index is an error naming the path, not a new empty file.
+// index is an error naming the path, not a new empty file, and a damaged
+// one is reported (damaged_index), never moved.
 func (g *env) openExisting(ctx context.Context) (*archive.Archive, error) {
 	if fi, err := os.Stat(g.dbPath); errors.Is(err, os.ErrNotExist) || (err == nil && fi.Size() == 0) {
 		return nil, &jsonl.Error{Code: jsonl.CodeNoIndex, Path: g.dbPath, Offset: -1,
@@ -173,6 +181,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
+	// Damage met by a query or an ingest, after the index opened.
+	err = index.Classify(g.dbPath, err)
 	report(g, err)
 	return exitStatus(err)
 }

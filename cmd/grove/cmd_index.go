@@ -77,8 +77,20 @@ func runIndex(ctx context.Context, g *env, opts indexOptions) error {
 	if err != nil {
 		return err
 	}
-	defer a.Close()
-	sum, err := a.Index(ctx, archive.IndexOptions{Roots: opts.roots, Files: opts.files, Force: opts.force})
+	defer func() {
+		if a != nil {
+			a.Close()
+		}
+	}()
+	iopts := archive.IndexOptions{Roots: opts.roots, Files: opts.files, Force: opts.force}
+	sum, err := a.Index(ctx, iopts)
+	if damaged := a.DB().Classify(err); jsonl.CodeOf(damaged) == jsonl.CodeDamagedIndex {
+		// A damaged page deeper than Open looks: start again on a new index.
+		if a, err = archive.ReopenDamaged(ctx, a, damaged, g.warn); err != nil {
+			return err
+		}
+		sum, err = a.Index(ctx, iopts)
+	}
 	if err != nil {
 		return err
 	}
