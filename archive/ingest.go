@@ -3,7 +3,6 @@ package archive
 import (
 	"context"
 	"errors"
-	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,14 +14,17 @@ import (
 	"github.com/grove-sessions/grove/jsonl"
 )
 
-// IndexSummary is the answer of `grove index` (SPEC §8).
+// IndexSummary is the answer of `grove index` (SPEC §8, plus the fields
+// issue 5 adds).
 type IndexSummary struct {
-	Files     int `json:"files"`     // session files found
-	Indexed   int `json:"indexed"`   // files read and stored
-	Unchanged int `json:"unchanged"` // files skipped because size, mtime and inode match the index
-	Damaged   int `json:"damaged"`   // files whose state is damaged or needs-repair
-	Entries   int `json:"entries"`   // entries stored by this run
-	Removed   int `json:"removed"`   // sessions dropped because their file under a root is gone
+	Files     int   `json:"files"`      // session files found
+	Indexed   int   `json:"indexed"`    // files read and stored, whole or from their committed length
+	Appended  int   `json:"appended"`   // of those, files read only from their committed length (grown by appending)
+	Unchanged int   `json:"unchanged"`  // files skipped because size, mtime, device and inode match the index
+	Damaged   int   `json:"damaged"`    // files whose state is damaged or needs-repair
+	Entries   int   `json:"entries"`    // entries stored by this run
+	Removed   int   `json:"removed"`    // sessions dropped because their file is gone
+	BytesRead int64 `json:"bytes_read"` // bytes of session files read
 	// Failed lists the files, directories and roots that could not be read;
 	// everything else was indexed. Never nil.
 	Failed []Failure `json:"failed"`
@@ -50,10 +52,24 @@ func failureOf(path string, err error) Failure {
 // IndexOptions say what `grove index` reads.
 type IndexOptions struct {
 	Roots []string // directories searched recursively for *.jsonl
-	Files []string // single files, indexed whatever their name
-	Force bool     // read every file even when it looks unchanged
-	// Progress, when set, is called after each file with the counts so far.
-	Progress func(done, total int, path string)
+	// Files are single files, indexed whatever their name. One that is gone
+	// but indexed leaves the index.
+	Files []string
+	Force bool // read every file whole, even those that look unchanged or appended to
+	// Progress, when set, is called after each file read (not for
+	// unchanged ones) and once before the first.
+	Progress func(Progress)
+	// Busy, when set, is called once if another grove holds the index's
+	// lock, with what the lock file says of it; Index then waits for it.
+	// When nil, Index does not wait: it fails with index_busy.
+	Busy func(holder string)
+}
+
+// Progress is how far an Index run is. Only files that changed count.
+type Progress struct {
+	Files, FilesTotal int   // changed files read so far, and in all
+	Bytes, BytesTotal int64 // bytes of them to read so far, and in all (whole files, or what was appended)
+	Path              string
 }
 
 // FileStat is what the index remembers of a file to tell whether it changed.
@@ -77,6 +93,19 @@ func Stat(path string) (FileStat, error) {
 
 func sameStat(s *index.Session, st FileStat) bool {
 	return s.FileSize == st.Size && s.FileMtimeNs == st.MtimeNs && s.FileDev == st.Dev && s.FileIno == st.Ino
+}
+
+// racyWindow is how close to its indexing a file's mtime must be for an
+// unchanged stat not to be trusted: file systems keep mtimes to a clock
+// tick (a few milliseconds, two seconds on FAT), so a same-size rewrite in
+// the same tick as the read before it looks unchanged. Git calls such
+// entries racily clean.
+const racyWindow = 2000 // milliseconds
+
+// racy reports whether s was indexed so soon after its file's last change
+// that the next refresh must look at the file's bytes, not only its stat.
+func racy(s *index.Session) bool {
+	return s.IndexedAtMs-s.FileMtimeNs/1e6 < racyWindow
 }
 
 // FindSessionFiles returns every *.jsonl name under root that is not a
@@ -115,17 +144,25 @@ func FindSessionFiles(root string) (files []string, skipped []Failure, err error
 	return files, skipped, err
 }
 
-// Index reads the session files of opts into the index, one transaction per
-// file (SPEC §6). A file whose size, mtime, device and inode match what the
-// index holds is not read again. Sessions whose files under one of the roots
-// have disappeared are removed. A root, directory or file that cannot be
-// read is listed in Failed and the rest is indexed; a damaged file is no
-// failure (its diagnostics are stored). The error is for the index itself
-// failing, or ctx ending (the summary then counts what was done).
+// Index brings the index up to date with the session files of opts (SPEC
+// §6, issue 5), one transaction per file, holding the index's lock (see
+// Lock) throughout. A file whose size, mtime, device and inode match the
+// index costs one stat; one that grew by appending is read from its
+// committed length; any other change reads it whole. Sessions whose files
+// under one of the roots, or named in Files, are gone leave the index. A
+// root, directory or file that cannot be read is listed in Failed and the
+// rest is indexed; a damaged file is no failure (its diagnostics are
+// stored). The error is for the index itself failing, the lock not being
+// had, or ctx ending (the summary then counts what was done).
 func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, error) {
 	sum := IndexSummary{Failed: []Failure{}}
+	unlock, err := a.Lock(ctx, opts.Busy)
+	if err != nil {
+		return sum, err
+	}
+	defer unlock()
 	seen := map[string]bool{}
-	var files []string
+	var files, gone []string
 	for _, f := range opts.Files {
 		abs, err := filepath.Abs(f)
 		if err != nil {
@@ -159,12 +196,59 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 			}
 		}
 	}
-	sum.Files = len(files)
-	for i, f := range files {
+	known, err := a.db.FileStates(ctx)
+	if err != nil {
+		return sum, err
+	}
+	// First stat everything, so that progress knows how much is to read.
+	type work struct {
+		path string
+		st   FileStat
+		old  *index.Session
+		cost int64 // bytes expected to be read
+	}
+	var todo []work
+	var total int64
+	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
-		n, state, changed, err := a.IndexFile(ctx, f, opts.Force)
+		st, err := Stat(f)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && known[f] != nil {
+				gone = append(gone, f) // a named file that was indexed is gone
+				continue
+			}
+			sum.Files++
+			sum.Failed = append(sum.Failed, Failure{Path: f, Code: jsonl.CodeIO, Message: "cannot read session file: " + errMsg(err)})
+			continue
+		}
+		sum.Files++
+		old := known[f]
+		if old != nil && !opts.Force && sameStat(old, st) && !racy(old) {
+			sum.Unchanged++
+			if old.State != string(jsonl.StateOK) {
+				sum.Damaged++
+			}
+			continue
+		}
+		cost := st.Size
+		if old != nil && !opts.Force && old.Resumable && old.FileIno == st.Ino && st.Size >= old.CommittedLen {
+			cost = st.Size - old.CommittedLen
+		}
+		todo = append(todo, work{path: f, st: st, old: old, cost: cost})
+		total += cost
+	}
+	p := Progress{FilesTotal: len(todo), BytesTotal: total}
+	if opts.Progress != nil && len(todo) > 0 {
+		opts.Progress(p)
+	}
+	for _, w := range todo {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		r, err := a.refreshFile(ctx, w.path, w.st, w.old, opts.Force)
+		sum.BytesRead += r.BytesRead
 		if ctx.Err() != nil {
 			return sum, ctx.Err()
 		}
@@ -172,69 +256,46 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 			if jsonl.CodeOf(err) != jsonl.CodeIO {
 				return sum, err // the index itself failed
 			}
-			sum.Failed = append(sum.Failed, failureOf(f, err))
-			continue
-		}
-		if changed {
-			sum.Indexed++
-			sum.Entries += n
+			sum.Failed = append(sum.Failed, failureOf(w.path, err))
 		} else {
-			sum.Unchanged++
+			switch r.Change {
+			case Unchanged:
+				sum.Unchanged++
+			case Appended:
+				sum.Appended++
+				sum.Indexed++
+				sum.Entries += r.Entries
+			case Whole:
+				sum.Indexed++
+				sum.Entries += r.Entries
+			}
+			if r.State != jsonl.StateOK {
+				sum.Damaged++
+			}
 		}
-		if state != jsonl.StateOK {
-			sum.Damaged++
-		}
+		p.Files++
+		p.Bytes += w.cost
+		p.Path = w.path
 		if opts.Progress != nil {
-			opts.Progress(i+1, len(files), f)
+			opts.Progress(p)
 		}
 	}
 	// Sessions whose file under an indexed root is gone leave the index.
-	known, err := a.db.Paths(ctx)
-	if err != nil {
-		return sum, err
-	}
-	for _, p := range known {
-		if seen[p] || !underAny(p, roots) {
-			continue
-		}
-		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-			if err := a.db.Remove(ctx, p); err != nil {
-				return sum, err
+	for p := range known {
+		if !seen[p] && underAny(p, roots) {
+			if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+				gone = append(gone, p)
 			}
-			sum.Removed++
 		}
+	}
+	sort.Strings(gone)
+	for _, p := range gone {
+		if err := a.db.Remove(ctx, p); err != nil {
+			return sum, err
+		}
+		sum.Removed++
 	}
 	return sum, nil
-}
-
-// markActivePath sets Active on the entries of the path from the root to
-// the active leaf, the last entry in file order (SPEC §4). Parents are
-// looked up by the first entry with each id; the walk stops at a missing
-// parent or a cycle, so a damaged session still has the part it can reach.
-func markActivePath(rows []index.Entry) {
-	if len(rows) == 0 {
-		return
-	}
-	first := make(map[string]int, len(rows))
-	for i := range rows {
-		if _, ok := first[rows[i].EntryID]; !ok {
-			first[rows[i].EntryID] = i
-		}
-	}
-	for i, steps := len(rows)-1, 0; steps <= len(rows); steps++ {
-		if rows[i].Active {
-			return // a cycle
-		}
-		rows[i].Active = true
-		if rows[i].ParentID == nil {
-			return
-		}
-		p, ok := first[*rows[i].ParentID]
-		if !ok {
-			return
-		}
-		i = p
-	}
 }
 
 func underAny(p string, roots []string) bool {
@@ -254,115 +315,3 @@ func errMsg(err error) string {
 	return err.Error()
 }
 
-// IndexFile reads one session file (absolute path) into the index, unless
-// the index already holds it with the same size, mtime, device and inode and
-// force is false. It returns the number of entries stored, the session's
-// state, and whether the file was read.
-func (a *Archive) IndexFile(ctx context.Context, path string, force bool) (int, jsonl.State, bool, error) {
-	st, err := Stat(path)
-	if err != nil {
-		return 0, "", false, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot read session file: " + errMsg(err)}
-	}
-	if !st.Regular {
-		return 0, "", false, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Message: "not a regular file; session files are plain files"}
-	}
-	old, err := a.db.SessionByPath(ctx, path)
-	if err != nil {
-		return 0, "", false, err
-	}
-	if old != nil && !force && sameStat(old, st) {
-		return old.Entries, jsonl.State(old.State), false, nil
-	}
-	f, size, err := jsonl.OpenFile(path)
-	if err != nil {
-		return 0, "", false, err
-	}
-	defer f.Close()
-	var rows []index.Entry
-	var facts Facts
-	var minTs, maxTs *int64
-	// All search text goes into one arena; textEnd[i] is where row i's ends.
-	var arena []byte
-	var textEnd []int
-	res, err := jsonl.ReadOpen(f, size, jsonl.Options{Path: path, Mode: jsonl.Salvage, Context: ctx}, func(e jsonl.Entry) error {
-		row := index.Entry{Seq: len(rows), EntryID: e.ID, Type: e.Type, Line: e.Line, Offset: e.Offset,
-			Length: e.Length, CRC: crc32.ChecksumIEEE(e.Raw)}
-		arena = jsonl.AppendSearchText(arena, e.Raw)
-		textEnd = append(textEnd, len(arena))
-		if !e.Root {
-			p := e.ParentID
-			row.ParentID = &p
-		}
-		if e.Role != "" {
-			r := e.Role
-			row.Role = &r
-		}
-		if e.HasTime {
-			t := e.Timestamp
-			row.TsMs = &t
-			if minTs == nil || t < *minTs {
-				minTs = &t
-			}
-			if maxTs == nil || t > *maxTs {
-				maxTs = &t
-			}
-		}
-		facts.Add(&e)
-		rows = append(rows, row)
-		return nil
-	})
-	if err != nil {
-		return 0, "", false, err
-	}
-	start := 0
-	for i := range rows {
-		if end := textEnd[i]; end > start {
-			rows[i].Text = arena[start:end:end]
-			start = end
-		}
-	}
-	markActivePath(rows)
-	s := &index.Session{
-		Path: path, SessionID: SessionID(path, res.Header), Dialect: string(res.Dialect),
-		Workspace: facts.Workspace(res.Header), Name: facts.Name,
-		Entries: len(rows), Lines: res.Lines, State: string(res.State()),
-		FileSize: st.Size, FileMtimeNs: st.MtimeNs, FileDev: st.Dev, FileIno: st.Ino,
-		CommittedLen: res.Committed, CreatedMs: minTs, ModifiedMs: maxTs,
-	}
-	if h := res.Header; h != nil {
-		s.Version, s.ParentSession = h.Version, h.ParentSession
-		if h.Timestamp != 0 {
-			t := h.Timestamp
-			s.CreatedMs = &t
-		}
-	}
-	if s.ModifiedMs == nil {
-		t := st.MtimeNs / 1e6
-		s.ModifiedMs = &t
-	}
-	if len(rows) > 0 {
-		id := rows[len(rows)-1].EntryID
-		s.ActiveLeaf = &id
-	}
-	var diags []index.Diagnostic
-	for _, e := range res.Errors {
-		diags = append(diags, index.Diagnostic{Severity: "error", Code: string(e.Code), Line: e.Line, Offset: e.Offset, Message: e.Message})
-	}
-	for _, w := range res.Warnings {
-		diags = append(diags, index.Diagnostic{Severity: "warning", Code: string(w.Code), Line: w.Line, Offset: w.Offset, Message: w.Message})
-	}
-	sort.SliceStable(diags, func(i, j int) bool { return diags[i].Line < diags[j].Line })
-	var labels []index.Label
-	for t, l := range facts.Labels {
-		labels = append(labels, index.Label{TargetID: t, Label: l})
-	}
-	sort.Slice(labels, func(i, j int) bool { return labels[i].TargetID < labels[j].TargetID })
-	if _, err := a.db.Replace(ctx, s, rows, diags, labels); err != nil {
-		return 0, "", false, err
-	}
-	state := jsonl.State(s.State)
-	if stored, err := a.db.SessionByPath(ctx, path); err == nil && stored != nil {
-		state = jsonl.State(stored.State)
-	}
-	return len(rows), state, true, nil
-}

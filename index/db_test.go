@@ -94,8 +94,6 @@ func TestOpen_RefusesForeignAndNewer(t *testing.T) {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // Indexing a file again replaces its rows: nothing of the old rows stays.
 func TestReplace_ReplacesRows(t *testing.T) {
 	ctx := context.Background()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/jmoiron/sqlx"
 )
@@ -34,6 +33,15 @@ type Session struct {
 	FileIno       int64   `db:"file_ino"`
 	CommittedLen  int64   `db:"committed_len"`
 	IndexedAtMs   int64   `db:"indexed_at_ms"`
+	// HeadCRC and TailCRC are CRC-32s of the first and the last
+	// min(4096, CommittedLen) committed bytes: a file that still has both,
+	// on the same device and inode, grew by appending (migration 3).
+	HeadCRC   uint32 `db:"head_crc"`
+	TailCRC   uint32 `db:"tail_crc"`
+	Resumable bool   `db:"resumable"` // a read may go on at CommittedLen (jsonl.Result.Resumable)
+	MinTsMs   *int64 `db:"min_ts_ms"` // the earliest entry time; nil when no entry has one
+	MaxTsMs   *int64 `db:"max_ts_ms"` // the latest entry time; nil when no entry has one
+	HeaderMs  *int64 `db:"header_ms"` // the pi header's time; nil when it has none
 	Diagnostics   int     `db:"diagnostics"` // filled by queries, not stored
 }
 
@@ -79,92 +87,29 @@ type Label struct {
 // 32,766).
 const maxParams = 30000
 
-// Replace stores s with its entries, diagnostics and labels in one
-// transaction, replacing whatever the index held for s.Path (SPEC §6). It
-// then computes, in SQL, the session's first duplicated id and its number of
-// leaves. It returns the session's row id.
+// Replace stores s with its entries (in file order), diagnostics and
+// labels in one transaction, replacing whatever the index held for s.Path
+// (SPEC §6): a SessionWriter for rows already in memory. s.CreatedMs is
+// taken as the header's time. It returns the session's row id.
 func (d *DB) Replace(ctx context.Context, s *Session, entries []Entry, diags []Diagnostic, labels []Label) (int64, error) {
-	tx, err := d.db.BeginTxx(ctx, nil)
-	if err != nil {
-		return 0, fmt.Errorf("index %s: %w", s.Path, err)
-	}
-	defer tx.Rollback()
-	if err := deleteSession(ctx, tx, s.Path); err != nil {
-		return 0, err
-	}
-	s.IndexedAtMs = time.Now().UnixMilli()
-	res, err := tx.NamedExecContext(ctx, `INSERT INTO sessions
-		(path, session_id, dialect, version, workspace, name, parent_session, created_ms, modified_ms,
-		 entries, leaves, lines, state, active_leaf, file_size, file_mtime_ns, file_dev, file_ino,
-		 committed_len, indexed_at_ms)
-		VALUES (:path, :session_id, :dialect, :version, :workspace, :name, :parent_session, :created_ms, :modified_ms,
-		 :entries, 0, :lines, :state, :active_leaf, :file_size, :file_mtime_ns, :file_dev, :file_ino,
-		 :committed_len, :indexed_at_ms)`, s)
-	if err != nil {
-		return 0, fmt.Errorf("index %s: insert session: %w", s.Path, err)
-	}
-	sid, err := res.LastInsertId()
+	w, err := d.BeginReplace(ctx, s)
 	if err != nil {
 		return 0, err
 	}
-	s.SID = sid
-	if err := assignDocs(ctx, tx, s, entries); err != nil {
-		return 0, fmt.Errorf("index %s: %w", s.Path, err)
-	}
-	if err := insertRows(ctx, tx, "entries", []string{"sid", "seq", "entry_id", "parent_id", "type", "role", "ts_ms", "line", "offset", "length", "crc", "doc", "active"}, len(entries),
-		func(i int) []any {
-			e := &entries[i]
-			return []any{sid, e.Seq, e.EntryID, e.ParentID, e.Type, e.Role, e.TsMs, e.Line, e.Offset, e.Length, e.CRC, e.Doc, e.Active}
-		}); err != nil {
-		return 0, fmt.Errorf("index %s: insert entries: %w", s.Path, err)
-	}
-	if err := insertText(ctx, tx, entries); err != nil {
-		return 0, fmt.Errorf("index %s: insert search text: %w", s.Path, err)
-	}
-	if err := insertRows(ctx, tx, "diagnostics", []string{"sid", "seq", "severity", "code", "line", "offset", "message"}, len(diags),
-		func(i int) []any {
-			g := &diags[i]
-			return []any{sid, i, g.Severity, g.Code, g.Line, g.Offset, g.Message}
-		}); err != nil {
-		return 0, fmt.Errorf("index %s: insert diagnostics: %w", s.Path, err)
-	}
-	if err := insertRows(ctx, tx, "labels", []string{"sid", "target_id", "label"}, len(labels),
-		func(i int) []any { return []any{sid, labels[i].TargetID, labels[i].Label} }); err != nil {
-		return 0, fmt.Errorf("index %s: insert labels: %w", s.Path, err)
-	}
-	// SPEC §4 rule 1, in SQL: the first entry, in file order, whose id an
-	// earlier entry already has.
-	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET
-		duplicate_id = (SELECT e2.entry_id FROM entries e2
-			WHERE e2.sid = ?1 AND EXISTS (SELECT 1 FROM entries e1 INDEXED BY entries_by_id
-				WHERE e1.sid = e2.sid AND e1.entry_id = e2.entry_id AND e1.seq < e2.seq)
-			ORDER BY e2.seq LIMIT 1),
-		leaves = (SELECT count(*) FROM entries e WHERE e.sid = ?1 AND NOT EXISTS
-			(SELECT 1 FROM entries c INDEXED BY entries_by_parent WHERE c.sid = e.sid AND c.parent_id = e.entry_id))
-		WHERE sid = ?1`, sid); err != nil {
-		return 0, fmt.Errorf("index %s: tree summary: %w", s.Path, err)
-	}
-	// A duplicated id makes the session damaged and is shown as a
-	// diagnostic on the line where the id appears the second time.
-	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET state = 'damaged'
-		WHERE sid = ? AND duplicate_id IS NOT NULL`, sid); err != nil {
+	defer w.Rollback()
+	if err := w.AddEntries(ctx, entries); err != nil {
 		return 0, err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO diagnostics (sid, seq, severity, code, line, offset, message)
-		SELECT ?1, (SELECT coalesce(max(seq), -1) + 1 FROM diagnostics WHERE sid = ?1), 'error', 'duplicate_id',
-			e.line, e.offset,
-			'entry id "' || e.entry_id || '" is used by more than one entry (lines ' ||
-			(SELECT group_concat(line, ', ') FROM (SELECT line FROM entries INDEXED BY entries_by_id
-				WHERE sid = ?1 AND entry_id = e.entry_id ORDER BY seq)) || '); every path in this session is ambiguous'
-		FROM entries e INDEXED BY entries_by_id
-		WHERE e.sid = ?1 AND e.entry_id = (SELECT duplicate_id FROM sessions WHERE sid = ?1)
-		ORDER BY e.seq LIMIT 1 OFFSET 1`, sid); err != nil {
-		return 0, fmt.Errorf("index %s: duplicate diagnostic: %w", s.Path, err)
+	if err := w.AddDiagnostics(ctx, diags); err != nil {
+		return 0, err
 	}
-	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("index %s: commit: %w", s.Path, err)
+	for _, l := range labels {
+		w.SetLabel(l.TargetID, l.Label)
 	}
-	return sid, nil
+	if err := w.Commit(ctx); err != nil {
+		return 0, err
+	}
+	return s.SID, nil
 }
 
 // Remove deletes the session stored for path, if any, in one transaction.
@@ -208,27 +153,6 @@ const docBits = 31
 func DocNumber(tsMs int64, k int64) int64 {
 	sec := min(max(tsMs/1000, 0), 1<<32-1)
 	return sec<<docBits | k&(1<<docBits-1)
-}
-
-// assignDocs gives each entry a doc number from the index-wide counter. An
-// entry without a timestamp takes the session's creation time.
-func assignDocs(ctx context.Context, tx *sqlx.Tx, s *Session, entries []Entry) error {
-	var k int64
-	if err := tx.GetContext(ctx, &k, "UPDATE counters SET value = value + ? WHERE name = 'doc' RETURNING value - ?", len(entries), len(entries)); err != nil {
-		return fmt.Errorf("doc counter: %w", err)
-	}
-	var fallback int64
-	if s.CreatedMs != nil {
-		fallback = *s.CreatedMs
-	}
-	for i := range entries {
-		ts := fallback
-		if entries[i].TsMs != nil {
-			ts = *entries[i].TsMs
-		}
-		entries[i].Doc = DocNumber(ts, k+int64(i))
-	}
-	return nil
 }
 
 // insertText stores the search text of entries, as tokens only, under

@@ -12,6 +12,7 @@ import (
 const sessionCols = `s.sid, s.path, s.session_id, s.dialect, s.version, s.workspace, s.name, s.parent_session,
 	s.created_ms, s.modified_ms, s.entries, s.leaves, s.lines, s.state, s.active_leaf, s.duplicate_id,
 	s.file_size, s.file_mtime_ns, s.file_dev, s.file_ino, s.committed_len, s.indexed_at_ms,
+	s.head_crc, s.tail_crc, s.resumable, s.min_ts_ms, s.max_ts_ms, s.header_ms,
 	(SELECT count(*) FROM diagnostics g WHERE g.sid = s.sid) AS diagnostics`
 
 // SessionFilter narrows Sessions. Workspace matches exactly; empty means all.
@@ -275,10 +276,11 @@ func (d *DB) EntryByID(ctx context.Context, sid int64, entryID string) (*Entry, 
 	return &e, nil
 }
 
-// Diagnostics returns the stored diagnostics of session sid in file order.
+// Diagnostics returns the stored diagnostics of session sid in file order
+// (by line; on one line, in the order they were found).
 func (d *DB) Diagnostics(ctx context.Context, sid int64) ([]Diagnostic, error) {
 	var out []Diagnostic
-	err := d.db.SelectContext(ctx, &out, "SELECT severity, code, line, offset, message FROM diagnostics WHERE sid = ? ORDER BY seq", sid)
+	err := d.db.SelectContext(ctx, &out, "SELECT severity, code, line, offset, message FROM diagnostics WHERE sid = ? ORDER BY line, seq", sid)
 	return out, err
 }
 
@@ -326,4 +328,22 @@ func (d *DB) EntriesOf(ctx context.Context, sid int64) ([]Entry, error) {
 	var out []Entry
 	err := d.db.SelectContext(ctx, &out, "SELECT "+entryCols+" FROM entries e WHERE e.sid = ? ORDER BY e.seq", sid)
 	return out, err
+}
+
+// FileStates returns, by path, what a refresh needs to know of every
+// indexed session to tell cheaply whether its file changed and how (issue
+// 5): the stat facts, committed length, fingerprints and resume point. One
+// query, whatever the number of sessions; only those columns are filled.
+func (d *DB) FileStates(ctx context.Context) (map[string]*Session, error) {
+	var rows []Session
+	if err := d.db.SelectContext(ctx, &rows, `SELECT sid, path, session_id, dialect, version, entries, lines, state,
+		file_size, file_mtime_ns, file_dev, file_ino, committed_len, head_crc, tail_crc, resumable, indexed_at_ms
+		FROM sessions`); err != nil {
+		return nil, fmt.Errorf("read file states: %w", err)
+	}
+	out := make(map[string]*Session, len(rows))
+	for i := range rows {
+		out[rows[i].Path] = &rows[i]
+	}
+	return out, nil
 }

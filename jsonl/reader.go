@@ -43,6 +43,11 @@ type Options struct {
 	Path    string          // the file's name, used in errors and as a plain session's id
 	Mode    Mode
 	KeepRaw bool // give each Entry its own copy of Raw; otherwise Raw is only valid during the callback
+	// Diagnostic, when set, receives every bad line (Salvage) and warning
+	// as it is found, in file order, instead of Result.Errors and
+	// Result.Warnings keeping them: a file of a million bad lines then
+	// costs no memory. Result.State and HasTail still count them.
+	Diagnostic func(*Error)
 }
 
 // Result is what a read found besides the entries (SPEC §8 `recover`).
@@ -63,6 +68,9 @@ type Result struct {
 	// 2 or later with a usable header (version 1 ids come from line
 	// numbers, SPEC §3.2).
 	Resumable bool
+
+	errs int  // bad lines passed to Options.Diagnostic
+	tail bool // an unterminated tail passed to Options.Diagnostic
 }
 
 // Resume is where an earlier read of a file stopped, so that a read of the
@@ -89,7 +97,7 @@ func (r *Result) ResumeAt() Resume {
 // which win over a tail), as SPEC §8 `recover` defines it.
 func (r *Result) State() State {
 	switch {
-	case len(r.Errors) > 0:
+	case len(r.Errors) > 0 || r.errs > 0:
 		return StateDamaged
 	case r.HasTail():
 		return StateNeedsRepair
@@ -99,6 +107,9 @@ func (r *Result) State() State {
 
 // HasTail reports whether the file ends in an unterminated tail (§2.5).
 func (r *Result) HasTail() bool {
+	if r.tail {
+		return true
+	}
 	for _, w := range r.Warnings {
 		if w.Code == CodeUnterminatedTail {
 			return true
@@ -173,9 +184,13 @@ func ReadOpen(f *os.File, size int64, opts Options, fn func(Entry) error) (*Resu
 // and the committed length from the file's start, but Entries, Errors and
 // Warnings only for what was read; its Header is nil. The caller must know
 // that the bytes before from.Offset are those of the earlier read (the
-// index keeps fingerprints of them). Errors are those of ReadOpen.
+// index keeps fingerprints of them). The zero Resume reads from byte 0,
+// exactly as ReadOpen. Errors are those of ReadOpen.
 func ReadFrom(r io.ReaderAt, size int64, from Resume, opts Options, fn func(Entry) error) (*Result, error) {
 	p := newParser(opts, fn)
+	if from == (Resume{}) {
+		return p.runFile(r, 0, size)
+	}
 	p.decided, p.resumed, p.version = true, true, from.Version
 	p.res.Dialect, p.res.Lines, p.res.Committed = from.Dialect, from.Lines, from.Offset
 	return p.runFile(r, from.Offset, size)
@@ -195,7 +210,7 @@ func (p *parser) runFile(r io.ReaderAt, base, size int64) (*Result, error) {
 	}
 	res.Size = size
 	if size > committed && !tailBlank {
-		res.Warnings = append(res.Warnings, &Error{
+		p.warning(&Error{
 			Code: CodeUnterminatedTail, Path: opts.Path, Line: res.Lines + 1, Offset: committed,
 			Message: fmt.Sprintf("unterminated tail of %d bytes: not a committed line, never parsed", size-committed),
 			Hint:    "the last append was cut short; `grove repair` truncates the file to its committed prefix"})
@@ -258,7 +273,7 @@ func (p *parser) runAt(r io.Reader, base int64) (*Result, error) {
 		l := sc.Line()
 		if !l.Committed {
 			if !l.Blank() {
-				p.res.Warnings = append(p.res.Warnings, &Error{
+				p.warning(&Error{
 					Code: CodeUnterminatedTail, Path: opts.Path, Line: l.Num, Offset: l.Offset,
 					Message: fmt.Sprintf("unterminated tail of %d bytes: not a committed line, never parsed", len(l.Bytes)+l.Skip),
 					Hint:    "the last append was cut short; `grove repair` truncates the file to its committed prefix"})
@@ -319,12 +334,29 @@ func (p *parser) bad(l Line, format string, args ...any) error {
 	if p.opts.Mode == Strict {
 		return e
 	}
+	if p.opts.Diagnostic != nil {
+		p.res.errs++
+		p.opts.Diagnostic(e)
+		return nil
+	}
 	p.res.Errors = append(p.res.Errors, e)
 	return nil
 }
 
 func (p *parser) warn(l Line, code Code, format string, args ...any) {
-	p.res.Warnings = append(p.res.Warnings, &Error{Code: code, Path: p.opts.Path, Line: l.Num, Offset: l.Offset, Message: fmt.Sprintf(format, args...)})
+	p.warning(&Error{Code: code, Path: p.opts.Path, Line: l.Num, Offset: l.Offset, Message: fmt.Sprintf(format, args...)})
+}
+
+// warning keeps w in Result.Warnings or passes it to Options.Diagnostic.
+func (p *parser) warning(w *Error) {
+	if p.opts.Diagnostic == nil {
+		p.res.Warnings = append(p.res.Warnings, w)
+		return
+	}
+	if w.Code == CodeUnterminatedTail {
+		p.res.tail = true
+	}
+	p.opts.Diagnostic(w)
 }
 
 // parseObject applies SPEC §2.4: valid UTF-8, one JSON object.

@@ -1,0 +1,103 @@
+package archive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/grove-sessions/grove/jsonl"
+)
+
+// lockPoll is how often a grove waiting for the index's lock tries again.
+const lockPoll = 100 * time.Millisecond
+
+// LockPath is the lock file of the index at dbPath: "<dbPath>.lock".
+func LockPath(dbPath string) string { return dbPath + ".lock" }
+
+// Lock takes the index's writer lock, an exclusive flock(2) on
+// LockPath(index file), so that two groves never write one index at once
+// (issue 5: `grove index`, `grove rebuild` and each pass of `grove watch`
+// hold it; readers never take it, SQLite's WAL gives them a consistent
+// view). The lock file then says who holds it ("pid N: grove index since
+// T"). When another grove holds it and busy is nil, Lock fails at once with
+// index_busy; otherwise it calls busy once with the holder's line and waits
+// until the lock is free or ctx ends. The lock goes with the process, so a
+// grove killed by SIGKILL never leaves it held. unlock releases it.
+func (a *Archive) Lock(ctx context.Context, busy func(holder string)) (unlock func(), err error) {
+	path := LockPath(a.db.File())
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err,
+			Message: "cannot open the index's lock file: " + errMsg(err)}
+	}
+	told := false
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err,
+				Message: "cannot lock the index: " + err.Error()}
+		}
+		holder := readHolder(path)
+		if busy == nil {
+			f.Close()
+			return nil, &jsonl.Error{Code: jsonl.CodeIndexBusy, Path: a.db.File(), Offset: -1,
+				Message: "another grove is writing this index (" + holder + ")",
+				Hint:    "wait for it to finish; searches and other reading commands work meanwhile"}
+		}
+		if !told {
+			busy(holder)
+			told = true
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(lockPoll):
+		}
+	}
+	cmd := "grove"
+	if len(os.Args) > 1 {
+		cmd = "grove " + commandName(os.Args[1:])
+	}
+	// Best effort: who holds the lock is for messages only.
+	if err := f.Truncate(0); err == nil {
+		fmt.Fprintf(f, "pid %d: %s since %s\n", os.Getpid(), cmd, time.Now().Format(time.TimeOnly))
+	}
+	return func() {
+		f.Truncate(0)
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
+
+// readHolder is the first line of the lock file, or a stand-in.
+func readHolder(path string) string {
+	b, err := os.ReadFile(path)
+	if line, _, _ := strings.Cut(string(b), "\n"); err == nil && line != "" {
+		return line
+	}
+	return "its process id is not known yet"
+}
+
+// commandName is the first argument that is not a flag or a flag's value.
+func commandName(args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--db" || a == "-db":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a
+		}
+	}
+	return ""
+}

@@ -1,0 +1,315 @@
+package archive
+
+import (
+	"context"
+	"hash/crc32"
+	"io"
+	"os"
+
+	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/jsonl"
+)
+
+// Change is how a session file differs from what the index holds, and so
+// how much of it a refresh reads (issue 5, SPEC §2, §6).
+type Change int
+
+const (
+	// Unchanged: same size, mtime, device and inode. Costs one stat.
+	Unchanged Change = iota
+	// Appended: the same file (device, inode) no shorter than its committed
+	// length, whose first and last committed bytes are still those the
+	// index saw. Read only from its committed length on, so a tail that has
+	// since become committed is picked up.
+	Appended
+	// Whole: new, rewritten, truncated, replaced, or not resumable (a pi
+	// version 1 file, a file whose dialect no line has decided yet). Read
+	// whole.
+	Whole
+)
+
+// fingerprintWindow is how many committed bytes, at the start and at the
+// end of the committed prefix, the index keeps a CRC-32 of.
+const fingerprintWindow = 4096
+
+// fingerprints returns the CRC-32s of the first and of the last
+// min(fingerprintWindow, committed) bytes of r, and the bytes it read.
+func fingerprints(r io.ReaderAt, committed int64) (head, tail uint32, n int64, err error) {
+	w := min(committed, fingerprintWindow)
+	buf := make([]byte, w)
+	if _, err := r.ReadAt(buf, 0); err != nil && err != io.EOF {
+		return 0, 0, 0, err
+	}
+	head = crc32.ChecksumIEEE(buf)
+	if committed <= w {
+		return head, head, w, nil
+	}
+	if _, err := r.ReadAt(buf, committed-w); err != nil && err != io.EOF {
+		return 0, 0, w, err
+	}
+	return head, crc32.ChecksumIEEE(buf), 2 * w, nil
+}
+
+// tailFingerprint is the tail half of fingerprints.
+func tailFingerprint(r io.ReaderAt, committed int64) (uint32, error) {
+	w := min(committed, fingerprintWindow)
+	buf := make([]byte, w)
+	if _, err := r.ReadAt(buf, committed-w); err != nil && err != io.EOF {
+		return 0, err
+	}
+	return crc32.ChecksumIEEE(buf), nil
+}
+
+// countingFile counts the bytes read through it.
+type countingFile struct {
+	f *os.File
+	n int64
+}
+
+func (c *countingFile) ReadAt(p []byte, off int64) (int, error) {
+	k, err := c.f.ReadAt(p, off)
+	c.n += int64(k)
+	return k, err
+}
+
+// FileResult is what refreshing one file did.
+type FileResult struct {
+	Change    Change
+	Entries   int         // entries stored by this refresh (all of them when read whole)
+	State     jsonl.State // the session's state after it
+	BytesRead int64       // bytes of the session file read
+}
+
+// batchEntries and batchText bound what a refresh holds in memory before
+// writing rows: entries, and bytes of search text.
+const (
+	batchEntries = 2048
+	batchText    = 4 << 20
+)
+
+// IndexFile reads one session file (absolute path) into the index: not at
+// all when the index holds it with the same size, mtime, device and inode
+// (unless force), from its committed length when it grew by appending
+// (unless force), else whole. It returns the number of entries stored, the
+// session's state and whether the file was read. Errors: io_error for a
+// file that cannot be read, others when the index fails.
+func (a *Archive) IndexFile(ctx context.Context, path string, force bool) (int, jsonl.State, bool, error) {
+	old, err := a.db.SessionByPath(ctx, path)
+	if err != nil {
+		return 0, "", false, err
+	}
+	st, err := Stat(path)
+	if err != nil {
+		return 0, "", false, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot read session file: " + errMsg(err)}
+	}
+	r, err := a.refreshFile(ctx, path, st, old, force)
+	return r.Entries, r.State, r.Change != Unchanged, err
+}
+
+// refreshFile is IndexFile for a file already stat'ed as st, with old the
+// index's row for it (nil when it has none).
+func (a *Archive) refreshFile(ctx context.Context, path string, st FileStat, old *index.Session, force bool) (FileResult, error) {
+	if !st.Regular {
+		return FileResult{}, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Message: "not a regular file; session files are plain files"}
+	}
+	var unchanged FileResult
+	if old != nil {
+		unchanged = FileResult{Change: Unchanged, Entries: old.Entries, State: jsonl.State(old.State)}
+	}
+	if old != nil && !force && sameStat(old, st) && !racy(old) {
+		return unchanged, nil
+	}
+	f, size, err := jsonl.OpenFile(path)
+	if err != nil {
+		return FileResult{}, err
+	}
+	defer f.Close()
+	cf := &countingFile{f: f}
+	res := FileResult{Change: Whole}
+	if old != nil && !force && sameStat(old, st) {
+		// Racily clean: trust the stat only if the bytes agree too.
+		head, tail, n, err := fingerprints(cf, old.CommittedLen)
+		if err == nil && head == old.HeadCRC && tail == old.TailCRC {
+			unchanged.BytesRead = n
+			return unchanged, nil
+		}
+	}
+	if old != nil && !force && old.Resumable && old.FileDev == st.Dev && old.FileIno == st.Ino && size >= old.CommittedLen {
+		head, tail, _, err := fingerprints(cf, old.CommittedLen)
+		if err != nil {
+			return FileResult{BytesRead: cf.n}, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err, Message: "read session file: " + errMsg(err)}
+		}
+		if head == old.HeadCRC && tail == old.TailCRC {
+			res.Change = Appended
+		}
+	}
+	if res.Change == Appended {
+		err = a.appendFile(ctx, cf, size, st, old, &res)
+	} else {
+		err = a.readWhole(ctx, cf, size, st, &res)
+	}
+	res.BytesRead = cf.n
+	return res, err
+}
+
+// sessionReader streams one read of a session file into a SessionWriter:
+// entries in batches, diagnostics and facts as they come.
+type sessionReader struct {
+	w         *index.SessionWriter
+	rows      []index.Entry
+	arena     []byte // the batch's search text; rows[i].Text points into it
+	diags     []index.Diagnostic
+	stored    int
+	name      string // the last non-empty session_info name read, "" if none
+	cwd       *string
+	appending bool // reading on from the committed length of an earlier read
+}
+
+func (r *sessionReader) entry(ctx context.Context, e jsonl.Entry) error {
+	row := index.Entry{EntryID: e.ID, Type: e.Type, Line: e.Line, Offset: e.Offset, Length: e.Length, CRC: crc32.ChecksumIEEE(e.Raw)}
+	if !e.Root {
+		p := e.ParentID
+		row.ParentID = &p
+	}
+	if e.Role != "" {
+		role := e.Role
+		row.Role = &role
+	}
+	if e.HasTime {
+		t := e.Timestamp
+		row.TsMs = &t
+	}
+	start := len(r.arena)
+	r.arena = jsonl.AppendSearchText(r.arena, e.Raw)
+	if len(r.arena) > start {
+		row.Text = r.arena[start:len(r.arena):len(r.arena)]
+	}
+	switch e.Type {
+	case "metadata":
+		if e.Key == "cwd" {
+			v := e.Value
+			r.cwd = &v
+		}
+	case "session_info":
+		if e.Name != "" {
+			r.name = e.Name
+		}
+	case "label":
+		if e.TargetID != "" {
+			r.w.SetLabel(e.TargetID, e.Label)
+		}
+	}
+	r.rows = append(r.rows, row)
+	if len(r.rows) >= batchEntries || len(r.arena) >= batchText {
+		return r.flush(ctx)
+	}
+	return nil
+}
+
+func (r *sessionReader) diagnostic(e *jsonl.Error) {
+	sev := "warning"
+	if e.Code == jsonl.CodeBadLine {
+		sev = "error"
+	}
+	r.diags = append(r.diags, index.Diagnostic{Severity: sev, Code: string(e.Code), Line: e.Line, Offset: e.Offset, Message: e.Message})
+}
+
+// flush writes the batch. Diagnostics go with it, so that memory does not
+// grow with bad lines either.
+func (r *sessionReader) flush(ctx context.Context) error {
+	if err := r.w.AddEntries(ctx, r.rows); err != nil {
+		return err
+	}
+	r.stored += len(r.rows)
+	if err := r.w.AddDiagnostics(ctx, r.diags); err != nil {
+		return err
+	}
+	r.rows, r.arena, r.diags = r.rows[:0], r.arena[:0], r.diags[:0]
+	return nil
+}
+
+// finish writes what is left and the file facts, and commits. The head
+// fingerprint is read again only when it can have changed.
+func (r *sessionReader) finish(ctx context.Context, f io.ReaderAt, st FileStat, read *jsonl.Result) error {
+	if err := r.flush(ctx); err != nil {
+		return err
+	}
+	s := r.w.Session()
+	if r.name != "" {
+		s.Name = r.name
+	}
+	if r.cwd != nil && s.Dialect == string(jsonl.Plain) {
+		s.Workspace = *r.cwd // SPEC §3.3: the last metadata "cwd"
+	}
+	oldCommitted := s.CommittedLen
+	s.Lines, s.CommittedLen, s.Resumable = read.Lines, read.Committed, read.Resumable
+	s.FileSize, s.FileMtimeNs, s.FileDev, s.FileIno = st.Size, st.MtimeNs, st.Dev, st.Ino
+	var err error
+	if !r.appending || oldCommitted < fingerprintWindow {
+		s.HeadCRC, s.TailCRC, _, err = fingerprints(f, read.Committed)
+	} else {
+		s.TailCRC, err = tailFingerprint(f, read.Committed)
+	}
+	if err != nil {
+		return &jsonl.Error{Code: jsonl.CodeIO, Path: s.Path, Offset: -1, Err: err, Message: "read session file: " + errMsg(err)}
+	}
+	return r.w.Commit(ctx)
+}
+
+// readWhole reads the file from byte 0 into a new SessionWriter; what the
+// header says is stored with the rest at Commit.
+func (a *Archive) readWhole(ctx context.Context, f *countingFile, size int64, st FileStat, out *FileResult) error {
+	path := f.f.Name()
+	s := &index.Session{Path: path, SessionID: SessionID(path, nil), Dialect: string(jsonl.Plain)}
+	w, err := a.db.BeginReplace(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer w.Rollback()
+	r := &sessionReader{w: w}
+	read, err := jsonl.ReadFrom(f, size, jsonl.Resume{}, jsonl.Options{Path: path, Mode: jsonl.Salvage, Context: ctx, Diagnostic: r.diagnostic},
+		func(e jsonl.Entry) error { return r.entry(ctx, e) })
+	if err != nil {
+		return err
+	}
+	s.SessionID, s.Dialect = SessionID(path, read.Header), string(read.Dialect)
+	if h := read.Header; h != nil {
+		s.Version, s.ParentSession, s.Workspace = h.Version, h.ParentSession, h.Cwd
+		if h.Timestamp != 0 {
+			t := h.Timestamp
+			s.HeaderMs = &t
+		}
+	}
+	if err := r.finish(ctx, f, st, read); err != nil {
+		return err
+	}
+	out.Entries, out.State = r.stored, jsonl.State(s.State)
+	return nil
+}
+
+// appendFile reads the file from old's committed length on.
+func (a *Archive) appendFile(ctx context.Context, f *countingFile, size int64, st FileStat, old *index.Session, out *FileResult) error {
+	w, err := a.db.BeginAppend(ctx, old.SID)
+	if err != nil {
+		return err
+	}
+	defer w.Rollback()
+	if err := w.DropTail(ctx); err != nil {
+		return err
+	}
+	r := &sessionReader{w: w, appending: true}
+	from := jsonl.Resume{Offset: old.CommittedLen, Lines: old.Lines, Dialect: jsonl.Dialect(old.Dialect), Version: old.Version}
+	read, err := jsonl.ReadFrom(f, size, from, jsonl.Options{Path: old.Path, Mode: jsonl.Salvage, Context: ctx, Diagnostic: r.diagnostic},
+		func(e jsonl.Entry) error { return r.entry(ctx, e) })
+	if err != nil {
+		return err
+	}
+	if err := r.finish(ctx, f, st, read); err != nil {
+		return err
+	}
+	out.Entries, out.State = r.stored, jsonl.State(w.Session().State)
+	if read.Lines == old.Lines && st.Size == old.FileSize {
+		out.Change = Unchanged // a racily clean file (see racy) that was clean
+	}
+	return nil
+}

@@ -1,0 +1,348 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// SessionWriter stores one session file in one transaction (SPEC §6): all
+// of it (BeginReplace) or the lines appended since the last read
+// (BeginAppend). Rows are written as they are added, so memory does not
+// grow with the file; readers see the session wholly before or wholly after
+// Commit, never half of it.
+//
+// The caller adds entries and diagnostics in file order, label changes with
+// SetLabel, fills in the file facts of Session(), then calls Commit, which
+// works out in SQL what needs the whole session: the first duplicated id,
+// the number of leaves, the path to the active leaf and the state. Rollback
+// (deferred) undoes an unfinished writer.
+type SessionWriter struct {
+	tx      *sqlx.Tx
+	s       *Session
+	base    int     // seq of the first entry this writer adds
+	seq     int     // seq of the next entry
+	diag    int     // seq of the next diagnostic
+	oldLeaf *string // the active leaf before this writer
+	labels  map[string]string
+	order   []string // label targets in the order they were first changed
+}
+
+// BeginReplace starts replacing whatever the index holds for s.Path with a
+// new read of the whole file. s needs only Path; the rest is filled in by
+// the writer and by the caller before Commit.
+func (d *DB) BeginReplace(ctx context.Context, s *Session) (*SessionWriter, error) {
+	tx, err := d.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: %w", s.Path, err)
+	}
+	if err := deleteSession(ctx, tx, s.Path); err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	res, err := tx.NamedExecContext(ctx, `INSERT INTO sessions
+		(path, session_id, dialect, entries, leaves, lines, state, file_size, file_mtime_ns, file_dev, file_ino,
+		 committed_len, indexed_at_ms)
+		VALUES (:path, :session_id, :dialect, 0, 0, 0, 'ok', 0, 0, 0, 0, 0, 0)`, s)
+	if err != nil {
+		tx.Rollback()
+		return nil, fmt.Errorf("index %s: insert session: %w", s.Path, err)
+	}
+	if s.SID, err = res.LastInsertId(); err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	s.Entries, s.Leaves, s.DuplicateID, s.ActiveLeaf, s.MinTsMs, s.MaxTsMs = 0, 0, nil, nil, nil, nil
+	return &SessionWriter{tx: tx, s: s}, nil
+}
+
+// BeginAppend starts adding the lines appended to the file of session sid
+// since it was last read. It returns the session as stored; the caller
+// updates its file facts before Commit. Errors: the session is gone.
+func (d *DB) BeginAppend(ctx context.Context, sid int64) (*SessionWriter, error) {
+	tx, err := d.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	var s Session
+	if err := tx.GetContext(ctx, &s, "SELECT "+sessionCols+" FROM sessions s WHERE s.sid = ?", sid); err != nil {
+		tx.Rollback()
+		return nil, fmt.Errorf("index: session %d: %w", sid, err)
+	}
+	var diag int
+	if err := tx.GetContext(ctx, &diag, "SELECT coalesce(max(seq), -1) + 1 FROM diagnostics WHERE sid = ?", sid); err != nil {
+		tx.Rollback()
+		return nil, fmt.Errorf("index %s: %w", s.Path, err)
+	}
+	return &SessionWriter{tx: tx, s: &s, base: s.Entries, seq: s.Entries, diag: diag, oldLeaf: s.ActiveLeaf}, nil
+}
+
+// Session is the row being written. What the file says of itself
+// (SessionID, Dialect, Version, Workspace, Name, ParentSession, HeaderMs)
+// and the file facts (FileSize, FileMtimeNs, FileDev, FileIno,
+// CommittedLen, Lines, HeadCRC, TailCRC, Resumable) are the caller's to set
+// before Commit; the writer keeps the rest.
+func (w *SessionWriter) Session() *Session { return w.s }
+
+// AddEntries stores entries (in file order, after those already stored)
+// with their search text. It sets each entry's Seq and Doc; an entry
+// without a timestamp files its doc number under the latest time of the
+// entries before it, else 0.
+func (w *SessionWriter) AddEntries(ctx context.Context, entries []Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	var k int64
+	if err := w.tx.GetContext(ctx, &k, "UPDATE counters SET value = value + ? WHERE name = 'doc' RETURNING value - ?", len(entries), len(entries)); err != nil {
+		return fmt.Errorf("index %s: doc counter: %w", w.s.Path, err)
+	}
+	s := w.s
+	for i := range entries {
+		e := &entries[i]
+		e.Seq = w.seq
+		w.seq++
+		var ts int64
+		switch {
+		case e.TsMs != nil:
+			ts = *e.TsMs
+			if s.MinTsMs == nil || ts < *s.MinTsMs {
+				s.MinTsMs = ptr(ts)
+			}
+			if s.MaxTsMs == nil || ts > *s.MaxTsMs {
+				s.MaxTsMs = ptr(ts)
+			}
+		case s.MaxTsMs != nil:
+			ts = *s.MaxTsMs
+		}
+		e.Doc = DocNumber(ts, k+int64(i))
+	}
+	sid := s.SID
+	if err := insertRows(ctx, w.tx, "entries", []string{"sid", "seq", "entry_id", "parent_id", "type", "role", "ts_ms", "line", "offset", "length", "crc", "doc", "active"}, len(entries),
+		func(i int) []any {
+			e := &entries[i]
+			return []any{sid, e.Seq, e.EntryID, e.ParentID, e.Type, e.Role, e.TsMs, e.Line, e.Offset, e.Length, e.CRC, e.Doc, false}
+		}); err != nil {
+		return fmt.Errorf("index %s: insert entries: %w", s.Path, err)
+	}
+	if err := insertText(ctx, w.tx, entries); err != nil {
+		return fmt.Errorf("index %s: insert search text: %w", s.Path, err)
+	}
+	last := entries[len(entries)-1].EntryID
+	s.ActiveLeaf = &last // the last entry in file order (SPEC §4)
+	s.Entries = w.seq
+	return nil
+}
+
+// AddDiagnostics stores diagnostics after those already stored.
+func (w *SessionWriter) AddDiagnostics(ctx context.Context, diags []Diagnostic) error {
+	base := w.diag
+	w.diag += len(diags)
+	if err := insertRows(ctx, w.tx, "diagnostics", []string{"sid", "seq", "severity", "code", "line", "offset", "message"}, len(diags),
+		func(i int) []any {
+			g := &diags[i]
+			return []any{w.s.SID, base + i, g.Severity, g.Code, g.Line, g.Offset, g.Message}
+		}); err != nil {
+		return fmt.Errorf("index %s: insert diagnostics: %w", w.s.Path, err)
+	}
+	return nil
+}
+
+// DropTail removes the stored unterminated_tail warning: an append reads
+// the file again from its committed length, tail included.
+func (w *SessionWriter) DropTail(ctx context.Context) error {
+	_, err := w.tx.ExecContext(ctx, "DELETE FROM diagnostics WHERE sid = ? AND code = 'unterminated_tail'", w.s.SID)
+	return err
+}
+
+// SetLabel records a pi label entry in file order: the last label for a
+// target wins and an empty label clears it (pi's rule, SPEC §4).
+func (w *SessionWriter) SetLabel(target, label string) {
+	if w.labels == nil {
+		w.labels = map[string]string{}
+	}
+	if _, ok := w.labels[target]; !ok {
+		w.order = append(w.order, target)
+	}
+	w.labels[target] = label
+}
+
+// Commit finishes the session and commits the transaction.
+func (w *SessionWriter) Commit(ctx context.Context) error {
+	s, tx, sid := w.s, w.tx, w.s.SID
+	for _, t := range w.order {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM labels WHERE sid = ? AND target_id = ?", sid, t); err != nil {
+			return fmt.Errorf("index %s: labels: %w", s.Path, err)
+		}
+		if l := w.labels[t]; l != "" {
+			if _, err := tx.ExecContext(ctx, "INSERT INTO labels (sid, target_id, label) VALUES (?, ?, ?)", sid, t, l); err != nil {
+				return fmt.Errorf("index %s: labels: %w", s.Path, err)
+			}
+		}
+	}
+	if w.seq > w.base {
+		if err := w.treeFacts(ctx); err != nil {
+			return fmt.Errorf("index %s: %w", s.Path, err)
+		}
+	}
+	s.CreatedMs = s.MinTsMs // the header's time, else the earliest entry's
+	if s.HeaderMs != nil && *s.HeaderMs != 0 {
+		s.CreatedMs = s.HeaderMs
+	}
+	s.ModifiedMs = s.MaxTsMs
+	if s.ModifiedMs == nil {
+		s.ModifiedMs = ptr(s.FileMtimeNs / 1e6)
+	}
+	s.IndexedAtMs = time.Now().UnixMilli()
+	if _, err := tx.NamedExecContext(ctx, `UPDATE sessions SET
+		session_id = :session_id, dialect = :dialect, version = :version, parent_session = :parent_session,
+		header_ms = :header_ms, workspace = :workspace, name = :name, created_ms = :created_ms, modified_ms = :modified_ms,
+		entries = :entries, leaves = :leaves, lines = :lines, active_leaf = :active_leaf, duplicate_id = :duplicate_id,
+		file_size = :file_size, file_mtime_ns = :file_mtime_ns, file_dev = :file_dev, file_ino = :file_ino,
+		committed_len = :committed_len, indexed_at_ms = :indexed_at_ms, head_crc = :head_crc, tail_crc = :tail_crc,
+		resumable = :resumable, min_ts_ms = :min_ts_ms, max_ts_ms = :max_ts_ms
+		WHERE sid = :sid`, s); err != nil {
+		return fmt.Errorf("index %s: update session: %w", s.Path, err)
+	}
+	// The state from the stored diagnostics: bad lines and a duplicated id
+	// make a session damaged, which wins over an unterminated tail (§8).
+	if err := tx.GetContext(ctx, &s.State, `UPDATE sessions SET state = CASE
+			WHEN duplicate_id IS NOT NULL OR EXISTS (SELECT 1 FROM diagnostics WHERE sid = ?1 AND severity = 'error') THEN 'damaged'
+			WHEN EXISTS (SELECT 1 FROM diagnostics WHERE sid = ?1 AND code = 'unterminated_tail') THEN 'needs-repair'
+			ELSE 'ok' END
+		WHERE sid = ?1 RETURNING state`, sid); err != nil {
+		return fmt.Errorf("index %s: state: %w", s.Path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("index %s: commit: %w", s.Path, err)
+	}
+	return nil
+}
+
+// Rollback abandons an unfinished writer; after Commit it does nothing.
+func (w *SessionWriter) Rollback() { w.tx.Rollback() }
+
+// treeFacts updates, for the entries added (seq ≥ base), the session's
+// first duplicated id (SPEC §4 rule 1), its number of leaves and the
+// entries' active marks. Each costs index lookups per added entry, not a
+// pass over the session, except where the new active path leaves the old
+// one low down.
+func (w *SessionWriter) treeFacts(ctx context.Context) error {
+	s, tx, sid := w.s, w.tx, w.s.SID
+	if s.DuplicateID == nil {
+		var dup []string
+		if err := tx.SelectContext(ctx, &dup, `SELECT n.entry_id FROM entries n
+			WHERE n.sid = ?1 AND n.seq >= ?2 AND EXISTS (SELECT 1 FROM entries e INDEXED BY entries_by_id
+				WHERE e.sid = ?1 AND e.entry_id = n.entry_id AND e.seq < n.seq)
+			ORDER BY n.seq LIMIT 1`, sid, w.base); err != nil {
+			return fmt.Errorf("duplicate ids: %w", err)
+		}
+		if len(dup) > 0 {
+			s.DuplicateID = &dup[0]
+		}
+	}
+	if s.DuplicateID != nil {
+		// Shown on the line where the id appears the second time, with
+		// every line that has it: written again, as an append may add one.
+		if _, err := tx.ExecContext(ctx, "DELETE FROM diagnostics WHERE sid = ? AND code = 'duplicate_id'", sid); err != nil {
+			return fmt.Errorf("duplicate diagnostic: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO diagnostics (sid, seq, severity, code, line, offset, message)
+			SELECT ?1, ?3, 'error', 'duplicate_id', e.line, e.offset,
+				'entry id "' || e.entry_id || '" is used by more than one entry (lines ' ||
+				(SELECT group_concat(line, ', ') FROM (SELECT line FROM entries INDEXED BY entries_by_id
+					WHERE sid = ?1 AND entry_id = e.entry_id ORDER BY seq)) || '); every path in this session is ambiguous'
+			FROM entries e INDEXED BY entries_by_id
+			WHERE e.sid = ?1 AND e.entry_id = ?2
+			ORDER BY e.seq LIMIT 1 OFFSET 1`, sid, *s.DuplicateID, w.diag); err != nil {
+			return fmt.Errorf("duplicate diagnostic: %w", err)
+		}
+		w.diag++
+	}
+	// Leaves: an entry is one when no entry names its id as parent. New
+	// entries that nobody names are new leaves; old leaves that a new entry
+	// names are leaves no more.
+	var delta int
+	if err := tx.GetContext(ctx, &delta, `SELECT
+		(SELECT count(*) FROM entries n WHERE n.sid = ?1 AND n.seq >= ?2 AND NOT EXISTS
+			(SELECT 1 FROM entries c INDEXED BY entries_by_parent WHERE c.sid = ?1 AND c.parent_id = n.entry_id))
+		-
+		(SELECT count(*) FROM entries o INDEXED BY entries_by_id
+			WHERE o.sid = ?1 AND o.seq < ?2
+			AND o.entry_id IN (SELECT n.parent_id FROM entries n WHERE n.sid = ?1 AND n.seq >= ?2 AND n.parent_id IS NOT NULL)
+			AND NOT EXISTS (SELECT 1 FROM entries c INDEXED BY entries_by_parent WHERE c.sid = ?1 AND c.parent_id = o.entry_id AND c.seq < ?2))`,
+		sid, w.base); err != nil {
+		return fmt.Errorf("leaves: %w", err)
+	}
+	s.Leaves += delta
+	return w.markActive(ctx)
+}
+
+// activeWalk walks from the entry at seq ?2 towards the root of session ?1,
+// each parent taken as the first entry with that id, and stops after the
+// first entry already marked active (or at a root, a missing parent, or a
+// cycle: UNION drops a row met twice).
+const activeWalk = `WITH RECURSIVE up(seq, parent_id, active) AS (
+		SELECT seq, parent_id, active FROM entries WHERE sid = ?1 AND seq = ?2
+		UNION
+		SELECT e.seq, e.parent_id, e.active FROM up CROSS JOIN entries e
+			ON e.sid = ?1 AND e.seq = (SELECT min(seq) FROM entries INDEXED BY entries_by_id WHERE sid = ?1 AND entry_id = up.parent_id)
+		WHERE up.active = 0 AND up.parent_id IS NOT NULL
+	)`
+
+// markActive moves the active marks from the path to the old active leaf
+// to the path to the new one (the last entry). The walk from the new leaf
+// stops where it meets the old path; only the old path below that point is
+// cleared. An append that continues the active branch touches one row.
+func (w *SessionWriter) markActive(ctx context.Context) error {
+	tx, sid := w.tx, w.s.SID
+	type step struct {
+		Seq    int  `db:"seq"`
+		Active bool `db:"active"`
+	}
+	var up []step
+	if err := tx.SelectContext(ctx, &up, activeWalk+" SELECT seq, active FROM up", sid, w.seq-1); err != nil {
+		return fmt.Errorf("active path: %w", err)
+	}
+	junction := -1
+	var mark []int
+	for _, st := range up {
+		if st.Active {
+			junction = st.Seq
+		} else {
+			mark = append(mark, st.Seq)
+		}
+	}
+	if w.oldLeaf != nil {
+		// Clear the old path from its leaf up to the junction. The old leaf
+		// is the last entry before this writer's (SPEC §4: file order).
+		if junction < 0 {
+			if _, err := tx.ExecContext(ctx, "UPDATE entries SET active = 0 WHERE sid = ? AND active = 1", sid); err != nil {
+				return fmt.Errorf("active path: %w", err)
+			}
+		} else if _, err := tx.ExecContext(ctx, `WITH RECURSIVE old(seq, parent_id) AS (
+				SELECT seq, parent_id FROM entries WHERE sid = ?1 AND seq = ?2 AND seq != ?3 AND active = 1
+				UNION
+				SELECT e.seq, e.parent_id FROM old CROSS JOIN entries e
+					ON e.sid = ?1 AND e.seq = (SELECT min(seq) FROM entries INDEXED BY entries_by_id WHERE sid = ?1 AND entry_id = old.parent_id)
+				WHERE e.seq != ?3 AND e.active = 1
+			)
+			UPDATE entries SET active = 0 WHERE sid = ?1 AND seq IN (SELECT seq FROM old)`, sid, w.base-1, junction); err != nil {
+			return fmt.Errorf("active path: %w", err)
+		}
+	}
+	for start := 0; start < len(mark); start += 5000 {
+		end := min(start+5000, len(mark))
+		q, args, err := sqlx.In("UPDATE entries SET active = 1 WHERE sid = ? AND seq IN (?)", sid, mark[start:end])
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("active path: %w", err)
+		}
+	}
+	return nil
+}
+
+func ptr[T any](v T) *T { return &v }
