@@ -314,4 +314,3 @@ func errMsg(err error) string {
 	}
 	return err.Error()
 }
-

@@ -36,13 +36,13 @@ type Session struct {
 	// HeadCRC and TailCRC are CRC-32s of the first and the last
 	// min(4096, CommittedLen) committed bytes: a file that still has both,
 	// on the same device and inode, grew by appending (migration 3).
-	HeadCRC   uint32 `db:"head_crc"`
-	TailCRC   uint32 `db:"tail_crc"`
-	Resumable bool   `db:"resumable"` // a read may go on at CommittedLen (jsonl.Result.Resumable)
-	MinTsMs   *int64 `db:"min_ts_ms"` // the earliest entry time; nil when no entry has one
-	MaxTsMs   *int64 `db:"max_ts_ms"` // the latest entry time; nil when no entry has one
-	HeaderMs  *int64 `db:"header_ms"` // the pi header's time; nil when it has none
-	Diagnostics   int     `db:"diagnostics"` // filled by queries, not stored
+	HeadCRC     uint32 `db:"head_crc"`
+	TailCRC     uint32 `db:"tail_crc"`
+	Resumable   bool   `db:"resumable"`   // a read may go on at CommittedLen (jsonl.Result.Resumable)
+	MinTsMs     *int64 `db:"min_ts_ms"`   // the earliest entry time; nil when no entry has one
+	MaxTsMs     *int64 `db:"max_ts_ms"`   // the latest entry time; nil when no entry has one
+	HeaderMs    *int64 `db:"header_ms"`   // the pi header's time; nil when it has none
+	Diagnostics int    `db:"diagnostics"` // filled by queries, not stored
 }
 
 // Entry is one entry row: the tree edge and where its line is in the file.
