@@ -224,7 +224,7 @@ func Classify(path string, err error) error {
 	case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM:
 		return &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err,
 			Message: "the index is not writable: " + sqliteMsg(se),
-			Hint:    "grove writes its index even to read it (SQLite's WAL): make the file and its directory writable by you, or pass another --db path"}
+			Hint:    "make the file and its directory writable by you (SQLite writes beside the index even to read it), or pass another --db path"}
 	}
 	return err
 }
