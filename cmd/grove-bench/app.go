@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -29,10 +30,14 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.Float64Flag{Name: "chinese", Value: d.ChineseShare, Usage: "share of conversation turns in Chinese"},
 			&cli.StringFlag{Name: "work", Value: filepath.Join(os.TempDir(), "grove-bench"), Usage: "directory for the corpus, the indexes and the grove binary"},
 			&cli.StringFlag{Name: "corpus", Usage: "corpus directory (default WORK/corpus-SIZE-seedN; reused when its manifest matches)"},
-			&cli.IntFlag{Name: "runs", Value: 3, Usage: "runs of each whole-process figure (index, refresh, baseline; verify runs once); grove search uses at least 10, rg at least 5"},
+			&cli.IntFlag{Name: "runs", Value: 3, Usage: "runs of each whole-process figure (index, refresh, baseline, many-files, append refreshes; verify and the cold indexes of append and big-mem run once); grove search uses at least 10, rg at least 5, no-op refreshes at least 5"},
 			&cli.IntFlag{Name: "search-runs", Value: 30, Usage: "runs of each in-process search and path figure"},
 			&cli.StringFlag{Name: "grove", Usage: "measure this grove binary instead of building ./cmd/grove"},
-			&cli.StringSliceFlag{Name: "only", Usage: "measure only these sections: index, refresh, search, path, verify, baseline (without index, the index of an earlier run in --work is used)"},
+			&cli.StringSliceFlag{Name: "only", Usage: "measure only these sections: " + strings.Join(sections, ", ") + " (without index, the index of an earlier run in --work is used)"},
+			&cli.IntFlag{Name: "refresh-files", Value: 10000, Usage: "files of 4-9 KB in the many-files corpus (cold index, no-op refresh, watch); 0 skips"},
+			&cli.StringFlag{Name: "append-sizes", Value: "10MB,100MB", Usage: "sizes of the single sessions a 1 KB entry is appended to, comma-separated; empty skips"},
+			&cli.StringFlag{Name: "big-mem-size", Value: "500MB", Usage: "size of the single session whose cold index's peak RSS is measured; 0 skips"},
+			&cli.DurationFlag{Name: "watch-idle", Value: 10 * time.Second, Usage: "how long grove watch is sampled while nothing changes"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON document"},
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
@@ -86,6 +91,24 @@ func configOf(c *cli.Context) (config, error) {
 	if dir, err = filepath.Abs(dir); err != nil {
 		return config{}, err
 	}
+	var sizes []int64
+	for _, v := range strings.Split(c.String("append-sizes"), ",") {
+		if v = strings.TrimSpace(v); v == "" {
+			continue
+		}
+		n, err := corpusgen.ParseSize(v)
+		if err != nil || n < minSessionBytes {
+			return config{}, fmt.Errorf("--append-sizes: %q is not a size of %d bytes or more (%v)", v, minSessionBytes, err)
+		}
+		sizes = append(sizes, n)
+	}
+	bigMem, err := corpusgen.ParseSize(c.String("big-mem-size"))
+	if err != nil || (bigMem > 0 && bigMem < minSessionBytes) {
+		return config{}, fmt.Errorf("--big-mem-size: %q is not 0 or a size of %d bytes or more (%v)", c.String("big-mem-size"), minSessionBytes, err)
+	}
+	if c.Int("refresh-files") < 0 || c.Duration("watch-idle") <= 0 {
+		return config{}, fmt.Errorf("--refresh-files must not be negative and --watch-idle must be above 0")
+	}
 	only := map[string]bool{}
 	for _, v := range c.StringSlice("only") {
 		for _, name := range strings.Split(v, ",") {
@@ -95,8 +118,12 @@ func configOf(c *cli.Context) (config, error) {
 			only[name] = true
 		}
 	}
-	return config{Corpus: o, Dir: dir, ExplicitDir: c.String("corpus") != "", Work: work, Runs: c.Int("runs"), SearchRuns: c.Int("search-runs"), Grove: c.String("grove"), Only: only}, nil
+	return config{Corpus: o, Dir: dir, ExplicitDir: c.String("corpus") != "", Work: work, Runs: c.Int("runs"), SearchRuns: c.Int("search-runs"), Grove: c.String("grove"), Only: only,
+		RefreshFiles: c.Int("refresh-files"), AppendSizes: sizes, BigMem: bigMem, WatchIdle: c.Duration("watch-idle")}, nil
 }
+
+// minSessionBytes is the smallest session corpusgen writes.
+const minSessionBytes = 4 << 10
 
 // usageError is a wrong command line: exit status 2, as grove's.
 type usageError struct{ err error }

@@ -38,7 +38,11 @@ func ensureCorpus(ctx context.Context, dir string, o corpusgen.Options, explicit
 			return nil, fmt.Errorf("refusing to write over %s: it holds a corpus made with other options or by another generator version; pass the same options, or a new or empty --corpus", dir)
 		}
 	}
-	fmt.Fprintf(log, "corpus: generating %s of sessions (seed %d) in %s ...\n", mb(o.Size+o.BigSession), o.Seed, dir)
+	if o.Files > 0 {
+		fmt.Fprintf(log, "corpus: generating %d sessions of at most %s (seed %d) in %s ...\n", o.Files, corpusgen.FormatSize(o.MaxSession), o.Seed, dir)
+	} else {
+		fmt.Fprintf(log, "corpus: generating %s of sessions (seed %d) in %s ...\n", mb(o.Size+o.BigSession), o.Seed, dir)
+	}
 	o.Force = true
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err

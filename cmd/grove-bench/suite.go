@@ -26,14 +26,21 @@ type config struct {
 	Runs        int    // runs of each whole-process figure
 	SearchRuns  int    // runs of each in-process search and path figure
 	Grove       string // a grove binary to measure; "" builds ./cmd/grove
-	// Only names the sections to measure (index, refresh, search, path,
-	// verify, baseline); empty means all. Without index, the index an
-	// earlier run left in Work is measured.
+	// Only names the sections to measure (the names of sections); empty
+	// means all. Without index, the index an earlier run left in Work is
+	// measured.
 	Only map[string]bool
+	// The refresh issue's corpora of their own: RefreshFiles small files
+	// (many-files, watch; 0 skips), one session of each of AppendSizes
+	// (append), one of BigMem bytes (big-mem; 0 skips).
+	RefreshFiles int
+	AppendSizes  []int64
+	BigMem       int64
+	WatchIdle    time.Duration // how long grove watch is sampled idle
 }
 
 // sections are the names --only accepts.
-var sections = []string{"index", "refresh", "search", "path", "verify", "baseline"}
+var sections = []string{"index", "refresh", "search", "path", "verify", "baseline", "many-files", "watch", "append", "big-mem"}
 
 // queries is the fixed query set of the search figures (issue: search):
 // grove's query and the literal text rg looks for.
@@ -87,6 +94,9 @@ type Target struct {
 	Unit   string  `json:"unit"`
 	Met    bool    `json:"met"`
 	Missed string  `json:"missed_by,omitempty"`
+	// NotMeasured says why the run could not check the goal (Met is then
+	// false and Value zero).
+	NotMeasured string `json:"not_measured,omitempty"`
 }
 
 type suite struct {
@@ -97,6 +107,8 @@ type suite struct {
 	m      *corpusgen.Manifest
 	res    Result
 	byName map[string]Figure
+	// watchExit is grove watch's exit status after SIGINT, when measured.
+	watchExit *int
 }
 
 func (s *suite) add(f Figure) Figure {
@@ -121,31 +133,56 @@ func (s *suite) run(ctx context.Context) (*Result, error) {
 	}
 	defer release()
 	s.db = filepath.Join(s.cfg.Work, "index.db")
+	// needs says what a step uses: "corpus" the main corpus, "index" its
+	// index too (made by cold index, or left by an earlier run).
 	steps := []struct {
-		name, section string
-		fn            func(context.Context) error
+		name, section, needs string
+		fn                   func(context.Context) error
 	}{
-		{"build grove", "", s.buildGrove},
-		{"corpus", "", s.corpus},
-		{"cold index", "index", s.coldIndex},
-		{"existing index", "", s.existingIndex},
-		{"no-op refresh", "refresh", s.noopRefresh},
-		{"search in-process", "search", s.searchInProcess},
-		{"search whole-process", "search", s.searchProcess},
-		{"path", "path", s.paths},
-		{"verify", "verify", s.verify},
-		{"refresh after append", "refresh", s.appendRefresh},
-		{"C SQLite baseline", "baseline", s.baseline},
+		{"build grove", "", "", s.buildGrove},
+		{"corpus", "", "", s.corpus},
+		{"cold index", "index", "corpus", s.coldIndex},
+		{"existing index", "", "", s.existingIndex},
+		{"no-op refresh", "refresh", "index", s.noopRefresh},
+		{"search in-process", "search", "index", s.searchInProcess},
+		{"search whole-process", "search", "index", s.searchProcess},
+		{"path", "path", "", s.paths},
+		{"verify", "verify", "index", s.verify},
+		{"refresh after append", "refresh", "index", s.appendRefresh},
+		{"C SQLite baseline", "baseline", "corpus", s.baseline},
+		{"many files: cold index and no-op refresh", "many-files", "", s.manyFiles},
+		{"grove watch idle", "watch", "", s.watchIdle},
+		{"refresh after an append to one session", "append", "", s.appendSessions},
+		{"big-session memory", "big-mem", "", s.bigSession},
+	}
+	selected := func(section string) bool {
+		return section != "" && (len(s.cfg.Only) == 0 || s.cfg.Only[section])
+	}
+	needCorpus, needIndex := false, false
+	for _, st := range steps {
+		if selected(st.section) {
+			needCorpus = needCorpus || st.needs != ""
+			needIndex = needIndex || st.needs == "index"
+		}
 	}
 	for _, st := range steps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if len(s.cfg.Only) > 0 && ((st.section != "" && !s.cfg.Only[st.section]) || (st.name == "existing index" && s.cfg.Only["index"])) {
-			continue
-		}
-		if len(s.cfg.Only) == 0 && st.name == "existing index" {
-			continue
+		switch st.name {
+		case "build grove":
+		case "corpus":
+			if !needCorpus {
+				continue
+			}
+		case "existing index":
+			if !needIndex || selected("index") {
+				continue
+			}
+		default:
+			if !selected(st.section) {
+				continue
+			}
 		}
 		fmt.Fprintf(s.log, "== %s\n", st.name)
 		if err := st.fn(ctx); err != nil {
@@ -195,7 +232,7 @@ func moduleRoot() (string, error) {
 func (s *suite) corpus(ctx context.Context) error {
 	start := time.Now()
 	_, statErr := os.Stat(filepath.Join(s.cfg.Dir, "manifest.json"))
-	if err := checkSpace(s.cfg.Work, s.cfg.Corpus.Size+s.cfg.Corpus.BigSession, statErr == nil); err != nil {
+	if err := checkSpace(s.cfg.Work, s.cfg.Corpus.Size+s.cfg.Corpus.BigSession, statErr == nil, "--size"); err != nil {
 		return err
 	}
 	m, err := ensureCorpus(ctx, s.cfg.Dir, s.cfg.Corpus, s.cfg.ExplicitDir, s.log)

@@ -42,8 +42,9 @@ func claimWork(dir string) (release func(), err error) {
 }
 
 // checkSpace refuses a run whose corpus, indexes and baseline would not
-// fit: about 2.5 times the corpus size must be free in dir.
-func checkSpace(dir string, corpus int64, reuse bool) error {
+// fit: about 2.5 times the corpus size must be free in dir (1.5 times when
+// the corpus is reused). flag names the option that sets the size.
+func checkSpace(dir string, corpus int64, reuse bool, flag string) error {
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(dir, &st); err != nil {
 		return nil // cannot tell: go ahead
@@ -54,7 +55,7 @@ func checkSpace(dir string, corpus int64, reuse bool) error {
 		need += corpus
 	}
 	if free < need {
-		return fmt.Errorf("%s has %s free; this run needs about %s (corpus, grove's index and the baseline's); free some space or pass a smaller --size", dir, mb(free), mb(need))
+		return fmt.Errorf("%s has %s free; this run needs about %s (corpus, grove's index and the baseline's); free some space or pass a smaller %s", dir, mb(free), mb(need), flag)
 	}
 	return nil
 }
