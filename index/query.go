@@ -347,3 +347,27 @@ func (d *DB) FileStates(ctx context.Context) (map[string]*Session, error) {
 	}
 	return out, nil
 }
+
+// Source is a root directory or a single file `grove index` was asked to
+// read, remembered so that `grove rebuild` reads the same (migration 3).
+type Source struct {
+	Kind string `db:"kind"` // "root" or "file"
+	Path string `db:"path"` // absolute
+}
+
+// AddSources remembers sources; ones already known are kept once.
+func (d *DB) AddSources(ctx context.Context, sources []Source) error {
+	for _, s := range sources {
+		if _, err := d.db.ExecContext(ctx, "INSERT OR IGNORE INTO sources (kind, path) VALUES (?, ?)", s.Kind, s.Path); err != nil {
+			return fmt.Errorf("remember sources: %w", err)
+		}
+	}
+	return nil
+}
+
+// Sources returns the remembered sources, roots first, each sorted.
+func (d *DB) Sources(ctx context.Context) ([]Source, error) {
+	var out []Source
+	err := d.db.SelectContext(ctx, &out, "SELECT kind, path FROM sources ORDER BY kind DESC, path")
+	return out, err
+}

@@ -60,6 +60,11 @@ func (g *env) open(ctx context.Context) (*archive.Archive, error) {
 // JSON document).
 func (g *env) warn(msg string) { fmt.Fprintf(g.stderr, "grove: %s\n", msg) }
 
+// busy tells that another grove holds the index's lock and this one waits.
+func (g *env) busy(holder string) {
+	g.warn("another grove is writing this index (" + holder + "); waiting for it to finish (Ctrl-C stops)")
+}
+
 // openExisting opens the index for a command that only reads it: a missing
 // index is an error naming the path, not a new empty file, and a damaged
 // one is reported (damaged_index), never moved.
@@ -138,7 +143,7 @@ func newApp(g *env) *cli.App {
 			return nil
 		},
 		Commands: []*cli.Command{
-			indexCommand(g), sessionsCommand(g), workspacesCommand(g), leavesCommand(g),
+			indexCommand(g), rebuildCommand(g), sessionsCommand(g), workspacesCommand(g), leavesCommand(g),
 			branchesCommand(g), pathCommand(g), messagesCommand(g), verifyCommand(g), recoverCommand(g),
 			appendCommand(g), repairCommand(g), searchCommand(g),
 		},

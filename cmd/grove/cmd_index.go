@@ -82,7 +82,12 @@ func runIndex(ctx context.Context, g *env, opts indexOptions) error {
 			a.Close()
 		}
 	}()
-	iopts := archive.IndexOptions{Roots: opts.roots, Files: opts.files, Force: opts.force}
+	iopts := archive.IndexOptions{Roots: opts.roots, Files: opts.files, Force: opts.force, Busy: g.busy}
+	if stderrIsTerminal(g) {
+		p := newProgressReporter(g.stderr)
+		defer p.finish()
+		iopts.Progress = p.update
+	}
 	sum, err := a.Index(ctx, iopts)
 	if damaged := a.DB().Classify(err); jsonl.CodeOf(damaged) == jsonl.CodeDamagedIndex {
 		// A damaged page deeper than Open looks: start again on a new index.
@@ -91,9 +96,18 @@ func runIndex(ctx context.Context, g *env, opts indexOptions) error {
 		}
 		sum, err = a.Index(ctx, iopts)
 	}
+	if err == nil {
+		err = a.Remember(ctx, iopts)
+	}
 	if err != nil {
 		return err
 	}
+	return reportIndex(g, a, sum)
+}
+
+// reportIndex prints an index or rebuild summary: JSON, or one line and
+// the index's path, and the files that could not be read on stderr.
+func reportIndex(g *env, a *archive.Archive, sum archive.IndexSummary) error {
 	if g.json {
 		if err := writeJSON(g.stdout, sum); err != nil {
 			return err
@@ -103,8 +117,12 @@ func runIndex(ctx context.Context, g *env, opts indexOptions) error {
 		}
 		return nil
 	}
-	fmt.Fprintf(g.stdout, "%d files: %d indexed (%d entries), %d unchanged, %d damaged or needing repair",
-		sum.Files, sum.Indexed, sum.Entries, sum.Unchanged, sum.Damaged)
+	fmt.Fprintf(g.stdout, "%d files: %d indexed", sum.Files, sum.Indexed)
+	if sum.Appended > 0 {
+		fmt.Fprintf(g.stdout, " (%d read from where they had grown)", sum.Appended)
+	}
+	fmt.Fprintf(g.stdout, ", %d entries stored, %d unchanged, %d damaged or needing repair",
+		sum.Entries, sum.Unchanged, sum.Damaged)
 	if sum.Removed > 0 {
 		fmt.Fprintf(g.stdout, ", %d removed (file gone)", sum.Removed)
 	}

@@ -1,0 +1,106 @@
+package archive
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/jsonl"
+)
+
+// RebuildPath is where `grove rebuild` builds the new index beside the
+// one at dbPath: "<dbPath>.rebuild".
+func RebuildPath(dbPath string) string { return dbPath + ".rebuild" }
+
+// Sources returns what `grove index` was asked to read into this index
+// (roots and single files), for `grove rebuild` to read the same.
+func (a *Archive) Sources(ctx context.Context) (roots, files []string, err error) {
+	srcs, err := a.db.Sources(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, s := range srcs {
+		if s.Kind == "root" {
+			roots = append(roots, s.Path)
+		} else {
+			files = append(files, s.Path)
+		}
+	}
+	return roots, files, nil
+}
+
+// Remember records opts' roots and files (absolute) as sources of this
+// index, for `grove rebuild`.
+func (a *Archive) Remember(ctx context.Context, opts IndexOptions) error {
+	var srcs []index.Source
+	for _, r := range opts.Roots {
+		if abs, err := filepath.Abs(r); err == nil {
+			srcs = append(srcs, index.Source{Kind: "root", Path: abs})
+		}
+	}
+	for _, f := range opts.Files {
+		if abs, err := filepath.Abs(f); err == nil {
+			srcs = append(srcs, index.Source{Kind: "file", Path: abs})
+		}
+	}
+	return a.db.AddSources(ctx, srcs)
+}
+
+// Rebuild builds a new index of opts' files at RebuildPath(index file),
+// then swaps it in (index.DB.RestoreFrom: one transaction, so readers see
+// the old index or the new one) and removes the new file (issue 5, SPEC
+// §6). It holds this index's lock throughout, so no refresh runs meanwhile
+// and none is lost. If it is interrupted — ctx ends, the process is killed
+// — before the swap commits, this index is as it was and the half-built
+// file is removed by the next Rebuild. The result equals a clean index of
+// the same files (less what the index remembered of files outside opts).
+// opts.Force is implied. The summary is the new index's.
+func (a *Archive) Rebuild(ctx context.Context, opts IndexOptions) (IndexSummary, error) {
+	sum := IndexSummary{Failed: []Failure{}}
+	unlock, err := a.Lock(ctx, opts.Busy)
+	if err != nil {
+		return sum, err
+	}
+	defer unlock()
+	tmp := RebuildPath(a.db.File())
+	if err := removeIndexFiles(tmp); err != nil {
+		return sum, err
+	}
+	fresh, err := Open(ctx, tmp)
+	if err != nil {
+		return sum, err
+	}
+	defer removeIndexFiles(tmp)
+	defer fresh.Close()
+	opts.Force, opts.Busy = true, nil
+	sum, err = fresh.Index(ctx, opts)
+	if err == nil {
+		err = fresh.Remember(ctx, opts)
+	}
+	if err == nil {
+		err = fresh.Close()
+	}
+	if err != nil {
+		return sum, err
+	}
+	if err := a.db.RestoreFrom(ctx, tmp); err != nil {
+		return sum, a.db.Classify(err)
+	}
+	return sum, nil
+}
+
+// removeIndexFiles removes a half-built index left by an interrupted
+// rebuild: the file, its SQLite sidecars and its lock file. Only grove
+// makes files by that name.
+func removeIndexFiles(path string) error {
+	for _, s := range []string{"", "-wal", "-shm", "-journal", ".lock"} {
+		if err := os.Remove(path + s); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return &jsonl.Error{Code: jsonl.CodeIO, Path: path + s, Offset: -1, Err: err,
+				Message: "cannot remove what an interrupted rebuild left: " + errMsg(err)}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grove-sessions/grove/archive"
+)
+
+func rebuildCommand(g *env) *cli.Command {
+	return &cli.Command{
+		Name:      "rebuild",
+		Usage:     "build a new index from the session files and swap it in (the old one stays usable until then)",
+		ArgsUsage: "[FILE...]",
+		Description: "Reads every session file again into a new index beside the old one (<index>.rebuild),\n" +
+			"then swaps it in in one transaction: searches running meanwhile see the old index or the new one.\n" +
+			"Interrupted, the old index is left as it was. Without --root or FILE it reads what `grove index`\n" +
+			"was asked to read into this index, else $GROVE_ROOT or ~/.pi/agent/sessions.\n" +
+			"A damaged index is set aside as <index>.damaged-<time> first, never deleted.",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "root", Usage: "a directory of session files (repeatable)"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := flagsBeforeArgs(c); err != nil {
+				return err
+			}
+			return runRebuild(c.Context, g, indexOptions{roots: c.StringSlice("root"), files: c.Args().Slice()})
+		},
+	}
+}
+
+func runRebuild(ctx context.Context, g *env, opts indexOptions) error {
+	a, err := g.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if len(opts.roots) == 0 && len(opts.files) == 0 {
+		if opts.roots, opts.files, err = a.Sources(ctx); err != nil {
+			return a.DB().Classify(err)
+		}
+		if len(opts.roots) == 0 && len(opts.files) == 0 {
+			opts.roots = defaultRoots()
+		}
+	}
+	iopts := archive.IndexOptions{Roots: opts.roots, Files: opts.files, Busy: g.busy}
+	if stderrIsTerminal(g) {
+		p := newProgressReporter(g.stderr)
+		defer p.finish()
+		iopts.Progress = p.update
+	}
+	sum, err := a.Rebuild(ctx, iopts)
+	if err != nil {
+		return err
+	}
+	return reportIndex(g, a, sum)
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/grove-sessions/grove/archive"
+)
+
+// stderrIsTerminal reports whether progress may be drawn on g's stderr.
+func stderrIsTerminal(g *env) bool {
+	f, ok := g.stderr.(*os.File)
+	return ok && isatty.IsTerminal(f.Fd())
+}
+
+// progressReporter draws a progress bar for long index runs on w (issue 5
+// item 7): files read of those that changed, megabytes, rate and time
+// left. It is made only when stderr is a terminal; otherwise nothing is
+// drawn and only the one-line summary is printed at the end.
+type progressReporter struct {
+	w     io.Writer
+	bar   *progressbar.ProgressBar
+	start time.Time
+}
+
+// minProgressBytes is the least a run must read for a bar to be worth
+// drawing: a refresh that reads a few appended lines says nothing until
+// its summary.
+const minProgressBytes = 8 << 20
+
+func newProgressReporter(w io.Writer) *progressReporter {
+	return &progressReporter{w: w, start: time.Now()}
+}
+
+// update is an archive.IndexOptions.Progress.
+func (r *progressReporter) update(p archive.Progress) {
+	if r.bar == nil {
+		if p.BytesTotal < minProgressBytes {
+			return
+		}
+		r.bar = progressbar.NewOptions64(p.BytesTotal,
+			progressbar.OptionSetWriter(r.w),
+			progressbar.OptionShowBytes(true),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionThrottle(200*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+			progressbar.OptionFullWidth(),
+		)
+	}
+	r.bar.Describe(fmt.Sprintf("indexing %d/%d files", p.Files, p.FilesTotal))
+	r.bar.Set64(p.Bytes)
+}
+
+// finish clears the bar, if one was drawn.
+func (r *progressReporter) finish() {
+	if r.bar != nil {
+		r.bar.Finish()
+	}
+}
