@@ -3,13 +3,13 @@ package index
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/jmoiron/sqlx"
@@ -37,41 +37,44 @@ const sqliteHeader = "SQLite format 3\x00"
 // DamagedHint is the hint of every damaged_index error.
 const DamagedHint = "the index is only a cache of your session files: `grove rebuild` (or `grove index`) sets it aside and builds a new one"
 
-// tableStmt finds the statements of a migration that create or drop a
-// table; the comments are stripped first.
-var (
-	tableStmt  = regexp.MustCompile(`(?i)\b(CREATE\s+(?:VIRTUAL\s+)?TABLE|DROP\s+TABLE)\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?["\[]?(\w+)`)
-	sqlComment = regexp.MustCompile(`--[^\n]*`)
-)
-
 // requiredTables returns the tables an index of schema version has, as
-// the migrations up to it create and drop them; a missing one makes the
-// index damaged. TestRequiredTables checks the result against a new index.
+// the migrations up to it create and drop them (CREATE [VIRTUAL] TABLE,
+// DROP TABLE); a missing one makes the index damaged. TestRequiredTables
+// checks the result against a new index.
 func requiredTables(version int) ([]string, error) {
 	ms, err := loadMigrations()
 	if err != nil {
 		return nil, err
 	}
-	have := map[string]bool{}
-	var order []string
+	var out []string
 	for _, m := range ms[:min(version, len(ms))] {
-		for _, st := range tableStmt.FindAllStringSubmatch(sqlComment.ReplaceAllString(m.sql, ""), -1) {
-			name := st[2]
-			if strings.HasPrefix(strings.ToUpper(st[1]), "DROP") {
-				delete(have, name)
+		var words []string
+		for _, line := range strings.Split(m.sql, "\n") {
+			line, _, _ = strings.Cut(line, "--")
+			words = append(words, strings.Fields(strings.NewReplacer("(", " ( ", ";", " ; ").Replace(line))...)
+		}
+		for i := 0; i+2 < len(words); i++ {
+			create := strings.EqualFold(words[i], "CREATE")
+			if !create && !strings.EqualFold(words[i], "DROP") {
 				continue
 			}
-			if !have[name] {
-				order = append(order, name)
+			j := i + 1
+			if create && strings.EqualFold(words[j], "VIRTUAL") {
+				j++
 			}
-			have[name] = true
-		}
-	}
-	var out []string
-	for _, n := range order {
-		if have[n] {
-			out = append(out, n)
-			delete(have, n)
+			if j >= len(words) || !strings.EqualFold(words[j], "TABLE") {
+				continue
+			}
+			for j++; j < len(words) && (strings.EqualFold(words[j], "IF") || strings.EqualFold(words[j], "NOT") || strings.EqualFold(words[j], "EXISTS")); j++ {
+			}
+			if j >= len(words) {
+				break
+			}
+			name := strings.Trim(words[j], "\"`[]")
+			out = slices.DeleteFunc(out, func(t string) bool { return t == name })
+			if create {
+				out = append(out, name)
+			}
 		}
 	}
 	return out, nil
@@ -135,11 +138,16 @@ func probe(ctx context.Context, path, abs string) error {
 		return fmt.Errorf("open index %s: %w", path, err)
 	}
 	defer db.Close()
-	db.SetMaxOpenConns(1)
+	// One read transaction: one lock and one snapshot for every query.
+	tx, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		return probeErr(path, err)
+	}
+	defer tx.Rollback()
 	var appID, version int
-	err = db.GetContext(ctx, &appID, "PRAGMA application_id")
+	err = tx.GetContext(ctx, &appID, "PRAGMA application_id")
 	if err == nil {
-		err = db.GetContext(ctx, &version, "PRAGMA user_version")
+		err = tx.GetContext(ctx, &version, "PRAGMA user_version")
 	}
 	if err != nil {
 		return probeErr(path, err)
@@ -158,7 +166,7 @@ func probe(ctx context.Context, path, abs string) error {
 		Name string `db:"name"`
 		Root int    `db:"rootpage"`
 	}
-	if err := db.SelectContext(ctx, &tables, "SELECT name, rootpage FROM sqlite_schema WHERE type = 'table'"); err != nil {
+	if err := tx.SelectContext(ctx, &tables, "SELECT name, rootpage FROM sqlite_schema WHERE type = 'table'"); err != nil {
 		return probeErr(path, err)
 	}
 	have := map[string]bool{}
@@ -174,13 +182,17 @@ func probe(ctx context.Context, path, abs string) error {
 			return damaged(path, fmt.Errorf("table %s is missing", name))
 		}
 	}
+	// Each table's root page (and the first page below it), in one
+	// statement; a virtual table has none, its shadow tables are checked.
+	var roots []string
 	for _, t := range tables {
-		if t.Root <= 0 {
-			continue // a virtual table: its shadow tables are checked
+		if t.Root > 0 {
+			roots = append(roots, `coalesce((SELECT 1 FROM "`+strings.ReplaceAll(t.Name, `"`, `""`)+`" NOT INDEXED LIMIT 1), 0)`)
 		}
-		var one int
-		q := `SELECT 1 FROM "` + strings.ReplaceAll(t.Name, `"`, `""`) + `" NOT INDEXED LIMIT 1`
-		if err := db.GetContext(ctx, &one, q); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	}
+	if len(roots) > 0 {
+		var n int
+		if err := tx.GetContext(ctx, &n, "SELECT "+strings.Join(roots, " + ")); err != nil {
 			return probeErr(path, err)
 		}
 	}
