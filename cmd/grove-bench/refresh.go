@@ -86,8 +86,9 @@ func (s *suite) filesCorpus(ctx context.Context) (dir, db string, m *corpusgen.M
 	o.Files, o.MaxSession = n, smallSession
 	o.Size = int64(n) * 2 * smallSession // Files is the limit that binds
 	o.Workspaces = max(4, n/100)
-	dir, m, err = s.auxCorpus(ctx, fmt.Sprintf("files-%d-seed%d", n, o.Seed), o, "--refresh-files")
-	return dir, filepath.Join(s.cfg.Work, "files.db"), m, err
+	name := fmt.Sprintf("files-%d-seed%d", n, o.Seed)
+	dir, m, err = s.auxCorpus(ctx, name, o, "--refresh-files")
+	return dir, filepath.Join(s.cfg.Work, name+".db"), m, err
 }
 
 // manyFiles indexes the many-files corpus into an empty index Runs times,
