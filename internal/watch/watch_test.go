@@ -78,6 +78,21 @@ func (r *recorder) waitPath(tb testing.TB, path string) Batch {
 	return r.waitFor(tb, path, func(b Batch) bool { return slices.Contains(b.Paths, path) })
 }
 
+// drain reads the batches already waiting, without waiting for more.
+func (r *recorder) drain() {
+	for {
+		select {
+		case b, ok := <-r.w.Batches():
+			if !ok {
+				return
+			}
+			r.batches = append(r.batches, b)
+		default:
+			return
+		}
+	}
+}
+
 // seen is every path of every batch read so far.
 func (r *recorder) seen() []string {
 	var all []string
@@ -244,24 +259,42 @@ func TestWatcher_Debounce(t *testing.T) {
 	t.Run("burst", func(t *testing.T) {
 		t.Parallel()
 		root := mustRoot(t)
-		r := &recorder{w: mustWatch(t, []string{root}, Options{Quiet: 200 * time.Millisecond, MaxDelay: 5 * time.Second, Rescan: -1})}
+		r := &recorder{w: mustWatch(t, []string{root}, Options{Quiet: 300 * time.Millisecond, MaxDelay: 5 * time.Second, Rescan: -1})}
 		var want []string
 		for i := range 3 {
 			want = append(want, filepath.Join(root, fmt.Sprintf("s%d.jsonl", i)))
 		}
-		for range 100 {
-			for _, p := range want {
-				mustAppend(t, p, "{}\n")
+		// The writes go on while batches are read, so that each event
+		// could be a batch of its own if nothing waited for the quiet.
+		wrote := make(chan error, 1)
+		go func() {
+			var err error
+			for range 50 {
+				for _, p := range want {
+					f, e := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+					if e == nil {
+						_, e = f.WriteString("{}\n")
+						e = errors.Join(e, f.Close())
+					}
+					err = errors.Join(err, e)
+				}
+				time.Sleep(time.Millisecond)
 			}
-		}
+			wrote <- err
+		}()
 		r.waitFor(t, "all three files", func(Batch) bool { return len(r.seen()) == 3 })
+		if err := <-wrote; err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second) // a batch that would come after the writes
+		r.drain()
 		if got := r.seen(); !slices.Equal(got, want) {
 			t.Errorf("paths = %q, want %q", got, want)
 		}
-		// 300 writes; the burst takes milliseconds, so one batch, or a few
-		// if the machine stalls for the quiet period on the way.
+		// 150 writes within about 100 ms: one batch, or a few if the
+		// machine stalls for the quiet period on the way.
 		if len(r.batches) > 3 {
-			t.Errorf("300 writes gave %d batches, want 1 to 3: %+v", len(r.batches), r.batches)
+			t.Errorf("150 writes gave %d batches, want 1 to 3: %+v", len(r.batches), r.batches)
 		}
 	})
 	t.Run("steady appends", func(t *testing.T) {
