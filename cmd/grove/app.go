@@ -146,6 +146,7 @@ func newApp(g *env) *cli.App {
 			indexCommand(g), rebuildCommand(g), sessionsCommand(g), workspacesCommand(g), leavesCommand(g),
 			branchesCommand(g), pathCommand(g), messagesCommand(g), verifyCommand(g), recoverCommand(g),
 			appendCommand(g), repairCommand(g), searchCommand(g),
+			watchCommand(g),
 		},
 	}
 	for _, c := range app.Commands {

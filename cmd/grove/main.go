@@ -10,13 +10,17 @@ import (
 	"syscall"
 )
 
-func main() {
+func main() { os.Exit(mainStatus()) }
+
+// mainStatus runs grove on os.Args and returns its exit status. The first
+// Ctrl-C (or SIGTERM) cancels the context, so grove stops cleanly; a second
+// one kills it. The tests run the test binary as grove through it too.
+func mainStatus() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	go func() {
 		<-ctx.Done()
-		stop() // the first Ctrl-C stops grove cleanly; a second one kills it
+		stop()
 	}()
-	code := run(ctx, os.Args, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	return run(ctx, os.Args, os.Stdout, os.Stderr)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,7 +21,7 @@ import (
 // exitcode helper) when a script runs them; see testscript.Main.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"grove":    func() { os.Exit(run(context.Background(), os.Args, os.Stdout, os.Stderr)) },
+		"grove":    func() { os.Exit(mainStatus()) },
 		"exitcode": exitcodeMain,
 	})
 }

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/watch"
+	"github.com/grove-sessions/grove/jsonl"
+)
+
+type watchOptions struct {
+	roots    []string
+	debounce time.Duration // quiet time before a batch of changes is indexed
+	rescan   time.Duration // period of the full pass that catches missed events
+}
+
+func watchCommand(g *env) *cli.Command {
+	return &cli.Command{
+		Name:  "watch",
+		Usage: "keep the index current as session files change, until Ctrl-C",
+		Description: "Roots default to $GROVE_ROOT (colon-separated), else ~/.pi/agent/sessions. Every directory\n" +
+			"below them is watched (new ones too; symlinked ones are not followed). First every *.jsonl\n" +
+			"file is indexed, as by grove index; then each batch of changed files, once changes pause for\n" +
+			"--debounce (at most 2 s, or --debounce if longer, after the first while they go on); and every\n" +
+			"--rescan all of them again, to catch changes the system did not report. The first pass, and\n" +
+			"each later one that changed something, prints one line (local time); with --json one compact\n" +
+			"JSON document per pass, the summary of grove index plus \"time\" (RFC 3339, UTC) and \"trigger\"\n" +
+			"(\"start\", \"change\" or \"rescan\"): watch prints one document per pass (NDJSON), the one\n" +
+			"exception to exactly one document. A file that cannot be read is named on stderr once (with\n" +
+			"--json, in \"failed\"), and the watch goes on; the index itself failing ends it (exit 1).\n" +
+			"Ctrl-C or SIGTERM stops it (the file being indexed is finished or left as it was): exit 0.",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "root", Usage: "a directory of session files (repeatable)"},
+			&cli.DurationFlag{Name: "debounce", Value: watch.DefaultQuiet, Usage: "index a batch of changes once none came for this long"},
+			&cli.DurationFlag{Name: "rescan", Value: watch.DefaultRescan, Usage: "index everything again this often, to catch missed changes"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := needArgs(c, 0, 0); err != nil {
+				return err
+			}
+			opts := watchOptions{roots: c.StringSlice("root"), debounce: c.Duration("debounce"), rescan: c.Duration("rescan")}
+			if len(opts.roots) == 0 {
+				opts.roots = defaultRoots()
+			}
+			if opts.debounce <= 0 || opts.rescan <= 0 {
+				return usagef("watch: --debounce and --rescan take a positive duration, such as 250ms or 5m")
+			}
+			return runWatch(c.Context, g, opts)
+		},
+	}
+}
+
+func runWatch(ctx context.Context, g *env, opts watchOptions) error {
+	// A root that is missing now is left out (said once), rather than
+	// reported as a failure by every rescan.
+	var roots, missing []string
+	for _, r := range opts.roots {
+		if fi, err := os.Stat(r); err == nil && fi.IsDir() {
+			roots = append(roots, r)
+		} else {
+			missing = append(missing, r)
+		}
+	}
+	if len(roots) == 0 {
+		return &jsonl.Error{Code: jsonl.CodeIO, Path: strings.Join(opts.roots, ":"), Offset: -1,
+			Message: "cannot read session root: no such directory; nothing is watched",
+			Hint:    "pass --root DIR (repeatable) or set GROVE_ROOT to the directories holding your session files"}
+	}
+	for _, r := range missing {
+		fmt.Fprintf(g.stderr, "grove: %s: cannot read session root: no such directory; not watched\n", r)
+	}
+	a, err := g.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	// Watch before the first pass, so that nothing changed during it is missed.
+	w, err := watch.New(ctx, roots, watch.Options{Quiet: opts.debounce,
+		MaxDelay: max(watch.DefaultMaxDelay, opts.debounce), Rescan: opts.rescan})
+	if err != nil {
+		return &jsonl.Error{Code: jsonl.CodeIO, Path: strings.Join(roots, ":"), Offset: -1, Err: err, Message: err.Error()}
+	}
+	defer w.Close()
+	fmt.Fprintf(g.stderr, "grove: watching %d %s (%d %s) for *.jsonl changes; Ctrl-C stops\n",
+		len(roots), plural(len(roots), "root", "roots"), w.Dirs(), plural(w.Dirs(), "directory", "directories"))
+
+	out := &watchOutput{g: g, reported: map[string]string{}}
+	pass := func(trigger string, o archive.IndexOptions) (stop bool, err error) {
+		o.Busy = g.busy // another grove writing the index: wait for it, as grove index does
+		sum, err := a.Index(ctx, o)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return true, nil // Ctrl-C: the file being indexed was finished or abandoned
+		case err != nil:
+			return true, err
+		}
+		return false, out.pass(trigger, o.Files, sum)
+	}
+	if stop, err := pass("start", archive.IndexOptions{Roots: roots}); stop || err != nil {
+		return out.stopped(err)
+	}
+	for b := range w.Batches() {
+		for _, e := range b.Errors {
+			fmt.Fprintf(g.stderr, "grove: %s\n", oneLine(e.Error()))
+		}
+		var stop bool
+		switch {
+		case b.Rescan:
+			stop, err = pass("rescan", archive.IndexOptions{Roots: roots})
+		case len(b.Paths) > 0:
+			// Removed files too: Index drops their sessions.
+			stop, err = pass("change", archive.IndexOptions{Files: b.Paths})
+		}
+		if stop || err != nil {
+			return out.stopped(err)
+		}
+	}
+	if ctx.Err() == nil {
+		return errors.New("watch: the file watcher stopped by itself")
+	}
+	return out.stopped(nil)
+}
+
+// watchOutput prints what each pass of grove watch did.
+type watchOutput struct {
+	g *env
+	// reported is each failing path's last failure printed ("code message"),
+	// so that a file that stays unreadable is not named again every rescan.
+	reported map[string]string
+}
+
+// pass prints one pass: on stdout a line (or with --json a document) when
+// it is the first pass or changed something or failed anew; new failures
+// on stderr. files are the paths a change pass was given.
+func (o *watchOutput) pass(trigger string, files []string, sum archive.IndexSummary) error {
+	if trigger == "change" {
+		// A file created and removed within one batch was never indexed:
+		// its being gone is no failure.
+		sum.Failed = slices.DeleteFunc(slices.Clone(sum.Failed), func(f archive.Failure) bool {
+			_, err := os.Lstat(f.Path)
+			return errors.Is(err, fs.ErrNotExist) && slices.Contains(files, f.Path)
+		})
+	}
+	fresh := o.fresh(trigger, files, sum.Failed)
+	changed := sum.Indexed > 0 || sum.Removed > 0
+	now := time.Now()
+	if o.g.json {
+		if trigger != "start" && !changed && len(fresh) == 0 {
+			return nil
+		}
+		return writeJSON(o.g.stdout, struct {
+			Time    string `json:"time"`
+			Trigger string `json:"trigger"`
+			archive.IndexSummary
+		}{now.UTC().Format(time.RFC3339), trigger, sum})
+	}
+	if trigger == "start" || changed {
+		if _, err := fmt.Fprintf(o.g.stdout, "%s %d files: %d indexed (%d entries), %d unchanged, %d removed\n",
+			now.Format("15:04:05"), sum.Files, sum.Indexed, sum.Entries, sum.Unchanged, sum.Removed); err != nil {
+			return err
+		}
+	}
+	for _, f := range fresh {
+		fmt.Fprintf(o.g.stderr, "grove: %s: %s [%s]\n", oneLine(f.Path), oneLine(f.Message), f.Code)
+	}
+	return nil
+}
+
+// fresh returns the failures not printed before, and forgets the paths
+// that no longer fail: those of a change pass's files, or any after a
+// full pass.
+func (o *watchOutput) fresh(trigger string, files []string, failed []archive.Failure) []archive.Failure {
+	var out []archive.Failure
+	failing := map[string]bool{}
+	for _, f := range failed {
+		failing[f.Path] = true
+		if key := string(f.Code) + " " + f.Message; o.reported[f.Path] != key {
+			o.reported[f.Path] = key
+			out = append(out, f)
+		}
+	}
+	for p := range o.reported {
+		if !failing[p] && (trigger != "change" || slices.Contains(files, p)) {
+			delete(o.reported, p)
+		}
+	}
+	return out
+}
+
+// stopped ends the watch: with err when the index failed, else (Ctrl-C)
+// with a line on stderr and exit status 0.
+func (o *watchOutput) stopped(err error) error {
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(o.g.stderr, "grove: stopped")
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// oneLine keeps a message on one line, whatever a path holds.
+func oneLine(s string) string { return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s) }
