@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/grove-sessions/grove/index"
@@ -95,17 +96,19 @@ func sameStat(s *index.Session, st FileStat) bool {
 	return s.FileSize == st.Size && s.FileMtimeNs == st.MtimeNs && s.FileDev == st.Dev && s.FileIno == st.Ino
 }
 
-// racyWindow is how close to its indexing a file's mtime must be for an
-// unchanged stat not to be trusted: file systems keep mtimes to a clock
-// tick (a few milliseconds, two seconds on FAT), so a same-size rewrite in
-// the same tick as the read before it looks unchanged. Git calls such
-// entries racily clean.
-const racyWindow = 2000 // milliseconds
+// batchFiles and batchBytes bound what one write transaction of Index
+// holds: files, and bytes read from them. Readers see each file's session
+// wholly before or after, whatever the batch.
+const (
+	batchFiles = 256
+	batchBytes = 8 << 20
+)
 
 // racy reports whether s was indexed so soon after its file's last change
-// that the next refresh must look at the file's bytes, not only its stat.
+// that its stat cannot be trusted (index.RacyWindowMs): the next refresh
+// looks at the file's bytes too.
 func racy(s *index.Session) bool {
-	return s.IndexedAtMs-s.FileMtimeNs/1e6 < racyWindow
+	return s.IndexedAtMs-s.FileMtimeNs/1e6 < index.RacyWindowMs
 }
 
 // FindSessionFiles returns every *.jsonl name under root that is not a
@@ -196,11 +199,13 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 			}
 		}
 	}
-	known, err := a.db.FileStates(ctx)
+	known, notOK, err := a.db.FileStates(ctx)
 	if err != nil {
 		return sum, err
 	}
-	// First stat everything, so that progress knows how much is to read.
+	// First stat everything (in parallel: 10,000 stats are most of a
+	// no-op refresh), so that progress knows how much is to read.
+	stats := statAll(ctx, files)
 	type work struct {
 		path string
 		st   FileStat
@@ -209,13 +214,14 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 	}
 	var todo []work
 	var total int64
-	for _, f := range files {
+	for i, f := range files {
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
-		st, err := Stat(f)
+		st, err := stats[i].st, stats[i].err
+		k, isKnown := known[f]
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && known[f] != nil {
+			if errors.Is(err, fs.ErrNotExist) && isKnown {
 				gone = append(gone, f) // a named file that was indexed is gone
 				continue
 			}
@@ -224,13 +230,18 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 			continue
 		}
 		sum.Files++
-		old := known[f]
-		if old != nil && !opts.Force && sameStat(old, st) && !racy(old) {
+		if isKnown && !opts.Force && k == index.StatKey(st.Size, st.MtimeNs, st.Dev, st.Ino) {
 			sum.Unchanged++
-			if old.State != string(jsonl.StateOK) {
+			if notOK[f] {
 				sum.Damaged++
 			}
 			continue
+		}
+		var old *index.Session
+		if isKnown {
+			if old, err = a.db.SessionByPath(ctx, f); err != nil {
+				return sum, err
+			}
 		}
 		cost := st.Size
 		if old != nil && !opts.Force && old.Resumable && old.FileIno == st.Ino && st.Size >= old.CommittedLen {
@@ -243,13 +254,39 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 	if opts.Progress != nil && len(todo) > 0 {
 		opts.Progress(p)
 	}
+	// Files share a transaction until it holds batchBytes or batchFiles
+	// files (each under its own savepoint): a commit costs more than a
+	// small file.
+	var b *index.Batch
+	var inBatch int
+	var batchSize int64
+	defer func() {
+		if b != nil {
+			b.Rollback()
+		}
+	}()
+	commit := func() error {
+		if b == nil {
+			return nil
+		}
+		err := b.Commit()
+		b, inBatch, batchSize = nil, 0, 0
+		return err
+	}
 	for _, w := range todo {
 		if err := ctx.Err(); err != nil {
+			commit() // keep the files finished so far
 			return sum, err
 		}
-		r, err := a.refreshFile(ctx, w.path, w.st, w.old, opts.Force)
+		if b == nil {
+			if b, err = a.db.BeginBatch(ctx); err != nil {
+				return sum, err
+			}
+		}
+		r, err := a.refreshFile(ctx, b, w.path, w.st, w.old, opts.Force)
 		sum.BytesRead += r.BytesRead
 		if ctx.Err() != nil {
+			commit() // this file was rolled back; keep those before it
 			return sum, ctx.Err()
 		}
 		if err != nil {
@@ -273,12 +310,22 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 				sum.Damaged++
 			}
 		}
+		inBatch++
+		batchSize += w.cost
+		if inBatch >= batchFiles || batchSize >= batchBytes {
+			if err := commit(); err != nil {
+				return sum, err
+			}
+		}
 		p.Files++
 		p.Bytes += w.cost
 		p.Path = w.path
 		if opts.Progress != nil {
 			opts.Progress(p)
 		}
+	}
+	if err := commit(); err != nil {
+		return sum, err
 	}
 	// Sessions whose file under an indexed root is gone leave the index.
 	for p := range known {
@@ -289,18 +336,28 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 		}
 	}
 	sort.Strings(gone)
-	for _, p := range gone {
-		if err := a.db.Remove(ctx, p); err != nil {
+	if len(gone) > 0 {
+		if b, err = a.db.BeginBatch(ctx); err != nil {
 			return sum, err
 		}
-		sum.Removed++
+		for _, p := range gone {
+			if err := b.Remove(ctx, p); err != nil {
+				return sum, err
+			}
+		}
+		if err := commit(); err != nil {
+			return sum, err
+		}
+		sum.Removed += len(gone)
 	}
 	return sum, nil
 }
 
+// underAny reports whether the clean absolute path p is below one of the
+// clean absolute roots.
 func underAny(p string, roots []string) bool {
 	for _, r := range roots {
-		if rel, err := filepath.Rel(r, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		if r == "/" || strings.HasPrefix(p, r+"/") {
 			return true
 		}
 	}
@@ -313,4 +370,30 @@ func errMsg(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+type statResult struct {
+	st  FileStat
+	err error
+}
+
+// statAll stats files with a few goroutines; results are in files' order.
+func statAll(ctx context.Context, files []string) []statResult {
+	out := make([]statResult, len(files))
+	const workers = 4
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(files); i += workers {
+				if ctx.Err() != nil {
+					return
+				}
+				out[i].st, out[i].err = Stat(files[i])
+			}
+		}(w)
+	}
+	wg.Wait()
+	return out
 }

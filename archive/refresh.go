@@ -102,13 +102,22 @@ func (a *Archive) IndexFile(ctx context.Context, path string, force bool) (int, 
 	if err != nil {
 		return 0, "", false, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot read session file: " + errMsg(err)}
 	}
-	r, err := a.refreshFile(ctx, path, st, old, force)
+	b, err := a.db.BeginBatch(ctx)
+	if err != nil {
+		return 0, "", false, err
+	}
+	defer b.Rollback()
+	r, err := a.refreshFile(ctx, b, path, st, old, force)
+	if err == nil {
+		err = b.Commit()
+	}
 	return r.Entries, r.State, r.Change != Unchanged, err
 }
 
 // refreshFile is IndexFile for a file already stat'ed as st, with old the
-// index's row for it (nil when it has none).
-func (a *Archive) refreshFile(ctx context.Context, path string, st FileStat, old *index.Session, force bool) (FileResult, error) {
+// index's row for it (nil when it has none), writing into batch b. On an
+// error the file's rows are rolled back and b goes on.
+func (a *Archive) refreshFile(ctx context.Context, b *index.Batch, path string, st FileStat, old *index.Session, force bool) (FileResult, error) {
 	if !st.Regular {
 		return FileResult{}, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Message: "not a regular file; session files are plain files"}
 	}
@@ -144,9 +153,9 @@ func (a *Archive) refreshFile(ctx context.Context, path string, st FileStat, old
 		}
 	}
 	if res.Change == Appended {
-		err = a.appendFile(ctx, cf, size, st, old, &res)
+		err = a.appendFile(ctx, b, cf, size, st, old, &res)
 	} else {
-		err = a.readWhole(ctx, cf, size, st, &res)
+		err = a.readWhole(ctx, b, cf, size, st, &res)
 	}
 	res.BytesRead = cf.n
 	return res, err
@@ -258,10 +267,10 @@ func (r *sessionReader) finish(ctx context.Context, f io.ReaderAt, st FileStat, 
 
 // readWhole reads the file from byte 0 into a new SessionWriter; what the
 // header says is stored with the rest at Commit.
-func (a *Archive) readWhole(ctx context.Context, f *countingFile, size int64, st FileStat, out *FileResult) error {
+func (a *Archive) readWhole(ctx context.Context, b *index.Batch, f *countingFile, size int64, st FileStat, out *FileResult) error {
 	path := f.f.Name()
 	s := &index.Session{Path: path, SessionID: SessionID(path, nil), Dialect: string(jsonl.Plain)}
-	w, err := a.db.BeginReplace(ctx, s)
+	w, err := b.Replace(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -288,8 +297,8 @@ func (a *Archive) readWhole(ctx context.Context, f *countingFile, size int64, st
 }
 
 // appendFile reads the file from old's committed length on.
-func (a *Archive) appendFile(ctx context.Context, f *countingFile, size int64, st FileStat, old *index.Session, out *FileResult) error {
-	w, err := a.db.BeginAppend(ctx, old.SID)
+func (a *Archive) appendFile(ctx context.Context, b *index.Batch, f *countingFile, size int64, st FileStat, old *index.Session, out *FileResult) error {
+	w, err := b.Append(ctx, old.SID)
 	if err != nil {
 		return err
 	}

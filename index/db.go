@@ -27,8 +27,9 @@ type DB struct {
 	db   *sqlx.DB
 	path string
 
-	mu    sync.Mutex
-	stmts map[string]*sqlx.Stmt // prepared read statements, by SQL text
+	mu     sync.Mutex
+	stmts  map[string]*sqlx.Stmt // prepared read statements, by SQL text
+	wstmts map[string]*sqlx.Stmt // prepared write statements (see wtx), by SQL text
 }
 
 // selectCached is sqlx's SelectContext through the statement cache.
@@ -167,7 +168,10 @@ func (d *DB) Close() error {
 	for _, st := range d.stmts {
 		st.Close()
 	}
-	d.stmts = nil
+	for _, st := range d.wstmts {
+		st.Close()
+	}
+	d.stmts, d.wstmts = nil, nil
 	d.mu.Unlock()
 	return d.db.Close()
 }

@@ -3,9 +3,6 @@ package index
 import (
 	"context"
 	"fmt"
-	"strings"
-
-	"github.com/jmoiron/sqlx"
 )
 
 // Session is one session file as the index stores it (SPEC §6). Times are
@@ -42,6 +39,7 @@ type Session struct {
 	MinTsMs     *int64 `db:"min_ts_ms"`   // the earliest entry time; nil when no entry has one
 	MaxTsMs     *int64 `db:"max_ts_ms"`   // the latest entry time; nil when no entry has one
 	HeaderMs    *int64 `db:"header_ms"`   // the pi header's time; nil when it has none
+	StatKey     int64  `db:"stat_key"`    // StatKey of the file as indexed, 0 when racily clean (see RacyWindowMs)
 	Diagnostics int    `db:"diagnostics"` // filled by queries, not stored
 }
 
@@ -114,7 +112,7 @@ func (d *DB) Replace(ctx context.Context, s *Session, entries []Entry, diags []D
 
 // Remove deletes the session stored for path, if any, in one transaction.
 func (d *DB) Remove(ctx context.Context, path string) error {
-	tx, err := d.db.BeginTxx(ctx, nil)
+	tx, err := d.beginWrite(ctx)
 	if err != nil {
 		return err
 	}
@@ -125,7 +123,7 @@ func (d *DB) Remove(ctx context.Context, path string) error {
 	return tx.Commit()
 }
 
-func deleteSession(ctx context.Context, tx *sqlx.Tx, path string) error {
+func deleteSession(ctx context.Context, tx *wtx, path string) error {
 	var sids []int64
 	if err := tx.SelectContext(ctx, &sids, "SELECT sid FROM sessions WHERE path = ?", path); err != nil {
 		return fmt.Errorf("index %s: find old rows: %w", path, err)
@@ -134,8 +132,9 @@ func deleteSession(ctx context.Context, tx *sqlx.Tx, path string) error {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM entry_text WHERE rowid IN (SELECT doc FROM entries WHERE sid = ?)", sid); err != nil {
 			return fmt.Errorf("index %s: delete old search text: %w", path, err)
 		}
-		for _, table := range []string{"entries", "diagnostics", "labels", "sessions"} {
-			if _, err := tx.ExecContext(ctx, "DELETE FROM "+table+" WHERE sid = ?", sid); err != nil {
+		for _, q := range []string{"DELETE FROM entries WHERE sid = ?", "DELETE FROM diagnostics WHERE sid = ?",
+			"DELETE FROM labels WHERE sid = ?", "DELETE FROM sessions WHERE sid = ?"} {
+			if _, err := tx.ExecContext(ctx, q, sid); err != nil {
 				return fmt.Errorf("index %s: delete old rows: %w", path, err)
 			}
 		}
@@ -157,7 +156,7 @@ func DocNumber(tsMs int64, k int64) int64 {
 
 // insertText stores the search text of entries, as tokens only, under
 // their doc numbers.
-func insertText(ctx context.Context, tx *sqlx.Tx, entries []Entry) error {
+func insertText(ctx context.Context, tx *wtx, entries []Entry) error {
 	var idx []int
 	for i := range entries {
 		if len(entries[i].Text) > 0 {
@@ -168,47 +167,4 @@ func insertText(ctx context.Context, tx *sqlx.Tx, entries []Entry) error {
 		e := &entries[idx[i]]
 		return []any{e.Doc, ftsText(e.Text)}
 	})
-}
-
-// insertRows inserts n rows into table, as many per statement as maxParams
-// allows; row(i) gives the values of row i in the order of cols.
-func insertRows(ctx context.Context, tx *sqlx.Tx, table string, cols []string, n int, row func(i int) []any) error {
-	if n == 0 {
-		return nil
-	}
-	per := maxParams / len(cols)
-	one := "(" + strings.TrimSuffix(strings.Repeat("?,", len(cols)), ",") + ")"
-	head := "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES "
-	var full *sqlx.Stmt
-	defer func() {
-		if full != nil {
-			full.Close()
-		}
-	}()
-	args := make([]any, 0, per*len(cols))
-	for start := 0; start < n; start += per {
-		end := min(start+per, n)
-		args = args[:0]
-		for i := start; i < end; i++ {
-			args = append(args, row(i)...)
-		}
-		if end-start == per {
-			if full == nil {
-				var err error
-				full, err = tx.PreparexContext(ctx, head+strings.TrimSuffix(strings.Repeat(one+",", per), ","))
-				if err != nil {
-					return err
-				}
-			}
-			if _, err := full.ExecContext(ctx, args...); err != nil {
-				return err
-			}
-			continue
-		}
-		q := head + strings.TrimSuffix(strings.Repeat(one+",", end-start), ",")
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -3,8 +3,10 @@ package index
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -12,7 +14,7 @@ import (
 const sessionCols = `s.sid, s.path, s.session_id, s.dialect, s.version, s.workspace, s.name, s.parent_session,
 	s.created_ms, s.modified_ms, s.entries, s.leaves, s.lines, s.state, s.active_leaf, s.duplicate_id,
 	s.file_size, s.file_mtime_ns, s.file_dev, s.file_ino, s.committed_len, s.indexed_at_ms,
-	s.head_crc, s.tail_crc, s.resumable, s.min_ts_ms, s.max_ts_ms, s.header_ms,
+	s.head_crc, s.tail_crc, s.resumable, s.min_ts_ms, s.max_ts_ms, s.header_ms, s.stat_key,
 	(SELECT count(*) FROM diagnostics g WHERE g.sid = s.sid) AS diagnostics`
 
 // SessionFilter narrows Sessions. Workspace matches exactly; empty means all.
@@ -330,22 +332,63 @@ func (d *DB) EntriesOf(ctx context.Context, sid int64) ([]Entry, error) {
 	return out, err
 }
 
-// FileStates returns, by path, what a refresh needs to know of every
-// indexed session to tell cheaply whether its file changed and how (issue
-// 5): the stat facts, committed length, fingerprints and resume point. One
-// query, whatever the number of sessions; only those columns are filled.
-func (d *DB) FileStates(ctx context.Context) (map[string]*Session, error) {
-	var rows []Session
-	if err := d.db.SelectContext(ctx, &rows, `SELECT sid, path, session_id, dialect, version, entries, lines, state,
-		file_size, file_mtime_ns, file_dev, file_ino, committed_len, head_crc, tail_crc, resumable, indexed_at_ms
-		FROM sessions`); err != nil {
-		return nil, fmt.Errorf("read file states: %w", err)
+// RacyWindowMs is how close to its indexing a file's mtime may be for its
+// stat to be trusted, in milliseconds: file systems keep mtimes to a clock
+// tick (a few milliseconds; two seconds on FAT), so a same-size rewrite in
+// the tick of the read before it would look unchanged. Git calls such
+// entries racily clean. A racily clean file's bytes are checked again.
+const RacyWindowMs = 2000
+
+// StatKey is the stat_key of a file of size bytes, mtime in nanoseconds,
+// device and inode: an FNV-1a hash, never 0 (0 means "look again").
+func StatKey(size, mtimeNs, dev, ino int64) int64 {
+	h := fnv.New64a()
+	var b [32]byte
+	binary.LittleEndian.PutUint64(b[0:], uint64(size))
+	binary.LittleEndian.PutUint64(b[8:], uint64(mtimeNs))
+	binary.LittleEndian.PutUint64(b[16:], uint64(dev))
+	binary.LittleEndian.PutUint64(b[24:], uint64(ino))
+	h.Write(b[:])
+	if k := int64(h.Sum64()); k != 0 {
+		return k
 	}
-	out := make(map[string]*Session, len(rows))
-	for i := range rows {
-		out[rows[i].Path] = &rows[i]
+	return 1
+}
+
+// FileStates returns, by path, the stat_key of every indexed session's
+// file (see StatKey), so that a refresh tells with one stat per file
+// whether it changed (issue 5), and the paths of sessions whose state is
+// not ok. Two queries over narrow indexes, whatever the number of
+// sessions; SessionByPath gives the rest for a file that changed.
+func (d *DB) FileStates(ctx context.Context) (keys map[string]int64, notOK map[string]bool, err error) {
+	// Scanned by hand, two columns only: the driver's cost per column and
+	// row is most of a no-op refresh of 10,000 files.
+	rows, err := d.db.QueryContext(ctx, `SELECT path, stat_key FROM sessions INDEXED BY sessions_stat_key`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read file states: %w", err)
 	}
-	return out, nil
+	defer rows.Close()
+	keys = map[string]int64{}
+	var path string
+	var key int64
+	for rows.Next() {
+		if err := rows.Scan(&path, &key); err != nil {
+			return nil, nil, fmt.Errorf("read file states: %w", err)
+		}
+		keys[path] = key
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("read file states: %w", err)
+	}
+	var bad []string
+	if err := d.db.SelectContext(ctx, &bad, "SELECT path FROM sessions INDEXED BY sessions_not_ok WHERE state != 'ok'"); err != nil {
+		return nil, nil, fmt.Errorf("read file states: %w", err)
+	}
+	notOK = make(map[string]bool, len(bad))
+	for _, p := range bad {
+		notOK[p] = true
+	}
+	return keys, notOK, nil
 }
 
 // Source is a root directory or a single file `grove index` was asked to

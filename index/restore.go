@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jmoiron/sqlx"
 	"modernc.org/sqlite"
 )
 
@@ -54,9 +55,11 @@ func (d *DB) RestoreFrom(ctx context.Context, src string) error {
 	}
 	// Statements prepared against the old schema are stale now.
 	d.mu.Lock()
-	for k, st := range d.stmts {
-		st.Close()
-		delete(d.stmts, k)
+	for _, m := range []map[string]*sqlx.Stmt{d.stmts, d.wstmts} {
+		for k, st := range m {
+			st.Close()
+			delete(m, k)
+		}
 	}
 	d.mu.Unlock()
 	_, err = d.db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")

@@ -4,15 +4,63 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/jmoiron/sqlx"
 )
 
-// SessionWriter stores one session file in one transaction (SPEC §6): all
-// of it (BeginReplace) or the lines appended since the last read
-// (BeginAppend). Rows are written as they are added, so memory does not
-// grow with the file; readers see the session wholly before or wholly after
-// Commit, never half of it.
+// Batch is one write transaction holding the updates of several session
+// files, each its own SessionWriter (SPEC §6, issue 5). Readers see every
+// session wholly before or wholly after; a file that fails half-way is
+// rolled back to its savepoint and the others stay. Small files share a
+// transaction because a commit, and the full-text index's flush at each
+// one, cost more than indexing a small file.
+type Batch struct {
+	d  *DB
+	tx *wtx
+	n  int // writers begun, for savepoint names
+	w  *SessionWriter
+}
+
+// BeginBatch starts a write transaction.
+func (d *DB) BeginBatch(ctx context.Context) (*Batch, error) {
+	tx, err := d.beginWrite(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("index: begin: %w", err)
+	}
+	return &Batch{d: d, tx: tx}, nil
+}
+
+// Commit commits the batch. A SessionWriter still open is rolled back
+// first.
+func (b *Batch) Commit() error {
+	if b.w != nil {
+		b.w.Rollback()
+	}
+	if err := b.tx.Commit(); err != nil {
+		return fmt.Errorf("index: commit: %w", err)
+	}
+	return nil
+}
+
+// Rollback abandons the batch; after Commit it does nothing.
+func (b *Batch) Rollback() { b.tx.Rollback() }
+
+// Remove deletes the session stored for path, if any.
+func (b *Batch) Remove(ctx context.Context, path string) error {
+	return deleteSession(ctx, b.tx, path)
+}
+
+func (b *Batch) savepoint(ctx context.Context) (string, error) {
+	if b.w != nil {
+		b.w.Rollback()
+	}
+	b.n++
+	name := fmt.Sprintf("session_%d", b.n)
+	_, err := b.tx.tx.ExecContext(ctx, "SAVEPOINT "+name)
+	return name, err
+}
+
+// SessionWriter stores one session file in a Batch (SPEC §6): all of it
+// (Replace) or the lines appended since the last read (Append). Rows are
+// written as they are added, so memory does not grow with the file.
 //
 // The caller adds entries and diagnostics in file order, label changes with
 // SetLabel, fills in the file facts of Session(), then calls Commit, which
@@ -20,7 +68,11 @@ import (
 // the number of leaves, the path to the active leaf and the state. Rollback
 // (deferred) undoes an unfinished writer.
 type SessionWriter struct {
-	tx      *sqlx.Tx
+	b       *Batch
+	tx      *wtx
+	sp      string // the savepoint this writer's rows are under
+	done    bool
+	own     bool // the writer's batch is its own: Commit commits it
 	s       *Session
 	base    int     // seq of the first entry this writer adds
 	seq     int     // seq of the next entry
@@ -30,53 +82,88 @@ type SessionWriter struct {
 	order   []string // label targets in the order they were first changed
 }
 
-// BeginReplace starts replacing whatever the index holds for s.Path with a
+// Replace starts replacing whatever the index holds for s.Path with a
 // new read of the whole file. s needs only Path; the rest is filled in by
 // the writer and by the caller before Commit.
-func (d *DB) BeginReplace(ctx context.Context, s *Session) (*SessionWriter, error) {
-	tx, err := d.db.BeginTxx(ctx, nil)
+func (b *Batch) Replace(ctx context.Context, s *Session) (*SessionWriter, error) {
+	sp, err := b.savepoint(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: %w", s.Path, err)
 	}
-	if err := deleteSession(ctx, tx, s.Path); err != nil {
-		tx.Rollback()
+	w := &SessionWriter{b: b, tx: b.tx, sp: sp, s: s}
+	b.w = w
+	if err := deleteSession(ctx, b.tx, s.Path); err != nil {
+		w.Rollback()
 		return nil, err
 	}
-	res, err := tx.NamedExecContext(ctx, `INSERT INTO sessions
+	res, err := b.tx.NamedExecContext(ctx, `INSERT INTO sessions
 		(path, session_id, dialect, entries, leaves, lines, state, file_size, file_mtime_ns, file_dev, file_ino,
 		 committed_len, indexed_at_ms)
 		VALUES (:path, :session_id, :dialect, 0, 0, 0, 'ok', 0, 0, 0, 0, 0, 0)`, s)
 	if err != nil {
-		tx.Rollback()
+		w.Rollback()
 		return nil, fmt.Errorf("index %s: insert session: %w", s.Path, err)
 	}
 	if s.SID, err = res.LastInsertId(); err != nil {
-		tx.Rollback()
+		w.Rollback()
 		return nil, err
 	}
 	s.Entries, s.Leaves, s.DuplicateID, s.ActiveLeaf, s.MinTsMs, s.MaxTsMs = 0, 0, nil, nil, nil, nil
-	return &SessionWriter{tx: tx, s: s}, nil
+	return w, nil
 }
 
-// BeginAppend starts adding the lines appended to the file of session sid
-// since it was last read. It returns the session as stored; the caller
-// updates its file facts before Commit. Errors: the session is gone.
-func (d *DB) BeginAppend(ctx context.Context, sid int64) (*SessionWriter, error) {
-	tx, err := d.db.BeginTxx(ctx, nil)
+// Append starts adding the lines appended to the file of session sid
+// since it was last read. The writer's Session is the row as stored; the
+// caller updates its file facts before Commit. Errors: the session is gone.
+func (b *Batch) Append(ctx context.Context, sid int64) (*SessionWriter, error) {
+	sp, err := b.savepoint(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
+	w := &SessionWriter{b: b, tx: b.tx, sp: sp}
+	b.w = w
 	var s Session
-	if err := tx.GetContext(ctx, &s, "SELECT "+sessionCols+" FROM sessions s WHERE s.sid = ?", sid); err != nil {
-		tx.Rollback()
+	if err := b.tx.GetContext(ctx, &s, "SELECT "+sessionCols+" FROM sessions s WHERE s.sid = ?", sid); err != nil {
+		w.Rollback()
 		return nil, fmt.Errorf("index: session %d: %w", sid, err)
 	}
 	var diag int
-	if err := tx.GetContext(ctx, &diag, "SELECT coalesce(max(seq), -1) + 1 FROM diagnostics WHERE sid = ?", sid); err != nil {
-		tx.Rollback()
+	if err := b.tx.GetContext(ctx, &diag, "SELECT coalesce(max(seq), -1) + 1 FROM diagnostics WHERE sid = ?", sid); err != nil {
+		w.Rollback()
 		return nil, fmt.Errorf("index %s: %w", s.Path, err)
 	}
-	return &SessionWriter{tx: tx, s: &s, base: s.Entries, seq: s.Entries, diag: diag, oldLeaf: s.ActiveLeaf}, nil
+	w.s, w.base, w.seq, w.diag, w.oldLeaf = &s, s.Entries, s.Entries, diag, s.ActiveLeaf
+	return w, nil
+}
+
+// BeginReplace is Replace in a batch of its own, committed by Commit.
+func (d *DB) BeginReplace(ctx context.Context, s *Session) (*SessionWriter, error) {
+	b, err := d.BeginBatch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w, err := b.Replace(ctx, s)
+	if err != nil {
+		b.Rollback()
+		return nil, err
+	}
+	w.own = true
+	return w, nil
+}
+
+// BeginAppend is Append in a batch of its own, committed by Commit.
+func (d *DB) BeginAppend(ctx context.Context, sid int64) (*SessionWriter, error) {
+	b, err := d.BeginBatch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w, err := b.Append(ctx, sid)
+	if err != nil {
+		b.Rollback()
+		return nil, err
+	}
+	w.own = true
+	return w, nil
 }
 
 // Session is the row being written. What the file says of itself
@@ -168,7 +255,9 @@ func (w *SessionWriter) SetLabel(target, label string) {
 	w.labels[target] = label
 }
 
-// Commit finishes the session and commits the transaction.
+// Commit finishes the session: its rows stay in the batch (and are
+// committed with it; at once for a writer from DB.BeginReplace or
+// DB.BeginAppend).
 func (w *SessionWriter) Commit(ctx context.Context) error {
 	s, tx, sid := w.s, w.tx, w.s.SID
 	for _, t := range w.order {
@@ -195,13 +284,17 @@ func (w *SessionWriter) Commit(ctx context.Context) error {
 		s.ModifiedMs = ptr(s.FileMtimeNs / 1e6)
 	}
 	s.IndexedAtMs = time.Now().UnixMilli()
+	s.StatKey = 0
+	if s.IndexedAtMs-s.FileMtimeNs/1e6 >= RacyWindowMs {
+		s.StatKey = StatKey(s.FileSize, s.FileMtimeNs, s.FileDev, s.FileIno)
+	}
 	if _, err := tx.NamedExecContext(ctx, `UPDATE sessions SET
 		session_id = :session_id, dialect = :dialect, version = :version, parent_session = :parent_session,
 		header_ms = :header_ms, workspace = :workspace, name = :name, created_ms = :created_ms, modified_ms = :modified_ms,
 		entries = :entries, leaves = :leaves, lines = :lines, active_leaf = :active_leaf, duplicate_id = :duplicate_id,
 		file_size = :file_size, file_mtime_ns = :file_mtime_ns, file_dev = :file_dev, file_ino = :file_ino,
 		committed_len = :committed_len, indexed_at_ms = :indexed_at_ms, head_crc = :head_crc, tail_crc = :tail_crc,
-		resumable = :resumable, min_ts_ms = :min_ts_ms, max_ts_ms = :max_ts_ms
+		resumable = :resumable, min_ts_ms = :min_ts_ms, max_ts_ms = :max_ts_ms, stat_key = :stat_key
 		WHERE sid = :sid`, s); err != nil {
 		return fmt.Errorf("index %s: update session: %w", s.Path, err)
 	}
@@ -214,14 +307,32 @@ func (w *SessionWriter) Commit(ctx context.Context) error {
 		WHERE sid = ?1 RETURNING state`, sid); err != nil {
 		return fmt.Errorf("index %s: state: %w", s.Path, err)
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("index %s: commit: %w", s.Path, err)
+	if _, err := tx.tx.ExecContext(ctx, "RELEASE "+w.sp); err != nil {
+		return fmt.Errorf("index %s: %w", s.Path, err)
+	}
+	w.done = true
+	w.b.w = nil
+	if w.own {
+		return w.b.Commit()
 	}
 	return nil
 }
 
-// Rollback abandons an unfinished writer; after Commit it does nothing.
-func (w *SessionWriter) Rollback() { w.tx.Rollback() }
+// Rollback undoes an unfinished writer's rows (its batch goes on); after
+// Commit it does nothing. A writer with a batch of its own rolls it back.
+func (w *SessionWriter) Rollback() {
+	if w.done {
+		return
+	}
+	w.done = true
+	w.b.w = nil
+	if w.own {
+		w.b.Rollback()
+		return
+	}
+	w.tx.tx.Exec("ROLLBACK TO " + w.sp)
+	w.tx.tx.Exec("RELEASE " + w.sp)
+}
 
 // treeFacts updates, for the entries added (seq ≥ base), the session's
 // first duplicated id (SPEC §4 rule 1), its number of leaves and the
@@ -297,22 +408,13 @@ const activeWalk = `WITH RECURSIVE up(seq, parent_id, active) AS (
 // cleared. An append that continues the active branch touches one row.
 func (w *SessionWriter) markActive(ctx context.Context) error {
 	tx, sid := w.tx, w.s.SID
-	type step struct {
-		Seq    int  `db:"seq"`
-		Active bool `db:"active"`
-	}
-	var up []step
-	if err := tx.SelectContext(ctx, &up, activeWalk+" SELECT seq, active FROM up", sid, w.seq-1); err != nil {
+	var meet []int
+	if err := tx.SelectContext(ctx, &meet, activeWalk+" SELECT seq FROM up WHERE active = 1", sid, w.seq-1); err != nil {
 		return fmt.Errorf("active path: %w", err)
 	}
 	junction := -1
-	var mark []int
-	for _, st := range up {
-		if st.Active {
-			junction = st.Seq
-		} else {
-			mark = append(mark, st.Seq)
-		}
+	if len(meet) > 0 {
+		junction = meet[0]
 	}
 	if w.oldLeaf != nil {
 		// Clear the old path from its leaf up to the junction. The old leaf
@@ -332,15 +434,9 @@ func (w *SessionWriter) markActive(ctx context.Context) error {
 			return fmt.Errorf("active path: %w", err)
 		}
 	}
-	for start := 0; start < len(mark); start += 5000 {
-		end := min(start+5000, len(mark))
-		q, args, err := sqlx.In("UPDATE entries SET active = 1 WHERE sid = ? AND seq IN (?)", sid, mark[start:end])
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-			return fmt.Errorf("active path: %w", err)
-		}
+	// The same walk again: it stops at the junction, still marked.
+	if _, err := tx.ExecContext(ctx, activeWalk+" UPDATE entries SET active = 1 WHERE sid = ?1 AND seq IN (SELECT seq FROM up WHERE active = 0)", sid, w.seq-1); err != nil {
+		return fmt.Errorf("active path: %w", err)
 	}
 	return nil
 }

@@ -13,6 +13,15 @@ ALTER TABLE sessions ADD COLUMN min_ts_ms INTEGER;                    -- the ear
 ALTER TABLE sessions ADD COLUMN max_ts_ms INTEGER;                    -- the latest entry time, NULL when no entry has one
 ALTER TABLE sessions ADD COLUMN header_ms INTEGER;                    -- the pi header's time, NULL when it has none
 
+-- stat_key is a hash of the file's size, mtime, device and inode as
+-- indexed (index.StatKey), or 0 when that stat cannot be trusted (the
+-- file changed within index.RacyWindowMs of being read). A refresh reads
+-- (path, stat_key) of every session from this index alone, and stats each
+-- file once.
+ALTER TABLE sessions ADD COLUMN stat_key INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX sessions_stat_key ON sessions(path, stat_key);
+CREATE INDEX sessions_not_ok ON sessions(path) WHERE state != 'ok';
+
 -- What `grove index` was asked to read, so that `grove rebuild` with no
 -- arguments reads the same: kind 'root' (a directory) or 'file'.
 CREATE TABLE sources (

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/corpusgen"
+)
+
+var (
+	groveBinOnce sync.Once
+	groveBin     string
+	groveBinErr  error
+)
+
+// mustGroveBinary builds grove once per test run into a temporary
+// directory: crash tests need a real process to kill.
+func mustGroveBinary(t *testing.T) string {
+	t.Helper()
+	groveBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "grove-bin-*")
+		if err != nil {
+			groveBinErr = err
+			return
+		}
+		groveBin = filepath.Join(dir, "grove")
+		out, err := exec.Command("go", "build", "-o", groveBin, ".").CombinedOutput()
+		if err != nil {
+			groveBinErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if groveBinErr != nil {
+		t.Fatal(groveBinErr)
+	}
+	return groveBin
+}
+
+// runGrove runs the grove binary to completion and returns its stdout.
+func runGrove(t *testing.T, db string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(mustGroveBinary(t), append([]string{"--db", db}, args...)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if err != nil {
+		err = fmt.Errorf("grove %s: %v\n%s%s", strings.Join(args, " "), err, out.String(), errb.String())
+	}
+	return out.String(), err
+}
+
+// dumpIndex opens the index at db in this process and dumps it.
+func dumpIndex(t *testing.T, db string) string {
+	t.Helper()
+	a, err := archive.Open(context.Background(), db)
+	if err != nil {
+		t.Fatalf("open %s: %v", db, err)
+	}
+	defer a.Close()
+	var b bytes.Buffer
+	if err := a.DB().Dump(context.Background(), &b); err != nil {
+		t.Fatalf("dump %s: %v", db, err)
+	}
+	return b.String()
+}
+
+func dumpDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < len(g) && i < len(w); i++ {
+		if g[i] != w[i] {
+			return fmt.Sprintf("line %d:\n  after the crash: %s\n  clean build:     %s", i+1, g[i], w[i])
+		}
+	}
+	return fmt.Sprintf("%d lines after the crash, %d in a clean build", len(g), len(w))
+}
+
+// TestCrash_KillIndexAndRebuild is issue 5's crash rule, with real
+// processes: `grove index` and `grove rebuild` are killed with SIGKILL at
+// random moments, 30 rounds, while session files keep growing between
+// rounds as an agent would append to them. After each kill the next
+// `grove index` finishes, `grove verify` is clean, and the index's
+// canonical dump equals that of a clean build of the same files.
+func TestCrash_KillIndexAndRebuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test: builds grove and runs it ~100 times")
+	}
+	dir := t.TempDir()
+	root := filepath.Join(dir, "sessions")
+	if _, err := corpusgen.Generate(context.Background(), root, corpusgen.Options{
+		Seed: 5, Size: 1 << 20, MaxSession: 48 << 10, DamageRate: 0.1, ChineseShare: 0.2, ForkRate: 0.1, PlainShare: 0.1}); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".jsonl") {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil || len(files) == 0 {
+		t.Fatalf("generated corpus: %d files, %v", len(files), err)
+	}
+	db := filepath.Join(dir, "index.db")
+	// How long an uninterrupted cold index takes bounds the kill times.
+	start := time.Now()
+	if _, err := runGrove(t, filepath.Join(dir, "timing.db"), "index", "--root", root); err != nil {
+		t.Fatal(err)
+	}
+	full := time.Since(start)
+	rng := rand.New(rand.NewPCG(5, 0))
+	const rounds = 30
+	for round := 0; round < rounds; round++ {
+		// An agent appends to a few sessions; one gets a torn tail.
+		for i := 0; i < 3; i++ {
+			f := files[rng.IntN(len(files))]
+			line := fmt.Sprintf(`{"type":"custom","customType":"crash-test","id":"crash-%d-%d","parentId":null,"timestamp":"2026-11-30T00:00:00.000Z","data":{"round":%d}}`, round, i, round)
+			if i == 2 && rng.IntN(3) == 0 {
+				line = line[:len(line)/2] // torn: no LF
+			} else {
+				line += "\n"
+			}
+			fh, err := os.OpenFile(f, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fh.WriteString(line)
+			fh.Close()
+		}
+		cmd := "index"
+		if round%3 == 2 {
+			cmd = "rebuild"
+		}
+		args := []string{"--db", db, cmd, "--root", root}
+		if round%6 == 0 {
+			args = append(args, "--force") // a long run, so the kill lands mid-way
+			if cmd == "rebuild" {
+				args = args[:len(args)-1]
+			}
+		}
+		p := exec.Command(mustGroveBinary(t), args...)
+		if err := p.Start(); err != nil {
+			t.Fatal(err)
+		}
+		wait := time.Duration(rng.Int64N(int64(full) + 1))
+		time.Sleep(wait)
+		p.Process.Signal(syscall.SIGKILL)
+		p.Wait()
+		if _, err := runGrove(t, db, "--json", "index", "--root", root); err != nil {
+			t.Fatalf("round %d (%s killed after %v): the next index failed: %v", round, cmd, wait, err)
+		}
+		if out, err := runGrove(t, db, "--json", "verify"); err != nil || !strings.Contains(out, `"mismatches":0,"stale":0`) {
+			t.Fatalf("round %d (%s killed after %v): verify: %s %v", round, cmd, wait, out, err)
+		}
+		clean := filepath.Join(dir, fmt.Sprintf("clean-%d.db", round))
+		if _, err := runGrove(t, clean, "index", "--root", root); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := dumpIndex(t, db), dumpIndex(t, clean); got != want {
+			t.Fatalf("round %d (%s killed after %v): the index differs from a clean build\n%s", round, cmd, wait, dumpDiff(got, want))
+		}
+		for _, s := range []string{"", "-wal", "-shm", ".lock"} {
+			os.Remove(clean + s)
+		}
+	}
+}
