@@ -1,0 +1,81 @@
+package archive_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/testutil"
+)
+
+func mustDump(t *testing.T, a *archive.Archive) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := a.DB().Dump(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// grove rebuild (issue 5 item 2): the new index equals a clean index of
+// the same files; a reader that had the old index open sees the new one
+// afterwards without reopening; the half-built file is gone; an
+// interrupted rebuild leaves the old index as it was.
+func TestArchive_Rebuild(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	root := filepath.Join(dir, "sessions")
+	testutil.MustCopy(t, testutil.Testdata(t, "pi/v3-tree.jsonl"), root, "a.jsonl")
+	testutil.MustCopy(t, testutil.Testdata(t, "pi/v2-branches.jsonl"), root, "b.jsonl")
+	db := filepath.Join(dir, "index.db")
+	a := mustOpenArchive(t, db)
+	opts := archive.IndexOptions{Roots: []string{root}}
+	if _, err := a.Index(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Remember(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	reader := mustOpenArchive(t, db)
+	if ss, _ := reader.Sessions(ctx, ""); len(ss) != 2 {
+		t.Fatalf("reader sees %d sessions before, want 2", len(ss))
+	}
+	// A file the old index does not know yet: only the rebuild reads it.
+	testutil.MustCopy(t, testutil.Testdata(t, "plain/chapter-tree.jsonl"), root, "c.jsonl")
+	roots, files, err := a.Sources(ctx)
+	if err != nil || len(roots) != 1 || roots[0] != root || len(files) != 0 {
+		t.Fatalf("Sources = %v %v %v, want [%s]", roots, files, err, root)
+	}
+	sum, err := a.Rebuild(ctx, archive.IndexOptions{Roots: roots, Files: files})
+	if err != nil || sum.Indexed != 3 {
+		t.Fatalf("Rebuild = %+v, %v; want 3 files indexed", sum, err)
+	}
+	if ss, err := reader.Sessions(ctx, ""); err != nil || len(ss) != 3 {
+		t.Fatalf("reader sees %d sessions after the rebuild (%v), want 3", len(ss), err)
+	}
+	clean := mustOpenArchive(t, filepath.Join(dir, "clean.db"))
+	if _, err := clean.Index(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	clean.Remember(ctx, opts)
+	if got, want := mustDump(t, a), mustDump(t, clean); got != want {
+		t.Fatalf("the rebuilt index differs from a clean build:\n%s", firstDiff(got, want))
+	}
+	if _, err := os.Stat(archive.RebuildPath(db)); !os.IsNotExist(err) {
+		t.Fatalf("the half-built index is still there: %v", err)
+	}
+	// Interrupted: the old index stays as it was.
+	before := mustDump(t, a)
+	os.Remove(filepath.Join(root, "a.jsonl"))
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := a.Rebuild(cctx, archive.IndexOptions{Roots: roots}); err == nil {
+		t.Fatal("Rebuild with an ended context succeeded")
+	}
+	if after := mustDump(t, a); after != before {
+		t.Fatalf("an interrupted rebuild changed the index:\n%s", firstDiff(after, before))
+	}
+}
