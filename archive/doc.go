@@ -4,9 +4,16 @@
 // that ties the session files to the SQLite index.
 //
 // Data flows one way: files are read by package jsonl, archive turns them
-// into index rows (IndexFile), and queries go cmd → archive → index, with
-// message bodies read back from the files by byte offset and checked
+// into index rows (Index, IndexFile), and queries go cmd → archive → index,
+// with message bodies read back from the files by byte offset and checked
 // against the CRC-32 stored at index time.
+//
+// Index is incremental (issue 5): an unchanged file costs one stat, a file
+// that grew by appending is read from its committed length (jsonl.ReadFrom,
+// after checking fingerprints of its first and last committed bytes), any
+// other change reads it whole; rows stream into index.SessionWriter, so
+// memory does not grow with the file. Lock keeps two groves from writing
+// one index; Rebuild builds a new index and swaps it in.
 //
 // Every answer the index gives must equal the pure functions here; Verify
 // recomputes it both ways, and the package's property test compares them
@@ -28,7 +35,14 @@
 //     time (verify, tests), not for the whole archive.
 //   - Search reads each hit's line back for its snippet; a hit whose file
 //     changed since indexing is returned with Stale set and no snippet.
-//     IndexFile keeps a whole session's search text in memory until its
-//     transaction, so memory grows with the largest session (a 38 MB
-//     session peaked at 125 MB).
+//   - An append is recognised by fingerprints of the first and last 4 KiB
+//     of the committed bytes, with device and inode: a rewrite in place that
+//     keeps both windows and grows the file is taken for an append (pi does
+//     not write files so; `grove index --force` reads everything whole, and
+//     reading a line back checks its CRC-32 anyway).
+//   - A file whose stat changed within index.RacyWindowMs of being read is
+//     checked by its fingerprints on the next refresh even if its stat
+//     looks the same (racily clean, as git calls it).
+//   - Rebuild copies the new index over the old one through SQLite's backup
+//     API: the -wal file grows to the new index's size for a moment.
 package archive

@@ -1,6 +1,8 @@
 // Package index is grove's SQLite index (SPEC §6): schema migrations from
-// package migrations, one transaction per session file (Replace), and the
-// queries that answer paths, leaves and branch points with recursive CTEs,
+// package migrations, writes through Batch and SessionWriter (a session file
+// whole, or the lines appended to it, each under a savepoint; small files
+// share a transaction), Dump (a canonical text form for comparing indexes),
+// RestoreFrom (rebuild's swap), and the queries that answer paths, leaves and branch points with recursive CTEs,
 // and full-text search (SPEC §7): ParseQuery, DB.Search and Snippet.
 //
 // The index holds tree edges, types, roles, timestamps, line numbers, byte
