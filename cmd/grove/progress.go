@@ -23,9 +23,9 @@ func stderrIsTerminal(g *env) bool {
 // left. It is made only when stderr is a terminal; otherwise nothing is
 // drawn and only the one-line summary is printed at the end.
 type progressReporter struct {
-	w     io.Writer
-	bar   *progressbar.ProgressBar
-	start time.Time
+	w        io.Writer
+	bar      *progressbar.ProgressBar
+	throttle time.Duration // least time between two redraws
 }
 
 // minProgressBytes is the least a run must read for a bar to be worth
@@ -34,7 +34,7 @@ type progressReporter struct {
 const minProgressBytes = 8 << 20
 
 func newProgressReporter(w io.Writer) *progressReporter {
-	return &progressReporter{w: w, start: time.Now()}
+	return &progressReporter{w: w, throttle: 200 * time.Millisecond}
 }
 
 // update is an archive.IndexOptions.Progress.
@@ -46,9 +46,10 @@ func (r *progressReporter) update(p archive.Progress) {
 		r.bar = progressbar.NewOptions64(p.BytesTotal,
 			progressbar.OptionSetWriter(r.w),
 			progressbar.OptionShowBytes(true),
+			progressbar.OptionShowCount(),
 			progressbar.OptionSetPredictTime(true),
 			progressbar.OptionSetElapsedTime(true),
-			progressbar.OptionThrottle(200*time.Millisecond),
+			progressbar.OptionThrottle(r.throttle),
 			progressbar.OptionClearOnFinish(),
 			progressbar.OptionFullWidth(),
 		)
