@@ -33,8 +33,17 @@ func (a *Archive) Sources(ctx context.Context) (roots, files []string, err error
 }
 
 // Remember records opts' roots and files (absolute) as sources of this
-// index, for `grove rebuild`.
+// index, for `grove rebuild`. Sources already known cost a read, not a
+// write.
 func (a *Archive) Remember(ctx context.Context, opts IndexOptions) error {
+	known, err := a.db.Sources(ctx)
+	if err != nil {
+		return err
+	}
+	have := map[index.Source]bool{}
+	for _, s := range known {
+		have[s] = true
+	}
 	var srcs []index.Source
 	for _, r := range opts.Roots {
 		if abs, err := filepath.Abs(r); err == nil {
@@ -46,7 +55,13 @@ func (a *Archive) Remember(ctx context.Context, opts IndexOptions) error {
 			srcs = append(srcs, index.Source{Kind: "file", Path: abs})
 		}
 	}
-	return a.db.AddSources(ctx, srcs)
+	var missing []index.Source
+	for _, s := range srcs {
+		if !have[s] {
+			missing = append(missing, s)
+		}
+	}
+	return a.db.AddSources(ctx, missing)
 }
 
 // Rebuild builds a new index of opts' files at RebuildPath(index file),

@@ -419,11 +419,9 @@ func (w *SessionWriter) markActive(ctx context.Context) error {
 	if w.oldLeaf != nil {
 		// Clear the old path from its leaf up to the junction. The old leaf
 		// is the last entry before this writer's (SPEC §4: file order).
-		if junction < 0 {
-			if _, err := tx.ExecContext(ctx, "UPDATE entries SET active = 0 WHERE sid = ? AND active = 1", sid); err != nil {
-				return fmt.Errorf("active path: %w", err)
-			}
-		} else if _, err := tx.ExecContext(ctx, `WITH RECURSIVE old(seq, parent_id) AS (
+		// With no junction (the new leaf is on another root) the walk goes to
+		// the old root: still the path's length, never the session's size.
+		if _, err := tx.ExecContext(ctx, `WITH RECURSIVE old(seq, parent_id) AS (
 				SELECT seq, parent_id FROM entries WHERE sid = ?1 AND seq = ?2 AND seq != ?3 AND active = 1
 				UNION
 				SELECT e.seq, e.parent_id FROM old CROSS JOIN entries e
