@@ -278,12 +278,20 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 			commit() // keep the files finished so far
 			return sum, err
 		}
+		if b != nil && w.cost >= batchBytes/2 {
+			if err := commit(); err != nil { // a big file starts its own batch
+				return sum, err
+			}
+		}
 		if b == nil {
 			if b, err = a.db.BeginBatch(ctx); err != nil {
 				return sum, err
 			}
 		}
 		r, err := a.refreshFile(ctx, b, w.path, w.st, w.old, opts.Force)
+		if b.Dead() { // the file failed first in its batch: nothing else was in it
+			b, inBatch, batchSize = nil, 0, 0
+		}
 		sum.BytesRead += r.BytesRead
 		if ctx.Err() != nil {
 			commit() // this file was rolled back; keep those before it

@@ -83,8 +83,8 @@ type FileResult struct {
 // batchEntries and batchText bound what a refresh holds in memory before
 // writing rows: entries, and bytes of search text.
 const (
-	batchEntries = 2048
-	batchText    = 4 << 20
+	batchEntries = 4096
+	batchText    = 8 << 20
 )
 
 // IndexFile reads one session file (absolute path) into the index: not at

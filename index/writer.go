@@ -13,11 +13,17 @@ import (
 // transaction because a commit, and the full-text index's flush at each
 // one, cost more than indexing a small file.
 type Batch struct {
-	d  *DB
-	tx *wtx
-	n  int // writers begun, for savepoint names
-	w  *SessionWriter
+	d    *DB
+	tx   *wtx
+	n    int // savepoints opened, for their names
+	done int // writers committed into the batch
+	dead bool
+	w    *SessionWriter
 }
+
+// Dead reports whether the batch was rolled back whole (its first writer
+// failed): begin a new one.
+func (b *Batch) Dead() bool { return b.dead }
 
 // BeginBatch starts a write transaction.
 func (d *DB) BeginBatch(ctx context.Context) (*Batch, error) {
@@ -34,6 +40,9 @@ func (b *Batch) Commit() error {
 	if b.w != nil {
 		b.w.Rollback()
 	}
+	if b.dead {
+		return nil
+	}
 	if err := b.tx.Commit(); err != nil {
 		return fmt.Errorf("index: commit: %w", err)
 	}
@@ -48,9 +57,17 @@ func (b *Batch) Remove(ctx context.Context, path string) error {
 	return deleteSession(ctx, b.tx, path)
 }
 
+// savepoint opens the savepoint of the next writer, except for the first
+// writer of the batch: with nothing else in the transaction to keep, its
+// rollback is the transaction's. (Every open savepoint makes FTS5 flush its
+// pending terms at each statement: a third of the time of indexing a big
+// file went to that.)
 func (b *Batch) savepoint(ctx context.Context) (string, error) {
 	if b.w != nil {
 		b.w.Rollback()
+	}
+	if b.done == 0 {
+		return "", nil
 	}
 	b.n++
 	name := fmt.Sprintf("session_%d", b.n)
@@ -307,27 +324,32 @@ func (w *SessionWriter) Commit(ctx context.Context) error {
 		WHERE sid = ?1 RETURNING state`, sid); err != nil {
 		return fmt.Errorf("index %s: state: %w", s.Path, err)
 	}
-	if _, err := tx.tx.ExecContext(ctx, "RELEASE "+w.sp); err != nil {
-		return fmt.Errorf("index %s: %w", s.Path, err)
+	if w.sp != "" {
+		if _, err := tx.tx.ExecContext(ctx, "RELEASE "+w.sp); err != nil {
+			return fmt.Errorf("index %s: %w", s.Path, err)
+		}
 	}
 	w.done = true
 	w.b.w = nil
+	w.b.done++
 	if w.own {
 		return w.b.Commit()
 	}
 	return nil
 }
 
-// Rollback undoes an unfinished writer's rows (its batch goes on); after
-// Commit it does nothing. A writer with a batch of its own rolls it back.
+// Rollback undoes an unfinished writer's rows; after Commit it does
+// nothing. The batch goes on, unless this was its first writer: then the
+// whole batch is rolled back (see Batch.Dead).
 func (w *SessionWriter) Rollback() {
 	if w.done {
 		return
 	}
 	w.done = true
 	w.b.w = nil
-	if w.own {
+	if w.own || w.sp == "" {
 		w.b.Rollback()
+		w.b.dead = true
 		return
 	}
 	w.tx.tx.Exec("ROLLBACK TO " + w.sp)
@@ -408,6 +430,13 @@ const activeWalk = `WITH RECURSIVE up(seq, parent_id, active) AS (
 // cleared. An append that continues the active branch touches one row.
 func (w *SessionWriter) markActive(ctx context.Context) error {
 	tx, sid := w.tx, w.s.SID
+	mark := activeWalk + " UPDATE entries SET active = 1 WHERE sid = ?1 AND seq IN (SELECT seq FROM up WHERE active = 0)"
+	if w.oldLeaf == nil { // nothing is marked yet: one walk
+		if _, err := tx.ExecContext(ctx, mark, sid, w.seq-1); err != nil {
+			return fmt.Errorf("active path: %w", err)
+		}
+		return nil
+	}
 	var meet []int
 	if err := tx.SelectContext(ctx, &meet, activeWalk+" SELECT seq FROM up WHERE active = 1", sid, w.seq-1); err != nil {
 		return fmt.Errorf("active path: %w", err)
@@ -416,7 +445,7 @@ func (w *SessionWriter) markActive(ctx context.Context) error {
 	if len(meet) > 0 {
 		junction = meet[0]
 	}
-	if w.oldLeaf != nil {
+	{
 		// Clear the old path from its leaf up to the junction. The old leaf
 		// is the last entry before this writer's (SPEC §4: file order).
 		// With no junction (the new leaf is on another root) the walk goes to
@@ -433,7 +462,7 @@ func (w *SessionWriter) markActive(ctx context.Context) error {
 		}
 	}
 	// The same walk again: it stops at the junction, still marked.
-	if _, err := tx.ExecContext(ctx, activeWalk+" UPDATE entries SET active = 1 WHERE sid = ?1 AND seq IN (SELECT seq FROM up WHERE active = 0)", sid, w.seq-1); err != nil {
+	if _, err := tx.ExecContext(ctx, mark, sid, w.seq-1); err != nil {
 		return fmt.Errorf("active path: %w", err)
 	}
 	return nil

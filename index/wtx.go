@@ -99,7 +99,7 @@ func (t *wtx) Rollback()     { t.tx.Rollback() }
 // insertChunks are the row counts of the multi-row INSERT statements
 // insertRows prepares: every n is a sum of them, so that a few cached
 // statements serve any number of rows.
-var insertChunks = []int{1024, 256, 64, 16, 4, 1}
+var insertChunks = []int{8192, 2048, 512, 128, 32, 8, 1}
 
 // insertRows inserts n rows into table; row(i) gives the values of row i
 // in the order of cols. At most maxParams values are bound per statement.
