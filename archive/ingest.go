@@ -164,6 +164,11 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 		return sum, err
 	}
 	defer unlock()
+	// With the lock held no rebuild runs: a half-built index beside this
+	// one was left by a rebuild that was killed.
+	if _, err := os.Lstat(RebuildPath(a.db.File())); err == nil {
+		removeIndexFiles(RebuildPath(a.db.File()))
+	}
 	seen := map[string]bool{}
 	var files, gone []string
 	for _, f := range opts.Files {
@@ -244,7 +249,7 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 			}
 		}
 		cost := st.Size
-		if old != nil && !opts.Force && old.Resumable && old.FileIno == st.Ino && st.Size >= old.CommittedLen {
+		if old != nil && !opts.Force && old.Resumable && old.FileIno == st.Ino && st.Size >= old.CommittedLen && st.Size != old.FileSize {
 			cost = st.Size - old.CommittedLen
 		}
 		todo = append(todo, work{path: f, st: st, old: old, cost: cost})

@@ -3,9 +3,11 @@ package archive
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/jsonl"
@@ -72,7 +74,10 @@ func (a *Archive) Remember(ctx context.Context, opts IndexOptions) error {
 // — before the swap commits, this index is as it was and the half-built
 // file is removed by the next Rebuild. The result equals a clean index of
 // the same files (less what the index remembered of files outside opts).
-// opts.Force is implied. The summary is the new index's.
+// opts.Force is implied. The summary is the new index's. Nothing is
+// swapped in, and an io_error returned, when a file, directory or root
+// could not be read, or when no session file was found but the old index
+// holds sessions: a rebuild must not lose what the old index knows.
 func (a *Archive) Rebuild(ctx context.Context, opts IndexOptions) (IndexSummary, error) {
 	sum := IndexSummary{Failed: []Failure{}}
 	unlock, err := a.Lock(ctx, opts.Busy)
@@ -100,6 +105,22 @@ func (a *Archive) Rebuild(ctx context.Context, opts IndexOptions) (IndexSummary,
 	}
 	if err != nil {
 		return sum, err
+	}
+	// A root that cannot be read now (a typo, a disk not mounted, a
+	// directory without permission) would make the new index lose what the
+	// old one holds: keep the old one.
+	if len(sum.Failed) > 0 {
+		return sum, &jsonl.Error{Code: jsonl.CodeIO, Path: sum.Failed[0].Path, Offset: -1,
+			Message: fmt.Sprintf("%d of the files, directories or roots to read could not be read (%s: %s); the index was not replaced",
+				len(sum.Failed), sum.Failed[0].Path, sum.Failed[0].Message),
+			Hint: "fix or leave out what cannot be read (grove rebuild --root DIR ... names the roots to read), then run grove rebuild again"}
+	}
+	if sum.Files == 0 {
+		if n, err := a.db.CountSessions(ctx); err == nil && n > 0 {
+			return sum, &jsonl.Error{Code: jsonl.CodeIO, Path: strings.Join(opts.Roots, ":"), Offset: -1,
+				Message: fmt.Sprintf("no session files found; the index was not replaced (it holds %d sessions)", n),
+				Hint:    "name the roots to read with --root DIR"}
+		}
 	}
 	if err := a.db.RestoreFrom(ctx, tmp); err != nil {
 		return sum, a.db.Classify(err)

@@ -67,6 +67,32 @@ func TestArchive_Rebuild(t *testing.T) {
 	if _, err := os.Stat(archive.RebuildPath(db)); !os.IsNotExist(err) {
 		t.Fatalf("the half-built index is still there: %v", err)
 	}
+	// A root that cannot be read, or no session file at all: the old index
+	// is kept, and the bad root is not remembered.
+	kept := mustDump(t, a)
+	if _, err := a.Rebuild(ctx, archive.IndexOptions{Roots: []string{filepath.Join(dir, "typo")}}); err == nil {
+		t.Fatal("Rebuild of a root that does not exist succeeded")
+	}
+	empty := filepath.Join(dir, "empty")
+	os.Mkdir(empty, 0o755)
+	if _, err := a.Rebuild(ctx, archive.IndexOptions{Roots: []string{empty}}); err == nil {
+		t.Fatal("Rebuild of a root without session files replaced an index of 3 sessions")
+	}
+	if after := mustDump(t, a); after != kept {
+		t.Fatalf("a failed rebuild changed the index:\n%s", firstDiff(after, kept))
+	}
+	// A rebuild killed half-way leaves its files; the next grove index,
+	// holding the lock, removes them.
+	os.WriteFile(archive.RebuildPath(db), []byte("half"), 0o644)
+	os.WriteFile(archive.RebuildPath(db)+"-wal", []byte("half"), 0o644)
+	if _, err := a.Index(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{archive.RebuildPath(db), archive.RebuildPath(db) + "-wal"} {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Fatalf("%s is still there after grove index: %v", f, err)
+		}
+	}
 	// Interrupted: the old index stays as it was.
 	before := mustDump(t, a)
 	os.Remove(filepath.Join(root, "a.jsonl"))

@@ -5,6 +5,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"time"
 
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/jsonl"
@@ -17,14 +18,14 @@ type Change int
 const (
 	// Unchanged: same size, mtime, device and inode. Costs one stat.
 	Unchanged Change = iota
-	// Appended: the same file (device, inode) no shorter than its committed
-	// length, whose first and last committed bytes are still those the
-	// index saw. Read only from its committed length on, so a tail that has
-	// since become committed is picked up.
+	// Appended: the same file (device, inode), of another size but no
+	// shorter than its committed length, whose first and last committed
+	// bytes are still those the index saw. Read only from its committed
+	// length on, so a tail that has since become committed is picked up.
 	Appended
-	// Whole: new, rewritten, truncated, replaced, or not resumable (a pi
-	// version 1 file, a file whose dialect no line has decided yet). Read
-	// whole.
+	// Whole: new, rewritten (also in place at the same size), truncated,
+	// replaced, or not resumable (a pi version 1 file, a file whose dialect
+	// no line has decided yet). Read whole.
 	Whole
 )
 
@@ -136,14 +137,24 @@ func (a *Archive) refreshFile(ctx context.Context, b *index.Batch, path string, 
 	cf := &countingFile{f: f}
 	res := FileResult{Change: Whole}
 	if old != nil && !force && sameStat(old, st) {
-		// Racily clean: trust the stat only if the bytes agree too.
+		// Racily clean: trust the stat only if the bytes agree too. Once
+		// the file is old enough, say so, so that the next refresh costs a
+		// stat again.
 		head, tail, n, err := fingerprints(cf, old.CommittedLen)
 		if err == nil && head == old.HeadCRC && tail == old.TailCRC {
 			unchanged.BytesRead = n
+			if now := time.Now().UnixMilli(); now-st.MtimeNs/1e6 >= index.RacyWindowMs {
+				if err := b.Settle(ctx, old.SID, index.StatKey(st.Size, st.MtimeNs, st.Dev, st.Ino), now); err != nil {
+					return unchanged, err
+				}
+			}
 			return unchanged, nil
 		}
 	}
-	if old != nil && !force && old.Resumable && old.FileDev == st.Dev && old.FileIno == st.Ino && size >= old.CommittedLen {
+	// Grown (or its tail cut back, as grove repair does): read on from the
+	// committed length. The same size with a new mtime is an edit in place
+	// (or a touch): read whole.
+	if old != nil && !force && old.Resumable && old.FileDev == st.Dev && old.FileIno == st.Ino && size >= old.CommittedLen && size != old.FileSize {
 		head, tail, _, err := fingerprints(cf, old.CommittedLen)
 		if err != nil {
 			return FileResult{BytesRead: cf.n}, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err, Message: "read session file: " + errMsg(err)}

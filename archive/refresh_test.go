@@ -299,3 +299,58 @@ func TestIndex_AppendReadsOnlyTheTail(t *testing.T) {
 		t.Fatalf("bytes read after a ~1 KB append: %d for a file of 100 entries, %d for 5,000; want the same (but for the lines' lengths), ≤ 16 KiB", read[100], read[5000])
 	}
 }
+
+// An edit in place that keeps the file's size (same inode, new mtime) is
+// read whole: the fingerprints of the first and last bytes cannot see the
+// middle. And a file first read within the racy window is checked by its
+// bytes once more, then trusted by its stat again.
+func TestIndex_SameSizeEditAndRacyFiles(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.jsonl")
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}` + "\n")
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&b, `{"type":"message","id":"e%03d","parentId":%s,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"plain words %03d"}}`+"\n",
+			i, map[bool]string{true: "null", false: fmt.Sprintf(`"e%03d"`, i-1)}[i == 0], i)
+	}
+	os.WriteFile(path, []byte(b.String()), 0o644)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(path, old, old)
+	a := mustOpenArchive(t, filepath.Join(dir, "index.db"))
+	if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
+		t.Fatal(err)
+	}
+	// Same size, same inode: "words 150" becomes "zebra 150" in the middle.
+	data, _ := os.ReadFile(path)
+	i := strings.Index(string(data), "plain words 150")
+	f, _ := os.OpenFile(path, os.O_WRONLY, 0)
+	f.WriteAt([]byte("plain zebra"), int64(i))
+	f.Close()
+	later := old.Add(time.Minute)
+	os.Chtimes(path, later, later)
+	sum, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}})
+	if err != nil || sum.Indexed != 1 || sum.Appended != 0 {
+		t.Fatalf("refresh after a same-size edit = %+v, %v; want the file read whole", sum, err)
+	}
+	res, err := a.Search(ctx, archive.SearchOptions{Query: "zebra"})
+	if err != nil || len(res.Hits) != 1 {
+		t.Fatalf("search zebra after the edit: %d hits, %v; want 1", len(res.Hits), err)
+	}
+
+	// Racy: written 1.5 s before it is read, so its stat is not trusted.
+	racyAt := time.Now().Add(-1500 * time.Millisecond)
+	os.Chtimes(path, racyAt, racyAt)
+	if sum, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil || sum.Indexed != 1 {
+		t.Fatalf("refresh after a touch = %+v, %v; want the file read whole", sum, err)
+	}
+	time.Sleep(600 * time.Millisecond) // now the mtime is 2 s old
+	sum, err = a.Index(ctx, archive.IndexOptions{Roots: []string{dir}})
+	if err != nil || sum.Unchanged != 1 || sum.BytesRead == 0 {
+		t.Fatalf("refresh of a racily clean file = %+v, %v; want it unchanged, its fingerprints read", sum, err)
+	}
+	sum, err = a.Index(ctx, archive.IndexOptions{Roots: []string{dir}})
+	if err != nil || sum.Unchanged != 1 || sum.BytesRead != 0 {
+		t.Fatalf("the refresh after = %+v, %v; want unchanged by its stat alone, 0 bytes read", sum, err)
+	}
+}

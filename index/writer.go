@@ -52,6 +52,17 @@ func (b *Batch) Commit() error {
 // Rollback abandons the batch; after Commit it does nothing.
 func (b *Batch) Rollback() { b.tx.Rollback() }
 
+// Settle records that the file of session sid, whose stat was not
+// trusted (see RacyWindowMs), was found unchanged by its bytes at nowMs:
+// its stat key is statKey from now on.
+func (b *Batch) Settle(ctx context.Context, sid, statKey, nowMs int64) error {
+	if b.w != nil {
+		b.w.Rollback()
+	}
+	_, err := b.tx.ExecContext(ctx, "UPDATE sessions SET stat_key = ?, indexed_at_ms = ? WHERE sid = ?", statKey, nowMs, sid)
+	return err
+}
+
 // Remove deletes the session stored for path, if any.
 func (b *Batch) Remove(ctx context.Context, path string) error {
 	return deleteSession(ctx, b.tx, path)

@@ -34,6 +34,13 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
+// interruptedError is Ctrl-C with a message of the command's own (code
+// interrupted).
+type interruptedError struct{ msg string }
+
+func (e interruptedError) Error() string { return e.msg }
+func (e interruptedError) Unwrap() error { return context.Canceled }
+
 // silentFailure is a failure whose report is already on stdout (verify's
 // mismatches, recover --strict's report): exit 1 without an error line.
 type silentFailure struct{ what string }
@@ -279,6 +286,10 @@ func errorObject(err error) errorJSONObject {
 	case errors.Is(err, context.Canceled):
 		obj.Code = "interrupted"
 		obj.Message = "interrupted; every session file finished before stays indexed (each is one transaction)"
+		var ie interruptedError
+		if errors.As(err, &ie) {
+			obj.Message = ie.msg
+		}
 	}
 	return obj
 }

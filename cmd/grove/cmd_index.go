@@ -131,7 +131,11 @@ func reportIndex(g *env, a *archive.Archive, sum archive.IndexSummary) error {
 		for _, f := range sum.Failed {
 			fmt.Fprintf(g.stderr, "grove: %s: %s [%s]\n", f.Path, f.Message, f.Code)
 		}
-		fmt.Fprintf(g.stderr, "grove: %d could not be read; everything else was indexed\n", len(sum.Failed))
+		if sum.Indexed+sum.Unchanged == 0 {
+			fmt.Fprintf(g.stderr, "grove: %d could not be read; nothing was indexed\n", len(sum.Failed))
+		} else {
+			fmt.Fprintf(g.stderr, "grove: %d could not be read; everything else was indexed\n", len(sum.Failed))
+		}
 		return silentFailure{"some files could not be read"}
 	}
 	return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 
 	"github.com/urfave/cli/v2"
 
@@ -51,6 +52,9 @@ func runRebuild(ctx context.Context, g *env, opts indexOptions) error {
 		iopts.Progress = p.update
 	}
 	sum, err := a.Rebuild(ctx, iopts)
+	if errors.Is(err, context.Canceled) {
+		return interruptedError{"interrupted; the index was not replaced and is as it was before the rebuild"}
+	}
 	if err != nil {
 		return err
 	}

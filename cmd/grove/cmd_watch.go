@@ -108,6 +108,10 @@ func runWatch(ctx context.Context, g *env, opts watchOptions) error {
 	if stop, err := pass("start", archive.IndexOptions{Roots: roots}); stop || err != nil {
 		return out.stopped(err)
 	}
+	// Like grove index, so that grove rebuild reads what the watch reads.
+	if err := a.Remember(ctx, archive.IndexOptions{Roots: roots}); err != nil {
+		return out.stopped(err)
+	}
 	for b := range w.Batches() {
 		for _, e := range b.Errors {
 			fmt.Fprintf(g.stderr, "grove: %s\n", oneLine(e.Error()))
