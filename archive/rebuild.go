@@ -132,7 +132,7 @@ func (a *Archive) Rebuild(ctx context.Context, opts IndexOptions) (IndexSummary,
 // rebuild: the file, its SQLite sidecars and its lock file. Only grove
 // makes files by that name.
 func removeIndexFiles(path string) error {
-	for _, s := range []string{"", "-wal", "-shm", "-journal", ".lock"} {
+	for _, s := range append(append([]string{""}, sidecars...), ".lock") {
 		if err := os.Remove(path + s); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return &jsonl.Error{Code: jsonl.CodeIO, Path: path + s, Offset: -1, Err: err,
 				Message: "cannot remove what an interrupted rebuild left: " + errMsg(err)}

@@ -45,10 +45,8 @@ func fingerprints(r io.ReaderAt, committed int64) (head, tail uint32, n int64, e
 	if committed <= w {
 		return head, head, w, nil
 	}
-	if _, err := r.ReadAt(buf, committed-w); err != nil && err != io.EOF {
-		return 0, 0, w, err
-	}
-	return head, crc32.ChecksumIEEE(buf), 2 * w, nil
+	tail, err = tailFingerprint(r, committed)
+	return head, tail, 2 * w, err
 }
 
 // tailFingerprint is the tail half of fingerprints.
