@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"os"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -41,6 +44,12 @@ func runRebuild(ctx context.Context, g *env, opts indexOptions) error {
 		if opts.roots, opts.files, err = a.Sources(ctx); err != nil {
 			return a.DB().Classify(err)
 		}
+		// A single file indexed once and deleted since is no reason to
+		// refuse; a root that is gone is (a disk not mounted?).
+		opts.files = slices.DeleteFunc(opts.files, func(f string) bool {
+			_, err := os.Stat(f)
+			return errors.Is(err, fs.ErrNotExist)
+		})
 		if len(opts.roots) == 0 && len(opts.files) == 0 {
 			opts.roots = defaultRoots()
 		}
