@@ -42,27 +42,34 @@ func (d *DB) selectCached(ctx context.Context, dest any, q string, args ...any) 
 }
 
 // stmt returns q prepared once for this DB: parsing a search query costs
-// more than running it.
+// more than running it. Filters make many query shapes, so this cache is
+// emptied past 64 statements.
 func (d *DB) stmt(ctx context.Context, q string) (*sqlx.Stmt, error) {
+	return d.cachedStmt(ctx, &d.stmts, q, 64)
+}
+
+// cachedStmt returns q from *cache, preparing and adding it if missing;
+// past limit statements (0: no limit) the cache is emptied first.
+func (d *DB) cachedStmt(ctx context.Context, cache *map[string]*sqlx.Stmt, q string, limit int) (*sqlx.Stmt, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if st, ok := d.stmts[q]; ok {
+	if st, ok := (*cache)[q]; ok {
 		return st, nil
 	}
 	st, err := d.db.PreparexContext(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	if d.stmts == nil {
-		d.stmts = map[string]*sqlx.Stmt{}
+	if *cache == nil {
+		*cache = map[string]*sqlx.Stmt{}
 	}
-	if len(d.stmts) > 64 { // filters make many shapes; keep the cache small
-		for k, old := range d.stmts {
+	if limit > 0 && len(*cache) > limit {
+		for k, old := range *cache {
 			old.Close()
-			delete(d.stmts, k)
+			delete(*cache, k)
 		}
 	}
-	d.stmts[q] = st
+	(*cache)[q] = st
 	return st, nil
 }
 

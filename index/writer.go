@@ -166,26 +166,21 @@ func (b *Batch) Append(ctx context.Context, sid int64) (*SessionWriter, error) {
 
 // BeginReplace is Replace in a batch of its own, committed by Commit.
 func (d *DB) BeginReplace(ctx context.Context, s *Session) (*SessionWriter, error) {
-	b, err := d.BeginBatch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	w, err := b.Replace(ctx, s)
-	if err != nil {
-		b.Rollback()
-		return nil, err
-	}
-	w.own = true
-	return w, nil
+	return d.alone(ctx, func(b *Batch) (*SessionWriter, error) { return b.Replace(ctx, s) })
 }
 
 // BeginAppend is Append in a batch of its own, committed by Commit.
 func (d *DB) BeginAppend(ctx context.Context, sid int64) (*SessionWriter, error) {
+	return d.alone(ctx, func(b *Batch) (*SessionWriter, error) { return b.Append(ctx, sid) })
+}
+
+// alone begins a batch for the one writer begin makes.
+func (d *DB) alone(ctx context.Context, begin func(*Batch) (*SessionWriter, error)) (*SessionWriter, error) {
 	b, err := d.BeginBatch(ctx)
 	if err != nil {
 		return nil, err
 	}
-	w, err := b.Append(ctx, sid)
+	w, err := begin(b)
 	if err != nil {
 		b.Rollback()
 		return nil, err

@@ -32,20 +32,7 @@ func (d *DB) beginWrite(ctx context.Context) (*wtx, error) {
 // writeStmt returns q prepared on d; unlike stmt's cache, this one is
 // never emptied: write statements are few and fixed.
 func (d *DB) writeStmt(ctx context.Context, q string) (*sqlx.Stmt, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if st, ok := d.wstmts[q]; ok {
-		return st, nil
-	}
-	st, err := d.db.PreparexContext(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	if d.wstmts == nil {
-		d.wstmts = map[string]*sqlx.Stmt{}
-	}
-	d.wstmts[q] = st
-	return st, nil
+	return d.cachedStmt(ctx, &d.wstmts, q, 0)
 }
 
 func (t *wtx) prep(ctx context.Context, q string) (*sqlx.Stmt, error) {
