@@ -27,7 +27,7 @@ func indexCommand(g *env) *cli.Command {
 		Description: "Roots default to $GROVE_ROOT (colon-separated), else ~/.pi/agent/sessions.\n" +
 			"Every *.jsonl file below a root is indexed; FILE arguments are indexed whatever their name.",
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "root", Usage: "a directory of session files (repeatable)"},
+			rootFlag(),
 			&cli.BoolFlag{Name: "force", Usage: "read every file again, even those that look unchanged"},
 		},
 		Action: func(c *cli.Context) error {
@@ -41,6 +41,11 @@ func indexCommand(g *env) *cli.Command {
 			return runIndex(c.Context, g, opts)
 		},
 	}
+}
+
+// rootFlag is --root, for the commands that read session directories.
+func rootFlag() cli.Flag {
+	return &cli.StringSliceFlag{Name: "root", Usage: "a directory of session files (repeatable)"}
 }
 
 // defaultRoots is SPEC §8's default: $GROVE_ROOT, else ~/.pi/agent/sessions.
@@ -83,11 +88,7 @@ func runIndex(ctx context.Context, g *env, opts indexOptions) error {
 		}
 	}()
 	iopts := archive.IndexOptions{Roots: opts.roots, Files: opts.files, Force: opts.force, Busy: g.busy}
-	if stderrIsTerminal(g) {
-		p := newProgressReporter(g.stderr)
-		defer p.finish()
-		iopts.Progress = p.update
-	}
+	defer showProgress(g, &iopts)()
 	sum, err := a.Index(ctx, iopts)
 	if damaged := a.DB().Classify(err); jsonl.CodeOf(damaged) == jsonl.CodeDamagedIndex {
 		// A damaged page deeper than Open looks: start again on a new index.

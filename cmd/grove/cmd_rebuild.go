@@ -20,10 +20,11 @@ func rebuildCommand(g *env) *cli.Command {
 		Description: "Reads every session file again into a new index beside the old one (<index>.rebuild),\n" +
 			"then swaps it in in one transaction: searches running meanwhile see the old index or the new one.\n" +
 			"Interrupted, the old index is left as it was. Without --root or FILE it reads what `grove index`\n" +
-			"was asked to read into this index, else $GROVE_ROOT or ~/.pi/agent/sessions.\n" +
+			"and `grove watch` were asked to read into this index, else $GROVE_ROOT or ~/.pi/agent/sessions.\n" +
+			"If any of it cannot be read, or no session file is found, the old index is kept (exit 1).\n" +
 			"A damaged index is set aside as <index>.damaged-<time> first, never deleted.",
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "root", Usage: "a directory of session files (repeatable)"},
+			rootFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if err := flagsBeforeArgs(c); err != nil {
@@ -55,11 +56,7 @@ func runRebuild(ctx context.Context, g *env, opts indexOptions) error {
 		}
 	}
 	iopts := archive.IndexOptions{Roots: opts.roots, Files: opts.files, Busy: g.busy}
-	if stderrIsTerminal(g) {
-		p := newProgressReporter(g.stderr)
-		defer p.finish()
-		iopts.Progress = p.update
-	}
+	defer showProgress(g, &iopts)()
 	sum, err := a.Rebuild(ctx, iopts)
 	if errors.Is(err, context.Canceled) {
 		return interruptedError{"interrupted; the index was not replaced and is as it was before the rebuild"}

@@ -39,7 +39,7 @@ func watchCommand(g *env) *cli.Command {
 			"--json, in \"failed\"), and the watch goes on; the index itself failing ends it (exit 1).\n" +
 			"Ctrl-C or SIGTERM stops it (the file being indexed is finished or left as it was): exit 0.",
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "root", Usage: "a directory of session files (repeatable)"},
+			rootFlag(),
 			&cli.DurationFlag{Name: "debounce", Value: watch.DefaultQuiet, Usage: "index a batch of changes once none came for this long"},
 			&cli.DurationFlag{Name: "rescan", Value: watch.DefaultRescan, Usage: "index everything again this often, to catch missed changes"},
 		},

@@ -64,3 +64,14 @@ func (r *progressReporter) finish() {
 		r.bar.Finish()
 	}
 }
+
+// showProgress sets opts.Progress to a bar on g's stderr when it is a
+// terminal, and returns what clears the bar at the end (defer it).
+func showProgress(g *env, opts *archive.IndexOptions) (finish func()) {
+	if !stderrIsTerminal(g) {
+		return func() {}
+	}
+	p := newProgressReporter(g.stderr)
+	opts.Progress = p.update
+	return p.finish
+}
