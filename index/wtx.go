@@ -48,6 +48,8 @@ func (t *wtx) prep(ctx context.Context, q string) (*sqlx.Stmt, error) {
 	return st, nil
 }
 
+// ExecContext, GetContext, SelectContext and NamedExecContext are sqlx's,
+// through statements prepared once (prep).
 func (t *wtx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	st, err := t.prep(ctx, q)
 	if err != nil {
