@@ -148,8 +148,9 @@ func FindSessionFiles(root string) (files []string, skipped []Failure, err error
 }
 
 // Index brings the index up to date with the session files of opts (SPEC
-// §6, issue 5), one transaction per file, holding the index's lock (see
-// Lock) throughout. A file whose size, mtime, device and inode match the
+// §6, issue 5), each file under its own savepoint, small files sharing a
+// transaction (index.Batch), holding the index's lock (see Lock)
+// throughout. On Ctrl-C the files finished so far are committed. A file whose size, mtime, device and inode match the
 // index costs one stat; one that grew by appending is read from its
 // committed length; any other change reads it whole. Sessions whose files
 // under one of the roots, or named in Files, are gone leave the index. A
