@@ -161,27 +161,84 @@ func (a *Archive) Messages(ctx context.Context, session, leaf string) (*PathResu
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := os.Open(p.Session.Path)
+	path, err := readPath(p, func(e index.Entry) bool { return e.Type == "message" })
 	if err != nil {
-		return nil, nil, &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: p.Session.Path, Offset: -1, Err: err, Message: "cannot read the session file: " + errMsg(err)}
+		return nil, nil, err
 	}
-	defer f.Close()
 	msgs := []json.RawMessage{}
-	for _, e := range p.Entries {
+	for _, e := range path {
 		if e.Type != "message" {
 			continue
 		}
-		raw, err := ReadLine(f, p.Session.Path, e)
-		if err != nil {
-			return nil, nil, err
-		}
-		m := jsonl.Field(raw, "message")
+		m := jsonl.Field(e.Raw, "message")
 		if m == nil {
 			return nil, nil, &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: p.Session.Path, Line: e.Line, Offset: e.Offset, Message: "the line no longer holds a message"}
 		}
 		msgs = append(msgs, m)
 	}
 	return p, msgs, nil
+}
+
+// Context answers `grove context` (SPEC §4.1): the path by CTE, the lines
+// BuildContext needs read back by offset and checked against their CRC-32,
+// then BuildContext. Errors: those of Path, and stale_index when a line
+// cannot be read back or no longer is what the index saw.
+func (a *Archive) Context(ctx context.Context, session, leaf string) (*PathResult, *ModelContext, error) {
+	p, err := a.Path(ctx, session, leaf)
+	if err != nil {
+		return nil, nil, err
+	}
+	path, err := readPath(p, func(e index.Entry) bool { return contextTypes[e.Type] })
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := BuildContext(path)
+	if err != nil {
+		var je *jsonl.Error
+		if errors.As(err, &je) {
+			je.Path = p.Session.Path
+		}
+		return nil, nil, err
+	}
+	return p, c, nil
+}
+
+// readPath turns the index's path into entries as the reader gives them,
+// reading back (by offset, checked against the stored CRC-32) the lines of
+// the entries need picks; the others keep a nil Raw.
+func readPath(p *PathResult, need func(index.Entry) bool) ([]jsonl.Entry, error) {
+	f, err := os.Open(p.Session.Path)
+	if err != nil {
+		return nil, &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: p.Session.Path, Offset: -1, Err: err, Message: "cannot read the session file: " + errMsg(err)}
+	}
+	defer f.Close()
+	out := make([]jsonl.Entry, len(p.Entries))
+	for i, e := range p.Entries {
+		out[i] = jsonlEntry(e)
+		if need(e) {
+			if out[i].Raw, err = ReadLine(f, p.Session.Path, e); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// jsonlEntry is an index row as the reader's Entry, without Raw.
+func jsonlEntry(e index.Entry) jsonl.Entry {
+	j := jsonl.Entry{ID: e.EntryID, Type: e.Type, Role: deref(e.Role), Line: e.Line, Offset: e.Offset, Length: e.Length,
+		FirstKept: deref(e.FirstKept), Root: e.ParentID == nil, ParentID: deref(e.ParentID)}
+	if e.TsMs != nil {
+		j.Timestamp, j.HasTime = *e.TsMs, true
+	}
+	return j
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // ReadLine reads the committed line of e from f by byte offset and checks it

@@ -197,6 +197,10 @@ func (r *sessionReader) entry(ctx context.Context, e jsonl.Entry) error {
 		t := e.Timestamp
 		row.TsMs = &t
 	}
+	if e.Type == "compaction" && e.FirstKept != "" {
+		k := e.FirstKept
+		row.FirstKept = &k
+	}
 	start := len(r.arena)
 	r.arena = jsonl.AppendSearchText(r.arena, e.Raw)
 	if len(r.arena) > start {

@@ -56,6 +56,10 @@ type Entry struct {
 	Offset   int64   `db:"offset"`
 	Length   int     `db:"length"`
 	CRC      uint32  `db:"crc"`
+	// FirstKept is a compaction's firstKeptEntryId as the reader resolved
+	// it (pi version 1: from firstKeptEntryIndex, SPEC §3.2); nil for other
+	// entries and for a compaction that keeps none.
+	FirstKept *string `db:"first_kept"`
 	// Active is set when the entry is on the path from the root to the
 	// session's active leaf (`grove search --branch active`).
 	Active bool `db:"active"`

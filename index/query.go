@@ -98,7 +98,7 @@ func (d *DB) Workspaces(ctx context.Context) ([]Workspace, error) {
 	return out, nil
 }
 
-const entryCols = "e.seq, e.entry_id, e.parent_id, e.type, e.role, e.ts_ms, e.line, e.offset, e.length, e.crc"
+const entryCols = "e.seq, e.entry_id, e.parent_id, e.type, e.role, e.ts_ms, e.line, e.offset, e.length, e.crc, e.first_kept"
 
 // Leaf is a leaf entry with its depth: the length of its path, or nil when
 // its path is broken (missing parent, cycle, duplicate ids).
@@ -192,14 +192,14 @@ func (d *DB) Branches(ctx context.Context, sid int64) ([]Branch, error) {
 // outer loop and the walk's queue in the inner one, which makes a
 // 12,000-deep path take minutes instead of milliseconds.
 const pathQuery = `WITH RECURSIVE
-	walk(depth, seq, entry_id, parent_id, type, role, ts_ms, line, offset, length, crc) AS (
+	walk(depth, seq, entry_id, parent_id, type, role, ts_ms, line, offset, length, crc, first_kept) AS (
 		SELECT 0, ` + entryCols + ` FROM entries e INDEXED BY entries_by_id WHERE e.sid = ?1 AND e.entry_id = ?2
 		UNION ALL
-		SELECT w.depth + 1, p.seq, p.entry_id, p.parent_id, p.type, p.role, p.ts_ms, p.line, p.offset, p.length, p.crc
+		SELECT w.depth + 1, p.seq, p.entry_id, p.parent_id, p.type, p.role, p.ts_ms, p.line, p.offset, p.length, p.crc, p.first_kept
 		FROM walk w CROSS JOIN entries p INDEXED BY entries_by_id ON p.sid = ?1 AND p.entry_id = w.parent_id
 		WHERE w.depth < ?3
 	)
-	SELECT depth, seq, entry_id, parent_id, type, role, ts_ms, line, offset, length, crc
+	SELECT depth, seq, entry_id, parent_id, type, role, ts_ms, line, offset, length, crc, first_kept
 	FROM walk ORDER BY depth`
 
 // PathStep is one row of the path walk: an entry and its distance from the

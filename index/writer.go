@@ -229,10 +229,10 @@ func (w *SessionWriter) AddEntries(ctx context.Context, entries []Entry) error {
 		e.Doc = DocNumber(ts, k+int64(i))
 	}
 	sid := s.SID
-	if err := insertRows(ctx, w.tx, "entries", []string{"sid", "seq", "entry_id", "parent_id", "type", "role", "ts_ms", "line", "offset", "length", "crc", "doc", "active"}, len(entries),
+	if err := insertRows(ctx, w.tx, "entries", []string{"sid", "seq", "entry_id", "parent_id", "type", "role", "ts_ms", "line", "offset", "length", "crc", "doc", "active", "first_kept"}, len(entries),
 		func(i int) []any {
 			e := &entries[i]
-			return []any{sid, e.Seq, e.EntryID, e.ParentID, e.Type, e.Role, e.TsMs, e.Line, e.Offset, e.Length, e.CRC, e.Doc, false}
+			return []any{sid, e.Seq, e.EntryID, e.ParentID, e.Type, e.Role, e.TsMs, e.Line, e.Offset, e.Length, e.CRC, e.Doc, false, e.FirstKept}
 		}); err != nil {
 		return fmt.Errorf("index %s: insert entries: %w", s.Path, err)
 	}
