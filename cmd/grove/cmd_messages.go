@@ -46,14 +46,15 @@ func runMessages(ctx context.Context, g *env, session, leaf string) error {
 		if i > 0 {
 			fmt.Fprintln(g.stdout)
 		}
-		writeMessage(g, m)
+		writeMessage(g, m, "")
 	}
 	return nil
 }
 
-// writeMessage renders one message for people: its role, then its text,
-// tool calls with their arguments, and tool results.
-func writeMessage(g *env, raw json.RawMessage) {
+// writeMessage renders one message for people: its role (and the id of the
+// entry it came from, when given), then its text, tool calls with their
+// arguments, tool results, bash runs and summaries.
+func writeMessage(g *env, raw json.RawMessage, entryID string) {
 	var m map[string]any
 	if json.Unmarshal(raw, &m) != nil {
 		fmt.Fprintln(g.stdout, string(raw))
@@ -61,11 +62,20 @@ func writeMessage(g *env, raw json.RawMessage) {
 	}
 	role, _ := m["role"].(string)
 	head := "── " + role
+	if role == "custom" || role == "hookMessage" {
+		head += fmt.Sprintf(" %v", m["customType"])
+		if m["display"] == false {
+			head += " (not displayed in pi)"
+		}
+	}
 	if role == "toolResult" {
 		head += fmt.Sprintf(" %v (%v)", m["toolName"], m["toolCallId"])
 		if m["isError"] == true {
 			head += " ERROR"
 		}
+	}
+	if entryID != "" {
+		head += "  [entry " + entryID + "]"
 	}
 	fmt.Fprintln(g.stdout, head)
 	switch c := m["content"].(type) {
@@ -87,9 +97,12 @@ func writeMessage(g *env, raw json.RawMessage) {
 			}
 		}
 	default:
-		if role == "bashExecution" {
+		switch summary, _ := m["summary"].(string); {
+		case role == "bashExecution":
 			fmt.Fprintf(g.stdout, "$ %v\n%v\n", m["command"], m["output"])
-		} else {
+		case role == "compactionSummary" || role == "branchSummary":
+			fmt.Fprintln(g.stdout, summary)
+		default:
 			fmt.Fprintln(g.stdout, archive.Preview(raw, 200))
 		}
 	}

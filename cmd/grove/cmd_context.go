@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grove-sessions/grove/archive"
+)
+
+func contextCommand(g *env) *cli.Command {
+	return &cli.Command{
+		Name:      "context",
+		Usage:     "the context a model receives at LEAF: pi's rules for compaction, branch summaries and custom messages (SPEC §4.1)",
+		ArgsUsage: "SESSION [LEAF]",
+		Description: `Walks the path to LEAF (default: the active leaf) and builds what pi sends to
+the model there: after the last compaction on the path, its summary, then the
+entries from its firstKeptEntryId on; branch summaries and custom messages
+as messages; the thinking level and model in force at LEAF. keptEntryIds
+names the entry each message came from.
+
+With --llm, messages are shown as the model receives them: bash runs, custom
+messages and summaries become user messages with pi's wrapper texts, and a
+bash run started with !! (excludeFromContext) is left out.`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "llm", Usage: "messages as the model receives them (pi's convertToLlm)"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := needArgs(c, 1, 2); err != nil {
+				return err
+			}
+			return runContext(c.Context, g, c.Args().Get(0), c.Args().Get(1), c.Bool("llm"))
+		},
+	}
+}
+
+func runContext(ctx context.Context, g *env, session, leaf string, llm bool) error {
+	a, err := g.openExisting(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	p, mc, err := a.Context(ctx, session, leaf)
+	if err != nil {
+		return err
+	}
+	if llm {
+		mc = mc.ForLLM()
+	}
+	if g.json {
+		return writeJSON(g.stdout, struct {
+			Session       string            `json:"session"`
+			Leaf          string            `json:"leaf"`
+			Messages      []json.RawMessage `json:"messages"`
+			KeptEntryIDs  []string          `json:"keptEntryIds"`
+			ThinkingLevel json.RawMessage   `json:"thinkingLevel"`
+			Model         *archive.Model    `json:"model"`
+		}{p.Session.SessionID, p.Leaf, mc.Messages, mc.KeptEntryIDs, mc.ThinkingLevel, mc.Model})
+	}
+	model := "none"
+	if mc.Model != nil {
+		model = jsonScalar(mc.Model.Provider) + "/" + jsonScalar(mc.Model.ModelID)
+	}
+	as := ""
+	if llm {
+		as = " (as the model receives it)"
+	}
+	fmt.Fprintf(g.stdout, "context of %s at %s%s: %d messages from %d entries on the path; thinking level %s; model %s\n",
+		p.Session.SessionID, p.Leaf, as, len(mc.Messages), len(p.Entries), jsonScalar(mc.ThinkingLevel), model)
+	for i, m := range mc.Messages {
+		fmt.Fprintln(g.stdout)
+		writeMessage(g, m, mc.KeptEntryIDs[i])
+	}
+	return nil
+}
+
+// jsonScalar renders a JSON value for people: a string without quotes,
+// anything else as its JSON text, a missing value as "-".
+func jsonScalar(v json.RawMessage) string {
+	var s string
+	if len(v) == 0 {
+		return "-"
+	}
+	if json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	return string(v)
+}
