@@ -52,7 +52,7 @@ func TestIndex_RootsSymlinksAndRemoval(t *testing.T) {
 		t.Fatalf("sessions = %d, want 2", len(sessions))
 	}
 	leaves, _ := a.Leaves(ctx, archive.Filter{Session: "5b7e2c14"})
-	last := leaves[len(leaves)-1]
+	last := leaves[0] // newest activity first
 	if last.Leaf.EntryID != "zz000001" || !last.Active || last.Label != "" {
 		t.Fatalf("last leaf = %s active %v label %q, want the appended label entry, active", last.Leaf.EntryID, last.Active, last.Label)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -13,7 +12,7 @@ import (
 func branchesCommand(g *env) *cli.Command {
 	return &cli.Command{
 		Name:  "branches",
-		Usage: "list branch points (entries two or more entries name as parent)",
+		Usage: "list branch points (entries two or more entries name as parent) with their child branches and the leaves each holds",
 		Flags: filterFlags,
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 0, 0); err != nil {
@@ -22,6 +21,14 @@ func branchesCommand(g *env) *cli.Command {
 			return runBranches(c.Context, g, filterOf(c))
 		},
 	}
+}
+
+// childBranchJSON is one child of a branch point: beyond SPEC §8's shape,
+// which lists only the child ids.
+type childBranchJSON struct {
+	ID      string `json:"id"`
+	Leaves  int    `json:"leaves"`
+	Preview string `json:"preview"`
 }
 
 func runBranches(ctx context.Context, g *env, f archive.Filter) error {
@@ -35,22 +42,60 @@ func runBranches(ctx context.Context, g *env, f archive.Filter) error {
 		return err
 	}
 	type branchJSON struct {
-		Session  string   `json:"session"`
-		ID       string   `json:"id"`
-		Children []string `json:"children"`
-		Leaves   int      `json:"leaves"`
+		Session     string            `json:"session"`
+		ID          string            `json:"id"`
+		Children    []string          `json:"children"`
+		Leaves      int               `json:"leaves"`
+		Label       any               `json:"label"`
+		Preview     string            `json:"preview"`
+		ChildBranch []childBranchJSON `json:"child_branches"`
+		Stale       bool              `json:"stale,omitempty"`
 	}
 	out := []branchJSON{}
 	for _, b := range bs {
-		out = append(out, branchJSON{b.Session.SessionID, b.EntryID, b.Children, b.Leaves})
+		j := branchJSON{Session: b.Session.SessionID, ID: b.EntryID, Children: b.Children, Leaves: b.Leaves,
+			Preview: b.Preview, Stale: b.Stale}
+		if b.Label != "" {
+			j.Label = b.Label
+		}
+		for k, c := range b.Children {
+			j.ChildBranch = append(j.ChildBranch, childBranchJSON{ID: c, Leaves: b.ChildLeaves[k], Preview: b.ChildPreviews[k]})
+		}
+		out = append(out, j)
 	}
 	if g.json {
 		return writeJSON(g.stdout, map[string]any{"branches": out})
 	}
-	tw := table(g.stdout)
-	fmt.Fprintln(tw, "SESSION\tBRANCH POINT\tLEAVES\tCHILDREN")
-	for _, b := range bs {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", b.Session.SessionID, b.EntryID, b.Leaves, strings.Join(b.Children, ", "))
+	if len(bs) == 0 {
+		fmt.Fprintln(g.stderr, "no branch points: every session picked is one linear path")
+		return nil
 	}
-	return tw.Flush()
+	ids := make([]string, len(bs))
+	for i, b := range bs {
+		ids[i] = b.Session.SessionID
+	}
+	sid := shortIDs(ids)
+	tw := table(g.stdout)
+	fmt.Fprintln(tw, "SESSION\tNAME\tBRANCH POINT\tLEAVES\tLABEL\tPREVIEW")
+	for _, b := range bs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", sid[b.Session.SessionID], orDash(clipName(b.Session.Name)), b.EntryID, b.Leaves, orDash(b.Label), b.Preview)
+		for k, c := range b.Children {
+			branch := "├── "
+			if k == len(b.Children)-1 {
+				branch = "└── "
+			}
+			fmt.Fprintf(tw, "\t\t%s%s\t%d\t\t%s\n", branch, c, b.ChildLeaves[k], b.ChildPreviews[k])
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	warned := map[string]bool{}
+	for _, b := range bs {
+		if b.Stale && !warned[b.Session.Path] {
+			warned[b.Session.Path] = true
+			fmt.Fprintf(g.stderr, "grove: %s changed since it was indexed; its branch points are shown without previews (run `grove index`)\n", b.Session.Path)
+		}
+	}
+	return nil
 }

@@ -31,7 +31,7 @@ func workspaceArg(w string) string {
 func leavesCommand(g *env) *cli.Command {
 	return &cli.Command{
 		Name:  "leaves",
-		Usage: "list leaves (entries no entry names as parent) with depth, preview and label",
+		Usage: "list leaves (entries no entry names as parent), newest activity first, with depth, label and the last user message on each path",
 		Flags: filterFlags,
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 0, 0); err != nil {
@@ -52,6 +52,7 @@ type leafJSON struct {
 	Active    bool   `json:"active"`
 	Preview   string `json:"preview"`
 	Label     any    `json:"label"`
+	Name      string `json:"session_name"` // the session's pi name, "" if none
 	Stale     bool   `json:"stale,omitempty"` // the file changed since it was indexed: no preview, run grove index
 }
 
@@ -68,7 +69,7 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 	out := []leafJSON{}
 	for _, l := range leaves {
 		j := leafJSON{Session: l.Session.SessionID, ID: l.Leaf.EntryID, Type: l.Leaf.Type, Depth: l.Leaf.Depth,
-			Timestamp: rfc3339(l.Leaf.TsMs), Active: l.Active, Preview: l.Preview, Stale: l.Stale}
+			Timestamp: rfc3339(l.Leaf.TsMs), Active: l.Active, Preview: l.Preview, Name: l.Session.Name, Stale: l.Stale}
 		if l.Leaf.Role != nil {
 			j.Role = *l.Leaf.Role
 		}
@@ -80,8 +81,13 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 	if g.json {
 		return writeJSON(g.stdout, map[string]any{"leaves": out})
 	}
+	ids := make([]string, len(leaves))
+	for i, l := range leaves {
+		ids[i] = l.Session.SessionID
+	}
+	sid := shortIDs(ids)
 	tw := table(g.stdout)
-	fmt.Fprintln(tw, "SESSION\tLEAF\tTYPE\tDEPTH\tTIME (UTC)\tLABEL\tPREVIEW")
+	fmt.Fprintln(tw, "TIME (UTC)\tSESSION\tNAME\tLEAF\tTYPE\tDEPTH\tLABEL\tLAST USER MESSAGE")
 	for _, l := range leaves {
 		id := l.Leaf.EntryID
 		if l.Active {
@@ -89,19 +95,20 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 		}
 		typ := l.Leaf.Type
 		if l.Leaf.Role != nil {
-			typ += "/" + *l.Leaf.Role
+			typ = *l.Leaf.Role
 		}
 		depth := "broken"
 		if l.Leaf.Depth != nil {
 			depth = fmt.Sprint(*l.Leaf.Depth)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.Session.SessionID, id, typ, depth, short(l.Leaf.TsMs), orDash(l.Label), l.Preview)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(l.Leaf.TsMs), sid[l.Session.SessionID], orDash(clipName(l.Session.Name)),
+			id, typ, depth, orDash(l.Label), l.Preview)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	if len(leaves) > 0 {
-		fmt.Fprintln(g.stdout, "(* = active leaf: the last entry of its file)")
+		fmt.Fprintln(g.stdout, "(* = active leaf: the last entry of its file; TYPE is the role of a message)")
 	}
 	warned := map[string]bool{}
 	for _, l := range leaves {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"slices"
 	"text/tabwriter"
 	"time"
 )
@@ -39,4 +40,48 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// shortIDs gives each session id the shortest prefix of at least 8
+// characters (the whole id when it has at most 16) that no other id of ids
+// starts with: enough to tell the rows apart and, usually, to name the
+// session on the command line (SPEC §3.3 takes unique prefixes). Sorted,
+// an id needs one character more than it shares with either neighbour.
+func shortIDs(ids []string) map[string]string {
+	u := slices.Compact(slices.Sorted(slices.Values(ids)))
+	out := make(map[string]string, len(u))
+	for i, id := range u {
+		need := 0
+		if i > 0 {
+			need = commonPrefix(u[i-1], id)
+		}
+		if i+1 < len(u) {
+			need = max(need, commonPrefix(u[i+1], id))
+		}
+		r := []rune(id)
+		if len(r) <= 16 {
+			need = len(r)
+		}
+		out[id] = string(r[:min(len(r), max(8, need+1))])
+	}
+	return out
+}
+
+// commonPrefix is the number of runes a and b share at their start.
+func commonPrefix(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	n := 0
+	for n < len(ra) && n < len(rb) && ra[n] == rb[n] {
+		n++
+	}
+	return n
+}
+
+// clipName cuts a session name for a table column.
+func clipName(s string) string {
+	r := []rune(s)
+	if len(r) <= 28 {
+		return s
+	}
+	return string(r[:27]) + "…"
 }
