@@ -52,7 +52,7 @@ type leafJSON struct {
 	Active    bool   `json:"active"`
 	Preview   string `json:"preview"`
 	Label     any    `json:"label"`
-	Name      string `json:"session_name"` // the session's pi name, "" if none
+	Name      string `json:"session_name"`    // the session's pi name, "" if none
 	Stale     bool   `json:"stale,omitempty"` // the file changed since it was indexed: no preview, run grove index
 }
 
