@@ -1,0 +1,205 @@
+package archive
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/jsonl"
+)
+
+// ExportPath answers the first half of `grove export`: the path to leaf
+// (the active leaf when ""), by CTE, with every entry's committed line read
+// back by offset and checked against its CRC-32, and the session's labels
+// by target id. Errors: those of Path, and stale_index.
+func (a *Archive) ExportPath(ctx context.Context, session, leaf string) (*PathResult, []jsonl.Entry, map[string]string, error) {
+	p, err := a.Path(ctx, session, leaf)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	path, err := readPath(p, func(index.Entry) bool { return true })
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	labels, err := a.db.Labels(ctx, p.Session.SID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return p, path, labels, nil
+}
+
+// ForkLines is a new pi version 3 session holding path (root first, with
+// Raw): the lines of its file, without their LFs. The header is
+// {"type":"session","version":3,"id":id,"timestamp":now,"cwd":workspace,
+// "parentSession":src.Path}, in the key order pi writes.
+//
+// Entries of a version 3 file are copied byte for byte. Older entries are
+// migrated as pi migrates a file it opens, since a version 3 reader would
+// misread them otherwise: a version 1 entry gets "id" and "parentId" (its
+// grove id L<line> and its parent's, SPEC §3.2) and a compaction's
+// firstKeptEntryIndex becomes firstKeptEntryId; a version 2 message of role
+// "hookMessage" gets role "custom". Every other member keeps its bytes and
+// its place. Plain-dialect sessions are not pi sessions: an error.
+func ForkLines(src *index.Session, path []jsonl.Entry, id string, now time.Time) ([][]byte, error) {
+	if src.Dialect != string(jsonl.Pi) {
+		return nil, fmt.Errorf("export --format jsonl: %s is a plain-dialect session; only pi sessions can be exported as a pi session file", src.Path)
+	}
+	header := marshalOrdered("type", json.RawMessage(`"session"`), "version", json.RawMessage("3"), "id", jsonText(id),
+		"timestamp", jsonText(now.UTC().Format("2006-01-02T15:04:05.000Z")), "cwd", jsonText(src.Workspace),
+		"parentSession", jsonText(src.Path))
+	lines := [][]byte{header}
+	for i, e := range path {
+		line := e.Raw
+		switch {
+		case src.Version <= 1:
+			parent := json.RawMessage("null")
+			if i > 0 {
+				parent = jsonText(path[i-1].ID)
+			}
+			line = migrateV1(e, parent)
+		case src.Version == 2 && e.Type == "message" && e.Role == "hookMessage":
+			line = editMember(e.Raw, "message", func(m json.RawMessage) json.RawMessage {
+				return editMember(m, "role", func(json.RawMessage) json.RawMessage { return json.RawMessage(`"custom"`) })
+			})
+		}
+		if line == nil {
+			return nil, &jsonl.Error{Code: jsonl.CodeBadLine, Path: src.Path, Line: e.Line, Offset: e.Offset,
+				Message: "the line is not a JSON object and cannot be migrated"}
+		}
+		lines = append(lines, line)
+	}
+	return lines, nil
+}
+
+// migrateV1 is pi's version 1 → 2 migration of one entry: "id" and
+// "parentId" appended, a compaction's firstKeptEntryIndex replaced by the
+// firstKeptEntryId the reader resolved (SPEC §3.2; dropped when it names no
+// entry). It returns nil when the line is not a JSON object.
+func migrateV1(e jsonl.Entry, parent json.RawMessage) json.RawMessage {
+	members, ok := objectMembers(e.Raw)
+	if !ok {
+		return nil
+	}
+	var kv []any
+	for _, m := range members {
+		if e.Type == "compaction" && m.key == "firstKeptEntryIndex" {
+			continue
+		}
+		kv = append(kv, m.key, m.value)
+	}
+	kv = append(kv, "id", jsonText(e.ID), "parentId", parent)
+	if e.Type == "compaction" && e.FirstKept != "" {
+		kv = append(kv, "firstKeptEntryId", jsonText(e.FirstKept))
+	}
+	return marshalOrdered(kv...)
+}
+
+// editMember returns the JSON object raw with the value of key replaced by
+// edit(value), every other member kept; nil when raw is not an object.
+func editMember(raw json.RawMessage, key string, edit func(json.RawMessage) json.RawMessage) json.RawMessage {
+	members, ok := objectMembers(raw)
+	if !ok {
+		return nil
+	}
+	var kv []any
+	for _, m := range members {
+		v := m.value
+		if m.key == key {
+			v = edit(v)
+		}
+		kv = append(kv, m.key, v)
+	}
+	return marshalOrdered(kv...)
+}
+
+type member struct {
+	key   string
+	value json.RawMessage
+}
+
+// objectMembers lists the members of the JSON object raw in their order,
+// each value byte for byte.
+func objectMembers(raw json.RawMessage) ([]member, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	var out []member
+	for dec.More() {
+		t, err := dec.Token()
+		k, ok := t.(string)
+		if err != nil || !ok {
+			return nil, false
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, false
+		}
+		out = append(out, member{k, v})
+	}
+	return out, true
+}
+
+// ErrExists is returned by WriteFork when the file is already there: a
+// fork never appends to, or replaces, an existing file.
+var ErrExists = errors.New("file exists")
+
+// WriteFork creates the session file out (mode 0600; it must not exist)
+// and appends lines through the committed-log writer (SPEC §5), which
+// validates each as an entry of the new file. If any append fails, the new
+// file is removed, so no half fork is left behind. Errors: ErrExists
+// (wrapped), and those of jsonl.OpenWriter and Writer.Append (the failing
+// line numbered from 1 = the header).
+func WriteFork(out string, lines [][]byte) (err error) {
+	f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("%s: %w; choose another --out", out, ErrExists)
+		}
+		return &jsonl.Error{Code: jsonl.CodeIO, Path: out, Offset: -1, Err: err, Message: "cannot create the new session file: " + errMsg(err)}
+	}
+	f.Close()
+	defer func() {
+		if err != nil {
+			os.Remove(out)
+		}
+	}()
+	// One fsync at the end, not one per line: until it returns, the fork
+	// is not done, and a crash leaves at worst a torn copy (the source is
+	// never touched).
+	w, err := jsonl.OpenWriter(out, jsonl.WriterOptions{})
+	if err != nil {
+		return err
+	}
+	pending := make([]*jsonl.Pending, len(lines))
+	for i, l := range lines {
+		pending[i] = w.AppendAsync(json.RawMessage(l))
+	}
+	for i, p := range pending {
+		if perr := p.Wait(); perr != nil && err == nil {
+			err = fmt.Errorf("%s line %d: %w", out, i+1, perr)
+		}
+	}
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = syncFile(out)
+	}
+	return err
+}
+
+// syncFile flushes the file at path to disk.
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
