@@ -20,8 +20,9 @@ import (
 
 // genEdge is one generated entry: its id and its parent (nil = root).
 type genEdge struct {
-	id     string
-	parent *string
+	id        string
+	parent    *string
+	assistant bool // an assistant message instead of a user one
 }
 
 // plainFile renders edges as a plain-dialect session file.
@@ -34,7 +35,11 @@ func plainFile(edges []genEdge) []byte {
 			parent = string(p)
 		}
 		id, _ := json.Marshal(e.id)
-		fmt.Fprintf(&b, `{"id":%s,"parentId":%s,"timestamp":%d,"type":"message","message":{"role":"user","content":"m%d"}}`+"\n", id, parent, 1700000000000+i, i)
+		message := fmt.Sprintf(`{"role":"user","content":"m%d"}`, i)
+		if e.assistant {
+			message = fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"m%d"}]}`, i)
+		}
+		fmt.Fprintf(&b, `{"id":%s,"parentId":%s,"timestamp":%d,"type":"message","message":%s}`+"\n", id, parent, 1700000000000+i, message)
 	}
 	return []byte(b.String())
 }
@@ -103,7 +108,7 @@ func TestPathCTE_EqualsPathTo(t *testing.T) {
 					parent = &p
 				}
 			}
-			edges = append(edges, genEdge{id: id, parent: parent})
+			edges = append(edges, genEdge{id: id, parent: parent, assistant: rapid.IntRange(0, 2).Draw(rt, "assistant") > 0})
 		}
 		if err := os.WriteFile(file, plainFile(edges), 0o644); err != nil {
 			rt.Fatal(err)
@@ -161,6 +166,55 @@ func TestPathCTE_EqualsPathTo(t *testing.T) {
 		}
 		if !slices.Equal(gotB, wantB) {
 			rt.Fatalf("branch points: index %v, BranchPoints %v", gotB, wantB)
+		}
+		// Each child branch holds the leaves reached from it (ids, so a
+		// duplicated id counts once and a cycle ends), as grove branches says.
+		children := archive.Children(loaded.Entries)
+		isLeaf := map[string]bool{}
+		for _, l := range wantLeaves {
+			isLeaf[l] = true
+		}
+		for _, b := range bs {
+			for k, c := range b.Children {
+				seen, queue, n := map[string]bool{c: true}, []string{c}, 0
+				for len(queue) > 0 {
+					id := queue[0]
+					queue = queue[1:]
+					if isLeaf[id] {
+						n++
+					}
+					for _, g := range children[id] {
+						if !seen[g] {
+							seen[g] = true
+							queue = append(queue, g)
+						}
+					}
+				}
+				if b.ChildLeaves[k] != n {
+					rt.Fatalf("branch %s child %s: %d leaves, want %d", b.EntryID, c, b.ChildLeaves[k], n)
+				}
+			}
+		}
+		// The last user message on a whole path is the one a leaf's preview
+		// shows.
+		users, err := a.DB().LastUserMessages(ctx, s.SID)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		for _, l := range idxLeaves {
+			p, err := archive.PathTo(loaded.Entries, l.EntryID)
+			if err != nil {
+				continue
+			}
+			want := ""
+			for _, e := range p {
+				if e.Role == "user" {
+					want = e.ID
+				}
+			}
+			if got := users[l.EntryID].EntryID; got != want {
+				rt.Fatalf("leaf %s: last user message %q, want %q", l.EntryID, got, want)
+			}
 		}
 		// Depth of a leaf is its path length when the path is whole.
 		for _, l := range idxLeaves {
