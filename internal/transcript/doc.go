@@ -1,0 +1,51 @@
+// Package transcript renders one path of a session (SPEC §4: the entries
+// from a root down to a leaf) as a document a person reads: Markdown, or
+// one self-contained HTML page. It is what grove export writes for
+// --format md and --format html.
+//
+// Both formats show the same things in the same order: a title (the pi
+// session name, else "Session <id>"), a facts block (session id, workspace,
+// file, dialect, leaf, how many entries and messages, the time span in UTC),
+// then every entry of the path with its time and id in small print and its
+// label if it has one. The entry shapes are pi's session format (versions 1
+// to 3) and the plain dialect (SPEC §3):
+//
+//   - user and assistant text is Markdown and stays Markdown; thinking is
+//     folded under <details>; tool calls show their name and arguments (a
+//     bash command as a shell block, file contents and multi-line strings as
+//     code blocks, the rest as JSON in the order written);
+//   - tool results, shell output and JSON are verbatim code blocks, folded
+//     after 40 lines but never cut; an edit's details.diff is a diff block;
+//     isError, a failed or cancelled command and an error stopReason are
+//     marked;
+//   - images are a placeholder "[image: image/png, 12.3 KB]" in Markdown
+//     and embedded as a data URL in HTML (PNG, JPEG, GIF and WebP whose data
+//     is base64; anything else is a placeholder);
+//   - compactions and branch summaries are marked boxes; model, thinking
+//     level, session name, label and metadata changes are one-line notes;
+//     extension data and entries of unknown types are folded JSON.
+//
+// Rendering never fails on what a file holds: a line that is not an object,
+// a missing field or a field of the wrong type shows what is there and the
+// entry's JSON. The output depends only on the Doc (same Doc, same bytes).
+//
+// # Caveats
+//
+//   - Markdown in messages is parsed with goldmark (CommonMark + GFM) to
+//     make it safe; GitHub's renderer (cmark-gfm) may differ on edge cases.
+//     Raw HTML in a message is escaped so it shows as text, in both formats.
+//     A message whose Markdown leaves a block open (an unclosed code fence)
+//     is shown verbatim in a code block instead, so it cannot swallow the
+//     entries after it.
+//   - In HTML, links keep only http, https, mailto and relative targets, and
+//     Markdown images become links to their source: the page loads nothing.
+//   - Line breaks inside one-line values (a tool name, a label, a session
+//     name) are shown as "↵" in Markdown; CR and CRLF in text become LF.
+//   - Invalid UTF-8 and NUL are shown as U+FFFD.
+//   - Sizes use SI units (1 KB = 1000 bytes). Times are the entries' own;
+//     entries without one show none and do not count in the time span.
+//   - Folded HTML (<details>) prints folded, except in browsers that support
+//     ::details-content, where print opens it.
+//   - The whole document is built in memory before it is written: a session
+//     with tens of megabytes of images needs that much memory again.
+package transcript

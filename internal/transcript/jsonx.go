@@ -1,0 +1,394 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// field is one key of a JSON object, its value kept raw.
+type field struct {
+	Key string
+	Val json.RawMessage
+}
+
+// object is a JSON object with its keys in file order. A key given twice
+// keeps both fields; lookups see the last one, as JSON.parse does in pi.
+type object []field
+
+// parseObject decodes raw as one JSON object. ok is false for anything else
+// (another JSON value, trailing data, invalid JSON).
+func parseObject(raw []byte) (o object, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		k, isKey := t.(string)
+		if !isKey {
+			return nil, false
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, false
+		}
+		o = append(o, field{k, v})
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false
+	}
+	return o, true
+}
+
+// parseArray decodes raw as one JSON array of raw values.
+func parseArray(raw []byte) ([]json.RawMessage, bool) {
+	if kind(raw) != '[' {
+		return nil, false
+	}
+	var a []json.RawMessage
+	if json.Unmarshal(raw, &a) != nil {
+		return nil, false
+	}
+	return a, true
+}
+
+// kind returns the first byte of the JSON value raw ('{', '[', '"', 't',
+// 'f', 'n', a digit or '-'), or 0 when raw is blank.
+func kind(raw []byte) byte {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 {
+		return 0
+	}
+	return raw[0]
+}
+
+// get returns the raw value of key, or nil.
+func (o object) get(key string) json.RawMessage {
+	for i := len(o) - 1; i >= 0; i-- {
+		if o[i].Key == key {
+			return o[i].Val
+		}
+	}
+	return nil
+}
+
+func (o object) has(key string) bool { return o.get(key) != nil }
+
+// str returns the value of key when it is a JSON string.
+func (o object) str(key string) (string, bool) { return asString(o.get(key)) }
+
+// text returns the value of key when it is a string, else "".
+func (o object) text(key string) string {
+	s, _ := o.str(key)
+	return s
+}
+
+// boolean returns the value of key when it is true or false.
+func (o object) boolean(key string) (v, ok bool) {
+	switch string(bytes.TrimSpace(o.get(key))) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
+}
+
+// obj returns the value of key when it is an object.
+func (o object) obj(key string) (object, bool) {
+	raw := o.get(key)
+	if kind(raw) != '{' {
+		return nil, false
+	}
+	return parseObject(raw)
+}
+
+// without returns o minus the named keys.
+func (o object) without(keys ...string) object {
+	var r object
+outer:
+	for _, f := range o {
+		for _, k := range keys {
+			if f.Key == k {
+				continue outer
+			}
+		}
+		r = append(r, f)
+	}
+	return r
+}
+
+// raw encodes o back into compact JSON, values as they were.
+func (o object) raw() json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(quote(f.Key))
+		b.WriteByte(':')
+		b.Write(f.Val)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// quote writes s as a JSON string, leaving <, > and & as they are.
+func quote(s string) string {
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	_ = e.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func asString(raw json.RawMessage) (string, bool) {
+	if kind(raw) != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// number returns the JSON number raw as written, e.g. "51234" or "1.5".
+func number(raw json.RawMessage) (string, bool) {
+	t := string(bytes.TrimSpace(raw))
+	if t == "" || !json.Valid(raw) || !(t[0] == '-' || (t[0] >= '0' && t[0] <= '9')) {
+		return "", false
+	}
+	return t, true
+}
+
+// grouped writes an integer JSON number with thousands separators
+// ("51234" → "51,234"); other numbers are returned as written.
+func grouped(n string) string {
+	if _, err := strconv.ParseInt(n, 10, 64); err != nil {
+		return n
+	}
+	neg := strings.HasPrefix(n, "-")
+	d := strings.TrimPrefix(n, "-")
+	var b strings.Builder
+	for i, c := range d {
+		if i > 0 && (len(d)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// pretty returns raw indented by two spaces with its keys in the order
+// written and the base64 data of image blocks replaced by a note, so base64
+// never reaches a transcript (pi's image blocks: {"type":"image","data",
+// "mimeType"}). Raw that is not one valid JSON value comes back as text.
+// Strings are re-quoted, so an escape like \u00e9 shows as é.
+func pretty(raw []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	n, err := decodeNode(dec)
+	if err != nil {
+		return clean(string(raw))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return clean(string(raw))
+	}
+	var b strings.Builder
+	n.write(&b, "")
+	return clean(b.String())
+}
+
+// maxIndent caps the indentation of pretty, in spaces: deeper values are
+// not indented further, so the output stays linear in the input.
+const maxIndent = 64
+
+// node is a JSON value with object keys in the order written.
+type node struct {
+	delim byte // '{' or '[', 0 for a scalar
+	keys  []string
+	vals  []*node
+	lit   string // a scalar as JSON
+	str   string // a string scalar's value
+	isStr bool
+}
+
+// decodeNode reads one value from dec's token stream: time linear in its
+// size at any depth.
+func decodeNode(dec *json.Decoder) (*node, error) {
+	t, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch v := t.(type) {
+	case json.Delim:
+		n := &node{delim: byte(v)}
+		for dec.More() {
+			if n.delim == '{' {
+				t, err := dec.Token()
+				k, isKey := t.(string)
+				if err != nil || !isKey {
+					return nil, errors.New("bad object key")
+				}
+				n.keys = append(n.keys, k)
+			}
+			c, err := decodeNode(dec)
+			if err != nil {
+				return nil, err
+			}
+			n.vals = append(n.vals, c)
+		}
+		if _, err := dec.Token(); err != nil { // the closing delimiter
+			return nil, err
+		}
+		return n, nil
+	case string:
+		return &node{lit: quote(v), str: v, isStr: true}, nil
+	case json.Number:
+		return &node{lit: v.String()}, nil
+	case bool:
+		return &node{lit: strconv.FormatBool(v)}, nil
+	}
+	return &node{lit: "null"}, nil
+}
+
+// field returns the last value of key in an object node.
+func (n *node) field(key string) *node {
+	for i := len(n.keys) - 1; i >= 0; i-- {
+		if n.keys[i] == key {
+			return n.vals[i]
+		}
+	}
+	return nil
+}
+
+func (n *node) write(b *strings.Builder, indent string) {
+	if n.delim == 0 {
+		b.WriteString(n.lit)
+		return
+	}
+	end := byte(']')
+	if n.delim == '{' {
+		end = '}'
+	}
+	b.WriteByte(n.delim)
+	if len(n.vals) == 0 {
+		b.WriteByte(end)
+		return
+	}
+	var img, mime string
+	isImg := false
+	if t := n.field("type"); n.delim == '{' && t != nil && t.str == "image" {
+		if d := n.field("data"); d != nil && d.isStr {
+			isImg, img = true, d.str
+			if m := n.field("mimeType"); m != nil {
+				mime = m.str
+			}
+		}
+	}
+	in := indent
+	if len(in) < maxIndent {
+		in += "  "
+	}
+	for i, v := range n.vals {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n" + in)
+		if n.delim == '{' {
+			b.WriteString(quote(n.keys[i]) + ": ")
+			if isImg && n.keys[i] == "data" {
+				b.WriteString(quote("[" + imageNote(mime, img) + "]"))
+				continue
+			}
+		}
+		v.write(b, in)
+	}
+	b.WriteString("\n" + indent)
+	b.WriteByte(end)
+}
+
+// image is a decoded pi image block.
+type image struct {
+	Mime  string
+	Data  string // base64 as in the file
+	Valid bool   // Data is standard base64
+	Size  int    // decoded bytes, when Valid
+}
+
+func decodeImage(mime, data string) image {
+	im := image{Mime: mime, Data: data}
+	if n, err := base64.StdEncoding.DecodeString(data); err == nil {
+		im.Valid, im.Size = true, len(n)
+	}
+	return im
+}
+
+// imageNote describes an image without its data: "image: image/png, 12.3 KB".
+func imageNote(mime, data string) string {
+	im := decodeImage(mime, data)
+	if mime == "" {
+		mime = "unknown type"
+	}
+	if !im.Valid {
+		return "image: " + mime + ", " + byteSize(len(data)) + " of data that is not base64"
+	}
+	return "image: " + mime + ", " + byteSize(im.Size)
+}
+
+// byteSize formats n bytes with SI units: "980 B", "12.3 KB", "4.1 MB".
+func byteSize(n int) string {
+	switch {
+	case n < 1000:
+		return strconv.Itoa(n) + " B"
+	case n < 1000*1000:
+		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + " KB"
+	default:
+		return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
+	}
+}
+
+// clean makes s valid UTF-8 (invalid bytes become U+FFFD) and drops NUL,
+// which HTML forbids and terminals mangle.
+func clean(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+}
+
+// flat writes o on one line, {"path": "a.go", "limit": 20}, when it is short
+// and holds no objects or arrays; otherwise as pretty does.
+func flat(o object) string {
+	parts := make([]string, 0, len(o))
+	n := 0
+	for _, f := range o {
+		var c bytes.Buffer
+		if json.Compact(&c, f.Val) != nil || kind(f.Val) == '{' || kind(f.Val) == '[' {
+			return pretty(o.raw())
+		}
+		parts = append(parts, quote(f.Key)+": "+c.String())
+		n += len(parts[len(parts)-1])
+	}
+	if n > 100 {
+		return pretty(o.raw())
+	}
+	return clean("{" + strings.Join(parts, ", ") + "}")
+}

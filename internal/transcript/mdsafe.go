@@ -1,0 +1,186 @@
+package transcript
+
+import (
+	"bytes"
+	"html/template"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// gm parses and renders the Markdown of messages: CommonMark with GitHub's
+// extensions, raw HTML never passed through (no WithUnsafe), and links
+// guarded by linkGuard.
+var gm = goldmark.New(
+	goldmark.WithExtensions(extension.GFM),
+	goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(linkGuard{}, 1000))),
+)
+
+// parse parses src, reporting a panic of the parser as ok == false.
+func parse(src []byte) (doc ast.Node, ok bool) {
+	defer func() {
+		if recover() != nil {
+			doc, ok = nil, false
+		}
+	}()
+	return gm.Parser().Parse(text.NewReader(src)), true
+}
+
+// neutralize escapes the '<' of every raw HTML block and inline tag of the
+// Markdown src, so the HTML shows as text instead of acting: a message
+// holding "</details>" or "<script>" stays inside its block.
+func neutralize(src string) string {
+	b := []byte(src)
+	doc, ok := parse(b)
+	if !ok {
+		return src
+	}
+	var spans []text.Segment
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch v := n.(type) {
+		case *ast.HTMLBlock:
+			for i := 0; i < v.Lines().Len(); i++ {
+				spans = append(spans, v.Lines().At(i))
+			}
+			if v.HasClosure() {
+				spans = append(spans, v.ClosureLine)
+			}
+		case *ast.RawHTML:
+			for i := 0; i < v.Segments.Len(); i++ {
+				spans = append(spans, v.Segments.At(i))
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	if len(spans) == 0 {
+		return src
+	}
+	hit := make([]bool, len(b))
+	for _, s := range spans {
+		for i := max(s.Start, 0); i < min(s.Stop, len(b)); i++ {
+			hit[i] = b[i] == '<'
+		}
+	}
+	var out strings.Builder
+	for i, c := range b {
+		if hit[i] {
+			out.WriteString("&lt;")
+		} else {
+			out.WriteByte(c)
+		}
+	}
+	return out.String()
+}
+
+// sentinel is a paragraph appended to a text to see where the text ends.
+const sentinel = "grove-transcript-sentinel"
+
+// bounded reports whether the Markdown src ends all it opens: a paragraph
+// written after it (past a blank line) stays a paragraph of its own instead
+// of being swallowed by an unclosed code fence or HTML block.
+func bounded(src string) bool {
+	s := []byte(src + "\n\n" + sentinel)
+	doc, ok := parse(s)
+	if !ok {
+		return false
+	}
+	p, ok := doc.LastChild().(*ast.Paragraph)
+	if !ok || p.Lines().Len() != 1 {
+		return false
+	}
+	seg := p.Lines().At(0)
+	return seg.Start == len(s)-len(sentinel) && string(seg.Value(s)) == sentinel
+}
+
+// mdHTML renders the Markdown src to HTML: raw HTML shows as text, links
+// keep only safe schemes and images become links, so the page loads
+// nothing. If the renderer fails, the text is shown preformatted.
+func mdHTML(src string) (h template.HTML) {
+	defer func() {
+		if recover() != nil {
+			h = template.HTML("<pre>" + template.HTMLEscapeString(src) + "</pre>")
+		}
+	}()
+	b := []byte(neutralize(src))
+	doc, ok := parse(b)
+	var out bytes.Buffer
+	if !ok || gm.Renderer().Render(&out, b, doc) != nil {
+		return template.HTML("<pre>" + template.HTMLEscapeString(src) + "</pre>")
+	}
+	return template.HTML(out.String()) // goldmark escapes all text; raw HTML is omitted
+}
+
+// linkGuard makes the AST safe to render into a self-contained page: a link
+// whose scheme is not http, https or mailto loses its destination, an
+// autolink with another scheme becomes text, and an image becomes a link to
+// its source (never loaded).
+type linkGuard struct{}
+
+func (linkGuard) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
+	source := reader.Source()
+	var images []*ast.Image
+	var autos []*ast.AutoLink
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch v := n.(type) {
+		case *ast.Link:
+			if !safeURL(v.Destination) {
+				v.Destination = nil
+			}
+		case *ast.Image:
+			images = append(images, v)
+		case *ast.AutoLink:
+			if !safeURL(v.URL(source)) {
+				autos = append(autos, v)
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, img := range images {
+		l := ast.NewLink()
+		if safeURL(img.Destination) {
+			l.Destination = img.Destination
+		}
+		l.Title = img.Title
+		l.AppendChild(l, ast.NewString([]byte("image: ")))
+		for c := img.FirstChild(); c != nil; {
+			next := c.NextSibling()
+			l.AppendChild(l, c)
+			c = next
+		}
+		img.Parent().ReplaceChild(img.Parent(), img, l)
+	}
+	for _, a := range autos {
+		a.Parent().ReplaceChild(a.Parent(), a, ast.NewString(a.URL(source)))
+	}
+}
+
+// safeURL reports whether u is relative or uses http, https or mailto,
+// after dropping what browsers ignore (whitespace and control characters).
+func safeURL(u []byte) bool {
+	s := strings.ToLower(strings.Map(func(r rune) rune {
+		if r <= ' ' || r == 0x7f {
+			return -1
+		}
+		return r
+	}, string(u)))
+	i := strings.IndexAny(s, ":/?#")
+	if i < 0 || s[i] != ':' {
+		return true
+	}
+	switch s[:i] {
+	case "http", "https", "mailto":
+		return true
+	}
+	return false
+}

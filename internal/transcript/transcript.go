@@ -1,0 +1,61 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Doc is one path of a session: what a transcript shows.
+type Doc struct {
+	SessionID string
+	Name      string // pi session name ("" if none)
+	Workspace string
+	Path      string  // the session file
+	Dialect   string  // "pi" or "plain"
+	Version   int     // pi version (1..3), 0 for plain
+	Leaf      string  // id of the leaf the path ends at
+	Entries   []Entry // the path, root first
+}
+
+// Entry is one entry of the path.
+type Entry struct {
+	ID          string
+	Type        string          // "message", "metadata", "compaction", "branch_summary", "custom_message", "custom", "label", "session_info", "model_change", "thinking_level_change", or an unknown type
+	Role        string          // message.role for type "message"
+	TimestampMs *int64          // entry time in Unix ms, nil if unknown
+	Label       string          // pi label on this entry ("" if none)
+	Raw         json.RawMessage // the committed line, exactly as in the file (a JSON object)
+}
+
+// Markdown writes d to w as a Markdown transcript (CommonMark with GitHub's
+// <details> and <sub>): a title, a facts block, then every entry of the path
+// in order. Tool output and JSON go in fenced code blocks whose fences are
+// longer than any backtick run inside; thinking is folded; image data is
+// replaced by a note of its type and size. Any Doc renders, however
+// malformed its entries' Raw; the only error is w's.
+func Markdown(w io.Writer, d Doc) error {
+	var b bytes.Buffer
+	writeMarkdown(&b, build(d))
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("write markdown transcript: %w", err)
+	}
+	return nil
+}
+
+// HTML writes d to w as one self-contained HTML page (inline CSS, no script,
+// no external resource; PNG, JPEG, GIF and WebP images embedded as data
+// URLs) with the same content as Markdown. Every value is escaped by
+// html/template, and message Markdown is rendered by goldmark without raw
+// HTML. Any Doc renders; the only error is w's.
+func HTML(w io.Writer, d Doc) error {
+	var b bytes.Buffer
+	if err := page.Execute(&b, build(d)); err != nil {
+		return fmt.Errorf("render html transcript: %w", err)
+	}
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("write html transcript: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,184 @@
+package transcript
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The renderers share one view of a Doc: build decodes pi's format once into
+// blocks of parts, and the Markdown and HTML writers only lay them out.
+
+// style says how a span of inline text looks.
+type style int
+
+const (
+	plain  style = iota
+	code         // an identifier or value: `x`
+	strong       // a word that matters: **x**
+	badge        // a marker (label, "hidden"): small and boxed in HTML
+	alarm        // an error marker: red in HTML, bold in Markdown
+	ref          // an entry or tool call id: small
+)
+
+// span is a run of inline text. Text is never Markdown or HTML: the writers
+// escape it.
+type span struct {
+	Text  string
+	Style style
+}
+
+// line is a run of spans shown on one line.
+type line []span
+
+func txt(s string) span    { return span{clean(s), plain} }
+func codeS(s string) span  { return span{clean(s), code} }
+func bold(s string) span   { return span{clean(s), strong} }
+func badgeS(s string) span { return span{clean(s), badge} }
+func alarmS(s string) span { return span{clean(s), alarm} }
+func refS(s string) span   { return span{clean(s), ref} }
+
+// partKind is the shape of a part of a block.
+type partKind string
+
+const (
+	pMarkdown partKind = "md"    // Text is Markdown written by a person or a model
+	pCode     partKind = "code"  // Text is shown verbatim in a code block (Lang: a highlighting hint)
+	pFold     partKind = "fold"  // Parts folded under a summary (Caption): <details>
+	pQuote    partKind = "quote" // Parts in a marked box headed by Caption
+	pGroup    partKind = "group" // Parts under a caption line (a tool call)
+	pLine     partKind = "line"  // Caption as a paragraph
+	pImage    partKind = "image" // Image
+)
+
+// part is one piece of a block's body.
+type part struct {
+	Kind    partKind
+	Caption line
+	Lang    string
+	Text    string
+	Parts   []part
+	Image   image
+}
+
+func mdPart(s string) part               { return part{Kind: pMarkdown, Text: lf(s)} }
+func codePart(lang, s string) part       { return part{Kind: pCode, Lang: lang, Text: lf(s)} }
+func linePart(spans ...span) part        { return part{Kind: pLine, Caption: spans} }
+func foldPart(sum line, ps ...part) part { return part{Kind: pFold, Caption: sum, Parts: ps} }
+
+// lf cleans s and turns CRLF and lone CR into LF: CommonMark ends a line at
+// any of the three, and a quoted block must prefix every line it has.
+func lf(s string) string {
+	s = clean(s)
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// captioned returns p with a small caption above it.
+func captioned(p part, spans ...span) part {
+	p.Caption = spans
+	return p
+}
+
+// jsonFold is raw JSON pretty-printed and folded under summary.
+func jsonFold(summary string, raw []byte) part {
+	return foldPart(line{txt(summary)}, codePart("json", pretty(raw)))
+}
+
+// block is one entry of the path.
+type block struct {
+	ID     string // the entry id, for anchors
+	Kind   string // user, assistant, tool, shell, custom, summary, note, unknown: the colour in HTML
+	Title  line
+	Meta   []line // time, id, label, model...: small
+	Note   bool   // a one-line note: Title and Meta on one line
+	Error  bool   // something failed here: marked in red
+	Parts  []part
+	Target string // label entries: the labelled entry, when it is on the path
+}
+
+// fact is one row of the facts block at the top.
+type fact struct {
+	Name  string
+	Value line
+}
+
+// view is what a transcript shows.
+type view struct {
+	Title  string
+	Facts  []fact
+	Blocks []block
+}
+
+// timeFormat is the transcripts' clock: UTC, to the second.
+const timeFormat = "2006-01-02 15:04:05 UTC"
+
+func utc(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+// stamp formats ms (Unix milliseconds) for a reader.
+func stamp(ms int64) string { return utc(ms).Format(timeFormat) }
+
+// span formats the time between the earliest and latest known entry times.
+func timeSpan(entries []Entry) line {
+	var lo, hi int64
+	seen := false
+	for _, e := range entries {
+		if e.TimestampMs == nil {
+			continue
+		}
+		t := *e.TimestampMs
+		if !seen || t < lo {
+			lo = t
+		}
+		if !seen || t > hi {
+			hi = t
+		}
+		seen = true
+	}
+	if !seen {
+		return line{txt("unknown")}
+	}
+	d := utc(hi).Sub(utc(lo)).Round(time.Second)
+	return line{txt(stamp(lo) + " → " + stamp(hi) + " (" + d.String() + ")")}
+}
+
+// build turns d into the view both writers lay out.
+func build(d Doc) view {
+	v := view{Title: d.Name}
+	if v.Title == "" {
+		v.Title = "Session " + d.SessionID
+	}
+	v.Title = clean(v.Title)
+	dialect := d.Dialect
+	if d.Version > 0 {
+		dialect += " v" + strconv.Itoa(d.Version)
+	}
+	messages := 0
+	for _, e := range d.Entries {
+		if e.Type == "message" {
+			messages++
+		}
+	}
+	count := strconv.Itoa(len(d.Entries)) + " entries, " + strconv.Itoa(messages) + " messages"
+	v.Facts = []fact{
+		{"Session", line{codeS(d.SessionID)}},
+		{"Workspace", line{codeS(d.Workspace)}},
+		{"File", line{codeS(d.Path)}},
+		{"Dialect", line{txt(dialect)}},
+		{"Leaf", line{codeS(d.Leaf)}},
+		{"Path", line{txt(count)}},
+		{"Time", timeSpan(d.Entries)},
+	}
+	for i, f := range v.Facts {
+		if len(f.Value) == 1 && f.Value[0].Text == "" {
+			v.Facts[i].Value = line{txt("(none)")}
+		}
+	}
+	b := newBuilder(d)
+	for _, e := range d.Entries {
+		v.Blocks = append(v.Blocks, b.entry(e))
+	}
+	return v
+}
