@@ -1,0 +1,125 @@
+package transcript
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/grove-sessions/grove/jsonl"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// mustDoc reads the session file at path (salvaging bad lines) and returns
+// the path to leaf as a Doc, the way grove export builds it: labels and the
+// session name from the whole file (the last one wins), entries root first.
+// An empty leaf means the active leaf (the last entry). rel is the file name
+// the Doc carries, so goldens do not depend on where the repo is.
+func mustDoc(tb testing.TB, path, rel, leaf string) Doc {
+	tb.Helper()
+	entries, res, err := jsonl.ReadFile(path, jsonl.Salvage)
+	if err != nil {
+		tb.Fatalf("jsonl.ReadFile(%q): %v", path, err)
+	}
+	d := Doc{Path: rel, Dialect: string(res.Dialect)}
+	if h := res.Header; h != nil {
+		d.SessionID, d.Workspace, d.Version = h.ID, h.Cwd, h.Version
+	} else {
+		d.SessionID = strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	}
+	byID := map[string]jsonl.Entry{}
+	labels := map[string]string{}
+	for _, e := range entries {
+		byID[e.ID] = e
+		switch {
+		case e.Type == "session_info":
+			d.Name = e.Name
+		case e.Type == "label" && e.Label == "":
+			delete(labels, e.TargetID)
+		case e.Type == "label":
+			labels[e.TargetID] = e.Label
+		case e.Type == "metadata" && e.Key == "cwd":
+			d.Workspace = e.Value
+		}
+	}
+	if leaf == "" {
+		leaf = entries[len(entries)-1].ID
+	}
+	d.Leaf = leaf
+	var rev []Entry
+	for id, seen := leaf, map[string]bool{}; ; {
+		e, ok := byID[id]
+		if !ok || seen[id] {
+			tb.Fatalf("%s: no path to %q (at %q)", path, leaf, id)
+		}
+		seen[id] = true
+		te := Entry{ID: e.ID, Type: e.Type, Role: e.Role, Label: labels[e.ID], Raw: e.Raw}
+		if e.HasTime {
+			ms := e.Timestamp
+			te.TimestampMs = &ms
+		}
+		rev = append(rev, te)
+		if e.Root {
+			break
+		}
+		id = e.ParentID
+	}
+	for i := len(rev) - 1; i >= 0; i-- {
+		d.Entries = append(d.Entries, rev[i])
+	}
+	return d
+}
+
+// render returns d in both formats.
+func render(tb testing.TB, d Doc) (md, page string) {
+	tb.Helper()
+	var m, h bytes.Buffer
+	if err := Markdown(&m, d); err != nil {
+		tb.Fatalf("Markdown(%s) = %v, want nil", d.Leaf, err)
+	}
+	if err := HTML(&h, d); err != nil {
+		tb.Fatalf("HTML(%s) = %v, want nil", d.Leaf, err)
+	}
+	return m.String(), h.String()
+}
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(tb testing.TB, name, got string) {
+	tb.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		tb.Fatalf("%v (run go test ./internal/transcript -update to create it)", err)
+	}
+	if got != string(want) {
+		tb.Errorf("%s differs from the golden file (run with -update and review the diff):\n%s", name, firstDiff(got, string(want)))
+	}
+}
+
+// firstDiff shows the first line where got and want differ.
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < len(g) || i < len(w); i++ {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			return "line " + strconv.Itoa(i+1) + ":\n got: " + gl + "\nwant: " + wl
+		}
+	}
+	return "got " + strconv.Itoa(len(g)) + " lines, want " + strconv.Itoa(len(w))
+}
