@@ -55,7 +55,7 @@ func (b *builder) body(e Entry) block {
 	case "message":
 		b.message(&blk, e, o)
 	case "compaction":
-		compaction(&blk, o)
+		compaction(&blk, o, e)
 	case "branch_summary":
 		branchSummary(&blk, o)
 	case "custom_message":
@@ -123,8 +123,9 @@ func needs(blk *block, raw []byte, o object, keys ...string) {
 }
 
 // compaction: pi summarized the context before it (summary, tokensBefore,
-// firstKeptEntryId or, in version 1, firstKeptEntryIndex).
-func compaction(blk *block, o object) {
+// firstKeptEntryId or, in version 1, firstKeptEntryIndex, which e.FirstKept
+// resolves).
+func compaction(blk *block, o object, e Entry) {
 	blk.Kind = "summary"
 	blk.Title = line{txt("Compaction")}
 	cap := line{bold("Compaction: earlier context was summarized")}
@@ -134,6 +135,8 @@ func compaction(blk *block, o object) {
 	}
 	if id, ok := o.str("firstKeptEntryId"); ok {
 		facts = append(facts, "kept from entry "+id)
+	} else if e.FirstKept != "" {
+		facts = append(facts, "kept from entry "+e.FirstKept)
 	} else if n, ok := number(o.get("firstKeptEntryIndex")); ok {
 		facts = append(facts, "firstKeptEntryIndex "+n)
 	}

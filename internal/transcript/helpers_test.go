@@ -57,7 +57,7 @@ func mustDoc(tb testing.TB, path, rel, leaf string) Doc {
 			tb.Fatalf("%s: no path to %q (at %q)", path, leaf, id)
 		}
 		seen[id] = true
-		te := Entry{ID: e.ID, Type: e.Type, Role: e.Role, Label: labels[e.ID], Raw: e.Raw}
+		te := Entry{ID: e.ID, Type: e.Type, Role: e.Role, Label: labels[e.ID], FirstKept: e.FirstKept, Raw: e.Raw}
 		if e.HasTime {
 			ms := e.Timestamp
 			te.TimestampMs = &ms

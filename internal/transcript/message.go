@@ -41,7 +41,7 @@ func (b *builder) message(blk *block, e Entry, o object) {
 	case "branchSummary":
 		branchSummary(blk, m)
 	case "compactionSummary":
-		compaction(blk, m)
+		compaction(blk, m, Entry{})
 	default:
 		blk.Kind = "unknown"
 		blk.Title = line{txt("Message with role "), codeS(role)}

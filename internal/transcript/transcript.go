@@ -26,6 +26,7 @@ type Entry struct {
 	Role        string          // message.role for type "message"
 	TimestampMs *int64          // entry time in Unix ms, nil if unknown
 	Label       string          // pi label on this entry ("" if none)
+	FirstKept   string          // compaction: firstKeptEntryId as grove resolved it (pi version 1: from firstKeptEntryIndex, SPEC §3.2); "" if none
 	Raw         json.RawMessage // the committed line, exactly as in the file (a JSON object)
 }
 
