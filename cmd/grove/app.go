@@ -154,6 +154,7 @@ func newApp(g *env) *cli.App {
 			branchesCommand(g), pathCommand(g), messagesCommand(g), contextCommand(g), verifyCommand(g), recoverCommand(g),
 			appendCommand(g), repairCommand(g), searchCommand(g),
 			watchCommand(g),
+			treeCommand(g),
 		},
 	}
 	for _, c := range app.Commands {

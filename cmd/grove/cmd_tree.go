@@ -1,0 +1,498 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/text/width"
+
+	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/index"
+)
+
+const treeHelp = `Draws the entry tree of one session. A linear chain stays at one
+indentation; the children of a branch point hang under it with ├── and └──,
+in file order. Each line shows an entry's id, its role (messages) or type,
+a one-line preview, its [label], "(leaf ...)" on a leaf and "← active" on the
+active leaf (the last entry of the file), with the leaf's time (UTC).
+Lines are clipped to 120 columns; deeper than 12 levels of branching, a
+line starts with "+N" for the N levels its indentation leaves out.
+
+Folding (unless --full): always shown are roots, branch points, the first
+entry of each branch, leaves, labelled entries, the active leaf, user
+messages, compactions and damaged entries; of the entries between two of
+those on a chain, the last two are shown and the rest fold into one
+"… N entries …" line (only when that hides 2 or more).
+
+Damage is drawn, not dropped: an entry whose parent is missing is a root of
+its own ("‼ parent X missing"); entries whose parent links form a cycle are
+drawn after the roots, under "unreachable from any root"; a duplicated id is
+marked on each of its entries, and children hang under the first.
+
+--json writes {"session","roots":[node...]}, each node
+{"id","type","role","label","active","preview","children":[node...]}, with
+role and label null when absent. A node whose id is null is no entry:
+type "fold" stands for "folded" entries of a run, between its parent and
+its one child; type "cut" for what --depth cut below a branch point, with
+"folded" entries, "leaves" and "branches", and no children. Damaged entries
+carry "problems" (["missing_parent"], ["cycle"], ["duplicate_id"]) and the
+"parent" their parentId names; cycle roots come after the other roots.
+A chain nests one level per node (--full on a 100,000-entry chain is
+100,000 levels deep): decoders with a depth limit need the folded form,
+--depth, or a streaming reader.`
+
+func treeCommand(g *env) *cli.Command {
+	return &cli.Command{
+		Name:        "tree",
+		Usage:       "draw a session's entry tree: branch points, leaves, labels, the active leaf; long linear runs folded",
+		ArgsUsage:   "SESSION",
+		Description: treeHelp,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "full", Usage: "show every entry: fold no linear run"},
+			&cli.IntFlag{Name: "depth", Usage: "show `N` levels of branching (a linear chain is one level, a branch point's children one deeper); deeper branches are summarized on one line; 0 = no limit"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := needArgs(c, 1, 1); err != nil {
+				return err
+			}
+			if c.Int("depth") < 0 {
+				return usagef("tree: --depth must be 0 (no limit) or more, got %d", c.Int("depth"))
+			}
+			return runTree(c.Context, g, c.Args().First(), archive.TreeOptions{Full: c.Bool("full"), Depth: c.Int("depth")})
+		},
+	}
+}
+
+func runTree(ctx context.Context, g *env, session string, opt archive.TreeOptions) error {
+	a, err := g.openExisting(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	r, err := a.Tree(ctx, session, opt)
+	if err != nil {
+		return err
+	}
+	if g.json {
+		return writeTreeJSON(g.stdout, r.Session.SessionID, r.Tree)
+	}
+	return writeTreeText(g.stdout, r.Session, r.Tree)
+}
+
+// treeWidth is the width, in columns, a tree line is clipped to fit.
+const treeWidth = 120
+
+// maxIndent is how many levels of branching are drawn as indentation.
+// A deeper line draws only its deepest deepWindow levels, after "+N " for
+// the N levels left out: a session whose retries branch hundreds of levels
+// deep still draws in bounded width, and keeps most of it for the text.
+const (
+	maxIndent  = 12
+	deepWindow = 6
+)
+
+// writeTreeText draws t for people: a header line, the roots' trees, the
+// cycles, and a note on what was folded.
+func writeTreeText(w io.Writer, s *index.Session, t *archive.Tree) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	head := "session " + s.SessionID
+	if s.Name != "" {
+		head += fmt.Sprintf(" %q", s.Name)
+	}
+	if s.Workspace != "" {
+		head += "  " + s.Workspace
+	}
+	head += fmt.Sprintf("  %s, %s", counted(len(t.Entries), "entry", "entries"), counted(s.Leaves, "leaf", "leaves"))
+	if s.State != "" && s.State != "ok" {
+		head += "  (" + s.State + ")"
+	}
+	bw.WriteString(head + "\n")
+	for _, d := range t.Duplicates {
+		lines := make([]string, len(d.Lines))
+		for i, l := range d.Lines {
+			lines[i] = fmt.Sprint(l)
+		}
+		fmt.Fprintf(bw, "‼ duplicate id %s on lines %s: children hang under line %d\n", d.ID, strings.Join(lines, ", "), d.Lines[0])
+	}
+	tw := &treeWriter{w: bw, t: t}
+	for i := range t.Nodes {
+		if n := &t.Nodes[i]; n.Kind == archive.NodeEntry {
+			tw.idWidth = max(tw.idWidth, min(12, utf8.RuneCountInString(t.Entries[n.Entry].EntryID)))
+			tw.kindWidth = max(tw.kindWidth, min(14, utf8.RuneCountInString(kindOf(&t.Entries[n.Entry]))))
+		}
+	}
+	if len(t.Entries) == 0 {
+		bw.WriteString("\n(no entries)\n")
+	}
+	for _, r := range t.Roots {
+		bw.WriteString("\n")
+		tw.draw(r)
+	}
+	if len(t.Cycles) > 0 {
+		fmt.Fprintf(bw, "\nunreachable from any root: their parent links form a cycle\n")
+		for _, r := range t.Cycles {
+			bw.WriteString("\n")
+			tw.draw(r)
+		}
+	}
+	if hidden := t.Folded + t.Cut; hidden > 0 {
+		fmt.Fprintf(bw, "\n(%d of %d entries shown", t.Shown, len(t.Entries))
+		if t.Folded > 0 {
+			bw.WriteString("; --full unfolds the runs")
+		}
+		if t.Cut > 0 {
+			bw.WriteString("; a larger --depth, or 0, shows the cut branches")
+		}
+		bw.WriteString(")\n")
+	}
+	return bw.Flush()
+}
+
+// counted is "1 entry" or "N entries".
+func counted(n int, one, many string) string {
+	return fmt.Sprintf("%d %s", n, plural(n, one, many))
+}
+
+// treeWriter draws nodes with an explicit stack; last[i] says whether the
+// branch at indentation level i was its branch point's last child (drawn
+// "    ") or not ("│   ").
+type treeWriter struct {
+	w         *bufio.Writer
+	t         *archive.Tree
+	idWidth   int // the widest shown id, at most 12 columns
+	kindWidth int // the widest shown role or type, at most 14 columns
+	last      []bool
+	stack     []treeFrame
+	kids      []int
+}
+
+// treeFrame is a node to draw: at indentation level d, with a connector
+// (├── or └──) when it is a branch point's child.
+type treeFrame struct {
+	node, d int
+	conn    connector
+}
+
+type connector uint8
+
+const (
+	connNone connector = iota
+	connMid            // ├──
+	connLast           // └──
+)
+
+func (tw *treeWriter) draw(root int) {
+	nodes := tw.t.Nodes
+	tw.stack = append(tw.stack[:0], treeFrame{node: root})
+	for len(tw.stack) > 0 {
+		f := tw.stack[len(tw.stack)-1]
+		tw.stack = tw.stack[:len(tw.stack)-1]
+		tw.last = tw.last[:f.d]
+		prefix := tw.prefix()
+		d := f.d
+		switch f.conn {
+		case connMid:
+			prefix += "├── "
+		case connLast:
+			prefix += "└── "
+		}
+		if f.conn != connNone {
+			tw.last = append(tw.last, f.conn == connLast)
+			d++
+		}
+		tw.line(prefix, &nodes[f.node])
+
+		tw.kids = tw.kids[:0]
+		for c := nodes[f.node].FirstChild; c >= 0; c = nodes[c].NextSibling {
+			tw.kids = append(tw.kids, c)
+		}
+		switch {
+		case len(tw.kids) == 1 && nodes[tw.kids[0]].Kind == archive.NodeCut:
+			tw.stack = append(tw.stack, treeFrame{node: tw.kids[0], d: d, conn: connLast})
+		case len(tw.kids) == 1:
+			tw.stack = append(tw.stack, treeFrame{node: tw.kids[0], d: d})
+		default:
+			for i := len(tw.kids) - 1; i >= 0; i-- {
+				conn := connMid
+				if i == len(tw.kids)-1 {
+					conn = connLast
+				}
+				tw.stack = append(tw.stack, treeFrame{node: tw.kids[i], d: d, conn: conn})
+			}
+		}
+	}
+}
+
+// prefix is the indentation of the current level: "│   " or "    " per
+// level, the deepest maxIndent levels only.
+func (tw *treeWriter) prefix() string {
+	var b strings.Builder
+	levels := tw.last
+	if len(levels) > maxIndent {
+		fmt.Fprintf(&b, "+%d ", len(levels)-deepWindow)
+		levels = levels[len(levels)-deepWindow:]
+	}
+	for _, l := range levels {
+		if l {
+			b.WriteString("    ")
+		} else {
+			b.WriteString("│   ")
+		}
+	}
+	return b.String()
+}
+
+// line writes one node: id, role or type, preview, label and marks.
+func (tw *treeWriter) line(prefix string, n *archive.TreeNode) {
+	w := tw.w
+	switch n.Kind {
+	case archive.NodeFold:
+		fmt.Fprintf(w, "%s… %s …\n", prefix, counted(n.Folded, "entry", "entries"))
+		return
+	case archive.NodeCut:
+		fmt.Fprintf(w, "%s%s\n", prefix, cutText(n))
+		return
+	}
+	e := &tw.t.Entries[n.Entry]
+	head := prefix + padRight(e.EntryID, tw.idWidth) + "  " + padRight(kindOf(e), tw.kindWidth) + "  "
+	var marks []string
+	if n.Label != "" {
+		marks = append(marks, "["+n.Label+"]")
+	}
+	if n.Missing {
+		marks = append(marks, "‼ parent "+deref(e.ParentID)+" missing")
+	}
+	switch {
+	case n.Cycle && deref(e.ParentID) == e.EntryID:
+		marks = append(marks, "↺ cycle: it is its own parent")
+	case n.Cycle:
+		marks = append(marks, "↺ cycle: its parent "+deref(e.ParentID)+" is below it")
+	}
+	if n.Duplicate {
+		marks = append(marks, fmt.Sprintf("‼ duplicate id (line %d)", e.Line))
+	}
+	when := ""
+	if e.TsMs != nil {
+		when = ", " + short(e.TsMs)
+	}
+	switch {
+	case n.Active:
+		marks = append(marks, "← active"+when)
+	case n.Leaf:
+		marks = append(marks, "(leaf"+when+")")
+	}
+	tail := strings.Join(marks, "  ")
+	room := treeWidth - displayWidth(head) - displayWidth(tail) - 2
+	preview := clipWidth(n.Preview, max(room, 24))
+	text := head + preview
+	if tail != "" {
+		text = strings.TrimRight(text, " ") + "  " + tail
+	}
+	w.WriteString(strings.TrimRight(text, " "))
+	w.WriteString("\n")
+}
+
+// kindOf is what a line says an entry is: a message's role, else its type.
+func kindOf(e *index.Entry) string {
+	if e.Role != nil && e.Type == "message" {
+		return *e.Role
+	}
+	return e.Type
+}
+
+func cutText(n *archive.TreeNode) string {
+	return fmt.Sprintf("… %s, %s, %s below …", counted(n.Branches, "branch", "branches"),
+		counted(n.Folded, "entry", "entries"), counted(n.Leaves, "leaf", "leaves"))
+}
+
+// displayWidth is the number of terminal columns s takes: East Asian wide
+// and fullwidth runes take two.
+func displayWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		n += runeWidth(r)
+	}
+	return n
+}
+
+func runeWidth(r rune) int {
+	if r < 0x1100 { // no wide rune comes before Hangul Jamo
+		return 1
+	}
+	switch width.LookupRune(r).Kind() {
+	case width.EastAsianWide, width.EastAsianFullwidth:
+		return 2
+	}
+	return 1
+}
+
+// clipWidth cuts s to at most cols columns, ending in "…" when cut.
+func clipWidth(s string, cols int) string {
+	if displayWidth(s) <= cols {
+		return s
+	}
+	n := 0
+	for i, r := range s {
+		if n+runeWidth(r) > cols-1 {
+			return strings.TrimRight(s[:i], " ") + "…"
+		}
+		n += runeWidth(r)
+	}
+	return s
+}
+
+func padRight(s string, cols int) string {
+	if w := displayWidth(s); w < cols {
+		return s + strings.Repeat(" ", cols-w)
+	}
+	return s
+}
+
+// writeTreeJSON writes SPEC §8's {"session","roots":[...]} for t, with
+// the cycle roots after the other roots (see treeHelp for the node shape).
+// Nodes nest as deep as the tree (a linear chain of 100,000 entries is
+// 100,000 levels), so the document is written by a loop with an explicit
+// stack, not by encoding/json, which recurses once per level.
+func writeTreeJSON(w io.Writer, session string, t *archive.Tree) error {
+	jw := &treeJSON{w: bufio.NewWriterSize(w, 64<<10), t: t}
+	jw.enc = json.NewEncoder(&jw.buf)
+	jw.enc.SetEscapeHTML(false)
+	jw.w.WriteString(`{"session":`)
+	jw.str(session)
+	jw.w.WriteString(`,"roots":[`)
+	for i, r := range append(append([]int(nil), t.Roots...), t.Cycles...) {
+		if i > 0 {
+			jw.w.WriteByte(',')
+		}
+		jw.tree(r)
+	}
+	jw.w.WriteString("]}\n")
+	if jw.err != nil {
+		return jw.err
+	}
+	return jw.w.Flush()
+}
+
+type treeJSON struct {
+	w   *bufio.Writer
+	t   *archive.Tree
+	buf bytes.Buffer
+	enc *json.Encoder
+	err error
+}
+
+// tree writes the node root and everything below it. Each stack element
+// is the next child to write of an open node (-1: close it).
+func (jw *treeJSON) tree(root int) {
+	nodes := jw.t.Nodes
+	type cursor struct {
+		next  int
+		first bool
+	}
+	jw.open(root)
+	stack := []cursor{{nodes[root].FirstChild, true}}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.next < 0 {
+			jw.w.WriteString("]}")
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		c := top.next
+		if !top.first {
+			jw.w.WriteByte(',')
+		}
+		top.first = false
+		top.next = nodes[c].NextSibling
+		jw.open(c)
+		stack = append(stack, cursor{nodes[c].FirstChild, true})
+	}
+}
+
+// open writes a node's members up to its children's opening bracket.
+func (jw *treeJSON) open(i int) {
+	n := &jw.t.Nodes[i]
+	w := jw.w
+	switch n.Kind {
+	case archive.NodeFold:
+		w.WriteString(`{"id":null,"type":"fold","role":null,"label":null,"active":false,"preview":`)
+		jw.str("… " + counted(n.Folded, "entry", "entries") + " …")
+		fmt.Fprintf(w, `,"folded":%d,"children":[`, n.Folded)
+		return
+	case archive.NodeCut:
+		w.WriteString(`{"id":null,"type":"cut","role":null,"label":null,"active":false,"preview":`)
+		jw.str(cutText(n))
+		fmt.Fprintf(w, `,"folded":%d,"leaves":%d,"branches":%d,"children":[`, n.Folded, n.Leaves, n.Branches)
+		return
+	}
+	e := &jw.t.Entries[n.Entry]
+	w.WriteString(`{"id":`)
+	jw.str(e.EntryID)
+	w.WriteString(`,"type":`)
+	jw.str(e.Type)
+	w.WriteString(`,"role":`)
+	jw.strOrNull(deref(e.Role))
+	w.WriteString(`,"label":`)
+	jw.strOrNull(n.Label)
+	fmt.Fprintf(w, `,"active":%t,"preview":`, n.Active)
+	jw.str(clipWidthRunes(n.Preview, archive.PreviewWidth))
+	var problems []string
+	if n.Missing {
+		problems = append(problems, `"missing_parent"`)
+	}
+	if n.Cycle {
+		problems = append(problems, `"cycle"`)
+	}
+	if n.Duplicate {
+		problems = append(problems, `"duplicate_id"`)
+	}
+	if len(problems) > 0 {
+		w.WriteString(`,"problems":[` + strings.Join(problems, ",") + `]`)
+		if n.Missing || n.Cycle {
+			w.WriteString(`,"parent":`)
+			jw.str(deref(e.ParentID))
+		}
+	}
+	w.WriteString(`,"children":[`)
+}
+
+func (jw *treeJSON) strOrNull(s string) {
+	if s == "" {
+		jw.w.WriteString("null")
+		return
+	}
+	jw.str(s)
+}
+
+// str writes s as a JSON string, HTML characters unescaped as writeJSON
+// writes them.
+func (jw *treeJSON) str(s string) {
+	jw.buf.Reset()
+	if err := jw.enc.Encode(s); err != nil && jw.err == nil {
+		jw.err = err
+	}
+	jw.w.Write(bytes.TrimSuffix(jw.buf.Bytes(), []byte("\n")))
+}
+
+// clipWidthRunes cuts a preview to n runes, ending in "…" when cut: the
+// JSON preview is as long as `grove leaves` gives.
+func clipWidthRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	k := 0
+	for i := range s {
+		if k == n-1 {
+			return strings.TrimRight(s[:i], " ") + "…"
+		}
+		k++
+	}
+	return s
+}
