@@ -29,8 +29,7 @@ func previewOf(m map[string]any) string {
 		msg, _ := m["message"].(map[string]any)
 		return messagePreview(msg)
 	case "metadata":
-		v, _ := json.Marshal(m["value"])
-		return str("key") + " = " + string(v)
+		return str("key") + " = " + JSONText(m["value"])
 	case "compaction", "branch_summary":
 		return str("summary")
 	case "label":
@@ -71,8 +70,7 @@ func messagePreview(msg map[string]any) string {
 		for _, b := range blocks {
 			bm, _ := b.(map[string]any)
 			if bm["type"] == "toolCall" {
-				args, _ := json.Marshal(bm["arguments"])
-				calls = append(calls, fmt.Sprintf("→ %v %s", bm["name"], args))
+				calls = append(calls, fmt.Sprintf("→ %v %s", bm["name"], JSONText(bm["arguments"])))
 			}
 		}
 		if len(calls) > 0 {
@@ -138,4 +136,17 @@ func clip(s string, width int) string {
 		n++
 	}
 	return b.String()
+}
+
+// JSONText renders a decoded JSON value compactly for people: &, < and >
+// stay as they are (json.Marshal would write \u0026 for the && of a shell
+// command).
+func JSONText(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return ""
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -90,8 +90,7 @@ func writeMessage(g *env, raw json.RawMessage, entryID string) {
 			case "thinking":
 				fmt.Fprintln(g.stdout, "(thinking) "+strings.TrimSpace(fmt.Sprint(bm["thinking"])))
 			case "toolCall":
-				args, _ := json.Marshal(bm["arguments"])
-				fmt.Fprintf(g.stdout, "→ %v %s  [%v]\n", bm["name"], args, bm["id"])
+				fmt.Fprintf(g.stdout, "→ %v %s  [%v]\n", bm["name"], archive.JSONText(bm["arguments"]), bm["id"])
 			case "image":
 				fmt.Fprintf(g.stdout, "[image %v]\n", bm["mimeType"])
 			}
