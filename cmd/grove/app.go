@@ -151,7 +151,7 @@ func newApp(g *env) *cli.App {
 		},
 		Commands: []*cli.Command{
 			indexCommand(g), rebuildCommand(g), sessionsCommand(g), workspacesCommand(g), leavesCommand(g),
-			branchesCommand(g), pathCommand(g), messagesCommand(g), contextCommand(g), verifyCommand(g), recoverCommand(g),
+			branchesCommand(g), pathCommand(g), messagesCommand(g), contextCommand(g), exportCommand(g), verifyCommand(g), recoverCommand(g),
 			appendCommand(g), repairCommand(g), searchCommand(g),
 			watchCommand(g),
 			treeCommand(g),

@@ -21,19 +21,9 @@ import (
 	"github.com/grove-sessions/grove/internal/testutil"
 )
 
-// updateGolden is -update: rewrite the golden files in testdata/tree. The
-// flag is looked up first in case another test file of the package
-// defines it too.
-var updateGolden = func() *bool {
-	if f := flag.Lookup("update"); f != nil {
-		if g, ok := f.Value.(flag.Getter); ok {
-			if b, ok := g.Get().(bool); ok {
-				return &b
-			}
-		}
-	}
-	return flag.Bool("update", false, "rewrite the golden files in testdata")
-}()
+// updateGolden is -update: rewrite the golden files of this package's
+// tests (testdata/tree, testdata/export). Defined once, here.
+var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // groveIn runs grove in-process against the index db and returns its exit
 // status, stdout and stderr.

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/urfave/cli/v2"
+
+	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/transcript"
+)
+
+func exportCommand(g *env) *cli.Command {
+	return &cli.Command{
+		Name:      "export",
+		Usage:     "write the path to LEAF as a Markdown transcript, one HTML page, or a new pi session (a fork)",
+		ArgsUsage: "SESSION [LEAF]",
+		Description: `LEAF defaults to the session's active leaf. The document goes to stdout, or to
+--out FILE (then the answer is {"written": FILE}).
+
+  md     a readable transcript: every entry of the path, tool calls and results
+         legible, thinking folded
+  html   the same as one self-contained page (no external files)
+  jsonl  a new pi version 3 session holding the path: a new header whose
+         parentSession is the source file, the entries copied unchanged
+         (version 1 and 2 entries migrated as pi migrates them). With --out it
+         is written through grove's committed-log writer; --out DIR writes
+         DIR/<time>_<id>.jsonl, pi's own naming, so a pi sessions directory
+         takes it as a new session.
+
+An existing --out file is never appended to; md and html replace one only
+with --force.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "md", Usage: "md, html or jsonl"},
+			&cli.StringFlag{Name: "out", Usage: "write to `FILE` (or, for jsonl, into directory FILE) instead of stdout"},
+			&cli.BoolFlag{Name: "force", Usage: "replace an existing md or html --out file"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := needArgs(c, 1, 2); err != nil {
+				return err
+			}
+			o := exportOptions{format: c.String("format"), out: c.String("out"), force: c.Bool("force")}
+			switch o.format {
+			case "md", "html", "jsonl":
+			default:
+				return usagef("export: --format %q: want md, html or jsonl", o.format)
+			}
+			if o.force && o.format == "jsonl" {
+				return usagef("export: --force is for md and html; a jsonl fork never replaces a file")
+			}
+			return runExport(c.Context, g, c.Args().Get(0), c.Args().Get(1), o)
+		},
+	}
+}
+
+type exportOptions struct {
+	format string // md, html or jsonl
+	out    string // "" = stdout
+	force  bool   // replace an existing md/html file
+}
+
+func runExport(ctx context.Context, g *env, session, leaf string, o exportOptions) error {
+	a, err := g.openExisting(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	p, path, labels, err := a.ExportPath(ctx, session, leaf)
+	if err != nil {
+		return err
+	}
+	var doc bytes.Buffer
+	var lines [][]byte
+	switch o.format {
+	case "jsonl":
+		id, err := uuid.NewV7()
+		if err != nil {
+			return err
+		}
+		now := time.Now()
+		if lines, err = archive.ForkLines(p.Session, path, id.String(), now); err != nil {
+			return err
+		}
+		if o.out != "" {
+			if fi, err := os.Stat(o.out); err == nil && fi.IsDir() {
+				// pi names session files <ISO time, - for : and .>_<id>.jsonl.
+				stamp := strings.NewReplacer(":", "-", ".", "-").Replace(now.UTC().Format("2006-01-02T15:04:05.000Z"))
+				o.out = filepath.Join(o.out, stamp+"_"+id.String()+".jsonl")
+			}
+			if err := archive.WriteFork(o.out, lines); err != nil {
+				return err
+			}
+			return written(g, o.out, fmt.Sprintf("a new pi session %s forked from %s at %s, %d entries", id, p.Session.SessionID, p.Leaf, len(path)))
+		}
+		for _, l := range lines {
+			doc.Write(l)
+			doc.WriteByte('\n')
+		}
+	default:
+		d := transcript.Doc{SessionID: p.Session.SessionID, Name: p.Session.Name, Workspace: p.Session.Workspace,
+			Path: p.Session.Path, Dialect: p.Session.Dialect, Version: p.Session.Version, Leaf: p.Leaf}
+		for _, e := range path {
+			te := transcript.Entry{ID: e.ID, Type: e.Type, Role: e.Role, Label: labels[e.ID], FirstKept: e.FirstKept, Raw: e.Raw}
+			if e.HasTime {
+				ms := e.Timestamp
+				te.TimestampMs = &ms
+			}
+			d.Entries = append(d.Entries, te)
+		}
+		render := transcript.Markdown
+		if o.format == "html" {
+			render = transcript.HTML
+		}
+		if err := render(&doc, d); err != nil {
+			return err
+		}
+	}
+	if o.out == "" {
+		_, err := g.stdout.Write(doc.Bytes())
+		return err
+	}
+	if err := writeDocument(o.out, doc.Bytes(), o.force); err != nil {
+		return err
+	}
+	return written(g, o.out, fmt.Sprintf("%s of %s, path to %s, %d entries", o.format, p.Session.SessionID, p.Leaf, len(path)))
+}
+
+// written answers an export with --out.
+func written(g *env, file, what string) error {
+	if g.json {
+		return writeJSON(g.stdout, map[string]string{"written": file})
+	}
+	_, err := fmt.Fprintf(g.stdout, "wrote %s: %s\n", file, what)
+	return err
+}
+
+// writeDocument writes data to path through a temporary file beside it and
+// a rename, so a reader never sees half a document; an existing path is
+// replaced only when force is set.
+func writeDocument(path string, data []byte, force bool) error {
+	if _, err := os.Lstat(path); err == nil && !force {
+		return fmt.Errorf("%s: %w; pass --force to replace it, or choose another --out", path, archive.ErrExists)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("export: write %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	return nil
+}

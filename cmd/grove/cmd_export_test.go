@@ -1,0 +1,135 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/grove-sessions/grove/internal/testutil"
+)
+
+// `grove export` as a person reads it: Markdown of pi paths against golden
+// files in testdata/export (go test -run TestExport_Golden -update rewrites
+// them). The session file's directory is written as $DIR.
+func TestExport_Golden(t *testing.T) {
+	tests := []struct{ name, file, session, leaf, format string }{
+		{"v3-compaction-branch.md", "pi/v3-tree.jsonl", "5b7e", "1b3f5d9a", "md"},
+		{"v3-active.md", "pi/v3-tree.jsonl", "5b7e", "", "md"},
+		{"v2-hookmessage.md", "pi/v2-branches.jsonl", "e4c1", "5f1b7d2e", "md"},
+		{"v1-linear.md", "pi/v1-linear.jsonl", "9d3f", "", "md"},
+		{"chapter-tree.md", "plain/chapter-tree.jsonl", "chapter-tree", "a-alt", "md"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := mustIndexed(t, testutil.Testdata(t, tt.file))
+			args := []string{"export", "--format", tt.format, tt.session}
+			if tt.leaf != "" {
+				args = append(args, tt.leaf)
+			}
+			code, stdout, stderr := groveIn(t, db, args...)
+			if code != 0 {
+				t.Fatalf("grove %s = %d: %s", strings.Join(args, " "), code, stderr)
+			}
+			got := strings.ReplaceAll(stdout, filepath.Join(filepath.Dir(db), "sessions"), "$DIR")
+			golden := filepath.Join("testdata", "export", tt.name)
+			if *updateGolden {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -run TestExport_Golden -update)", err)
+			}
+			if got != string(want) {
+				t.Errorf("grove %s differs from %s (-update rewrites it):\n%s", strings.Join(args, " "), golden, firstLineDiff(got, string(want)))
+			}
+		})
+	}
+}
+
+// firstLineDiff shows the first line where got and want differ.
+func firstLineDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < len(g) || i < len(w); i++ {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			return "line " + itoa(i+1) + ":\n  got  " + gl + "\n  want " + wl
+		}
+	}
+	return "(no line differs)"
+}
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// The three formats and --out: the document on stdout, {"written"} with
+// --out, a fork readable as a pi session, existing files left alone.
+func TestExport_OutAndFormats(t *testing.T) {
+	db := mustIndexed(t, testutil.Testdata(t, "pi/v3-tree.jsonl"), testutil.Testdata(t, "plain/chapter-tree.jsonl"))
+	out := t.TempDir()
+
+	code, stdout, stderr := groveIn(t, db, "export", "--format", "html", "5b7e")
+	if code != 0 || !strings.HasPrefix(stdout, "<!DOCTYPE html>") || !strings.Contains(stdout, "Auth refactor (JWT)") || strings.Contains(stdout, "<script") {
+		t.Errorf("export --format html = %d, %q…, %s; want one page, no script", code, head(stdout), stderr)
+	}
+
+	page := filepath.Join(out, "t.html")
+	code, stdout, _ = groveIn(t, db, "--json", "export", "--format", "html", "--out", page, "5b7e")
+	if code != 0 || strings.TrimSpace(stdout) != `{"written":"`+page+`"}` {
+		t.Errorf("export --out = %d, %s; want {\"written\": %s}", code, stdout, page)
+	}
+	code, _, stderr = groveIn(t, db, "export", "--format", "md", "--out", page, "5b7e")
+	if code != 1 || !strings.Contains(stderr, "--force") {
+		t.Errorf("export over an existing file = %d, %s; want exit 1 naming --force", code, stderr)
+	}
+	if b, _ := os.ReadFile(page); !strings.HasPrefix(string(b), "<!DOCTYPE html>") {
+		t.Errorf("the existing file was changed: %q", head(string(b)))
+	}
+	code, _, stderr = groveIn(t, db, "export", "--format", "md", "--force", "--out", page, "5b7e")
+	if b, _ := os.ReadFile(page); code != 0 || !strings.HasPrefix(string(b), "# Auth refactor (JWT)") {
+		t.Errorf("export --force = %d (%s), file %q; want the Markdown in place", code, stderr, head(string(b)))
+	}
+
+	code, stdout, stderr = groveIn(t, db, "--json", "export", "--format", "jsonl", "--out", out, "5b7e", "35c7e0da")
+	var w struct{ Written string }
+	if code != 0 || json.Unmarshal([]byte(stdout), &w) != nil || !strings.HasSuffix(w.Written, ".jsonl") || filepath.Dir(w.Written) != out {
+		t.Fatalf("export --format jsonl --out DIR = %d, %s, %s", code, stdout, stderr)
+	}
+	code, _, stderr = groveIn(t, db, "index", w.Written)
+	if code != 0 {
+		t.Fatalf("index the fork: %s", stderr)
+	}
+	code, stdout, _ = groveIn(t, db, "--json", "path", w.Written)
+	var p struct{ Path []string }
+	_ = json.Unmarshal([]byte(stdout), &p)
+	if code != 0 || len(p.Path) != 22 || p.Path[21] != "35c7e0da" {
+		t.Errorf("path of the fork = %d, %s; want the 22 entries to 35c7e0da", code, stdout)
+	}
+
+	for _, bad := range [][]string{
+		{"export", "--format", "pdf", "5b7e"},
+		{"export", "--format", "jsonl", "--force", "--out", filepath.Join(out, "x.jsonl"), "5b7e"},
+	} {
+		if code, _, _ := groveIn(t, db, bad...); code != 2 {
+			t.Errorf("grove %s = %d, want 2 (usage)", strings.Join(bad, " "), code)
+		}
+	}
+	if code, _, stderr := groveIn(t, db, "export", "--format", "jsonl", "chapter-tree"); code != 1 || !strings.Contains(stderr, "plain-dialect") {
+		t.Errorf("jsonl export of a plain session = %d, %s; want exit 1 explaining", code, stderr)
+	}
+}
+
+func head(s string) string {
+	if len(s) > 80 {
+		return s[:80]
+	}
+	return s
+}
