@@ -15,6 +15,13 @@
 // memory does not grow with the file. Lock keeps two groves from writing
 // one index; Rebuild builds a new index and swaps it in.
 //
+// The views of issue 7 sit on the same path: BuildContext is pi's model
+// context at a leaf (SPEC §4.1) and ForLLM its convertToLlm; BuildTree
+// shapes a session for `grove tree` without recursion; ExportPath,
+// ForkLines and WriteFork give `grove export` its path and its pi version 3
+// fork. Leaves and Branches add the last user message on each path and
+// each child branch's leaves.
+//
 // Every answer the index gives must equal the pure functions here; Verify
 // recomputes it both ways, and the package's property test compares them
 // over random trees.
@@ -43,6 +50,12 @@
 //   - A file whose stat changed within index.RacyWindowMs of being read is
 //     checked by its fingerprints on the next refresh even if its stat
 //     looks the same (racily clean, as git calls it).
+//   - Context reads back only the lines of entry types that can change a
+//     context (contextTypes); a version 1 compaction's firstKeptEntryIndex
+//     comes from the index (entries.first_kept), so an index made before
+//     schema 4 reads its version 1 files again first.
+//   - A fork migrates version 1 and 2 entries as pi does (ids added,
+//     hookMessage renamed); only version 3 lines are copied byte for byte.
 //   - Rebuild copies the new index over the old one through SQLite's backup
 //     API: the -wal file grows to the new index's size for a moment.
 package archive
