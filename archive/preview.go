@@ -1,8 +1,9 @@
 package archive
 
 import (
+	"bytes"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"strings"
 	"unicode"
 )
@@ -15,99 +16,158 @@ const PreviewWidth = 72
 // summary, a label. Whitespace runs become one space. It returns "" when the
 // line holds nothing readable.
 func Preview(raw []byte, width int) string {
-	var m map[string]any
-	if json.Unmarshal(raw, &m) != nil {
-		return ""
+	var e pvLine
+	// A field of an unexpected type is skipped (UnmarshalTypeError, the
+	// rest still decoded); only a line that is no JSON object gives "".
+	if err := json.Unmarshal(raw, &e); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			return ""
+		}
 	}
-	return clip(previewOf(m), width)
+	// Content is mostly an array of blocks, decoded above in the same pass;
+	// a string content (a type error there) is decoded once more, alone.
+	if e.Message != nil && e.Message.Content == nil || e.Type == "custom_message" && e.Content == nil {
+		var s struct {
+			Content json.RawMessage `json:"content"`
+			Message struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		_ = json.Unmarshal(raw, &s)
+		_ = json.Unmarshal(s.Content, &e.contentText)
+		if e.Message != nil {
+			_ = json.Unmarshal(s.Message.Content, &e.Message.text)
+		}
+	}
+	return clip(e.preview(), width)
 }
 
-func previewOf(m map[string]any) string {
-	str := func(k string) string { s, _ := m[k].(string); return s }
-	switch str("type") {
-	case "message":
-		msg, _ := m["message"].(map[string]any)
-		return messagePreview(msg)
-	case "metadata":
-		return str("key") + " = " + JSONText(m["value"])
-	case "compaction", "branch_summary":
-		return str("summary")
-	case "label":
-		if l := str("label"); l != "" {
-			return "label " + str("targetId") + ": " + l
+// pvLine is what a preview reads of an entry line, decoded in one pass:
+// strings only where they are shown, raw JSON where it is shown as JSON,
+// nothing else (a tool result's details, a message's usage are skipped).
+type pvLine struct {
+	Type          string          `json:"type"`
+	Message       *pvMessage      `json:"message"`
+	Key           string          `json:"key"`
+	Value         json.RawMessage `json:"value"`
+	Summary       string          `json:"summary"`
+	Label         string          `json:"label"`
+	TargetID      string          `json:"targetId"`
+	Name          string          `json:"name"`
+	ThinkingLevel string          `json:"thinkingLevel"`
+	Provider      string          `json:"provider"`
+	ModelID       string          `json:"modelId"`
+	CustomType    string          `json:"customType"`
+	Content       []pvBlock       `json:"content"`
+	contentText   string          // content when it is a string
+}
+
+type pvMessage struct {
+	Role     string    `json:"role"`
+	ToolName string    `json:"toolName"`
+	Command  string    `json:"command"`
+	Summary  string    `json:"summary"`
+	Content  []pvBlock `json:"content"`
+	text     string    // content when it is a string
+}
+
+type pvBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// text joins the text blocks (images and other data blocks left out), or is
+// str when the content was a string.
+func text(blocks []pvBlock, str string) string {
+	if blocks == nil {
+		return str
+	}
+	var parts []string
+	for _, b := range blocks {
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
 		}
-		return "label " + str("targetId") + " cleared"
+	}
+	return strings.Join(parts, " ")
+}
+
+func (e *pvLine) preview() string {
+	switch e.Type {
+	case "message":
+		return e.Message.preview()
+	case "metadata":
+		return e.Key + " = " + rawJSONText(e.Value)
+	case "compaction", "branch_summary":
+		return e.Summary
+	case "label":
+		if e.Label != "" {
+			return "label " + e.TargetID + ": " + e.Label
+		}
+		return "label " + e.TargetID + " cleared"
 	case "session_info":
-		return "name: " + str("name")
+		return "name: " + e.Name
 	case "thinking_level_change":
-		return "thinking: " + str("thinkingLevel")
+		return "thinking: " + e.ThinkingLevel
 	case "model_change":
-		return "model: " + str("provider") + "/" + str("modelId")
+		return "model: " + e.Provider + "/" + e.ModelID
 	case "custom_message":
-		return "[" + str("customType") + "] " + contentText(m["content"])
+		return "[" + e.CustomType + "] " + text(e.Content, e.contentText)
 	case "custom":
-		return "[" + str("customType") + "]"
+		return "[" + e.CustomType + "]"
 	}
 	return ""
 }
 
-func messagePreview(msg map[string]any) string {
-	if msg == nil {
+func (m *pvMessage) preview() string {
+	if m == nil {
 		return ""
 	}
-	str := func(k string) string { s, _ := msg[k].(string); return s }
-	switch str("role") {
+	switch m.Role {
 	case "toolResult":
-		return "[" + str("toolName") + "] " + contentText(msg["content"])
+		return "[" + m.ToolName + "] " + text(m.Content, m.text)
 	case "bashExecution":
-		return "$ " + str("command")
+		return "$ " + m.Command
 	case "assistant":
-		if t := contentText(msg["content"]); strings.TrimSpace(t) != "" {
+		if t := text(m.Content, m.text); strings.TrimSpace(t) != "" {
 			return t
 		}
-		blocks, _ := msg["content"].([]any)
 		var calls []string
-		for _, b := range blocks {
-			bm, _ := b.(map[string]any)
-			if bm["type"] == "toolCall" {
-				calls = append(calls, fmt.Sprintf("→ %v %s", bm["name"], JSONText(bm["arguments"])))
+		for _, b := range m.Content {
+			if b.Type == "toolCall" {
+				calls = append(calls, "→ "+b.Name+" "+rawJSONText(b.Arguments))
 			}
 		}
 		if len(calls) > 0 {
 			return strings.Join(calls, "; ")
 		}
-		for _, b := range blocks {
-			if bm, _ := b.(map[string]any); bm["type"] == "thinking" {
-				t, _ := bm["thinking"].(string)
-				return "(thinking) " + t
+		for _, b := range m.Content {
+			if b.Type == "thinking" {
+				return "(thinking) " + b.Thinking
 			}
 		}
 		return ""
 	}
-	if t := contentText(msg["content"]); t != "" {
+	if t := text(m.Content, m.text); t != "" {
 		return t
 	}
-	return str("summary")
+	return m.Summary
 }
 
-// contentText joins the text blocks of a content value (a string or an
-// array of blocks). Images and other data blocks are left out.
-func contentText(c any) string {
-	switch c := c.(type) {
-	case string:
-		return c
-	case []any:
-		var parts []string
-		for _, b := range c {
-			if bm, ok := b.(map[string]any); ok && bm["type"] == "text" {
-				if t, ok := bm["text"].(string); ok {
-					parts = append(parts, t)
-				}
-			}
-		}
-		return strings.Join(parts, " ")
+// rawJSONText is a raw JSON value as written, compacted; "null" when it is
+// missing.
+func rawJSONText(v json.RawMessage) string {
+	if v == nil {
+		return "null"
 	}
-	return ""
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil {
+		return string(v)
+	}
+	return b.String()
 }
 
 // clip squeezes whitespace and cuts s to width runes, ending in "…" when cut.

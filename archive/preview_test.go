@@ -1,7 +1,9 @@
 package archive_test
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/grove-sessions/grove/archive"
 )
@@ -18,6 +20,9 @@ func TestPreview(t *testing.T) {
 		{"cleared label", `{"type":"label","targetId":"x1"}`, "label x1 cleared", 0},
 		{"clipped", `{"type":"message","message":{"role":"user","content":"abcdefghijklmnop"}}`, "abcdefghi…", 10},
 		{"not JSON", `{"type":`, "", 0},
+		{"string custom_message content", `{"type":"custom_message","customType":"w","content":"note"}`, "[w] note", 0},
+		{"a field of another type is skipped, not fatal", `{"type":"message","message":{"role":"toolResult","toolName":7,"content":[{"type":"text","text":"ok"}]}}`, "[] ok", 0},
+		{"assistant thinking only", `{"type":"message","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hmm"}]}}`, "(thinking) hmm", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -30,4 +35,31 @@ func TestPreview(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Preview takes any committed line: it never panics, and what it returns is
+// one line of at most width runes.
+func FuzzPreview(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"message","message":{"role":"assistant","content":[{"type":"toolCall","name":"bash","arguments":{"command":"ls"}}]}}`,
+		`{"type":"message","message":{"role":"user","content":"a\nb"}}`,
+		`{"type":"custom_message","content":[{"type":"text","text":"x"}]}`,
+		`{"type":"metadata","key":"k","value":[1,{"a":null}]}`,
+		`[]`, `null`, `{"type":"label"}`,
+	} {
+		f.Add([]byte(s), 20)
+	}
+	f.Fuzz(func(t *testing.T, line []byte, width int) {
+		width = width%200 + 1
+		if width < 1 {
+			width += 200
+		}
+		p := archive.Preview(line, width)
+		if n := utf8.RuneCountInString(p); n > width {
+			t.Errorf("Preview(%q, %d) = %q: %d runes", line, width, p, n)
+		}
+		if strings.ContainsAny(p, "\n\r") {
+			t.Errorf("Preview(%q) = %q spans lines", line, p)
+		}
+	})
 }
