@@ -395,11 +395,31 @@ func (d *DB) Paths(ctx context.Context) ([]string, error) {
 	return out, err
 }
 
-// EntriesOf returns every entry row of session sid in file order.
+// EntriesOf returns every entry row of session sid in file order (Active,
+// Doc and Text left zero). Rows are scanned by hand: for a 100,000-entry
+// session sqlx's reflection cost a quarter of the query.
 func (d *DB) EntriesOf(ctx context.Context, sid int64) ([]Entry, error) {
-	var out []Entry
-	err := d.db.SelectContext(ctx, &out, "SELECT "+entryCols+" FROM entries e WHERE e.sid = ? ORDER BY e.seq", sid)
-	return out, err
+	var n int
+	if err := d.db.GetContext(ctx, &n, "SELECT entries FROM sessions WHERE sid = ?", sid); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("entries: %w", err)
+	}
+	rows, err := d.db.QueryContext(ctx, "SELECT "+entryCols+" FROM entries e WHERE e.sid = ? ORDER BY e.seq", sid)
+	if err != nil {
+		return nil, fmt.Errorf("entries: %w", err)
+	}
+	defer rows.Close()
+	out := make([]Entry, 0, n)
+	for rows.Next() {
+		var e Entry
+		if err := rows.Scan(&e.Seq, &e.EntryID, &e.ParentID, &e.Type, &e.Role, &e.TsMs, &e.Line, &e.Offset, &e.Length, &e.CRC, &e.FirstKept); err != nil {
+			return nil, fmt.Errorf("entries: %w", err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("entries: %w", err)
+	}
+	return out, nil
 }
 
 // RacyWindowMs is how close to its indexing a file's mtime may be for its
