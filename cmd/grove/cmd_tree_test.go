@@ -414,6 +414,7 @@ func BenchmarkTree(b *testing.B) {
 		name string
 		args []string
 	}{
+		{"baseline-path", []string{"path", "bench-tree"}}, // the CTE walk of the same 100,000-entry path
 		{"folded", []string{"tree", "bench-tree"}},
 		{"full", []string{"tree", "--full", "bench-tree"}},
 		{"full-json", []string{"--json", "tree", "--full", "bench-tree"}},
