@@ -56,10 +56,9 @@ type LeafInfo struct {
 
 // Leaves lists the leaves of the sessions f picks, newest activity first:
 // by the leaf's time (its session's modification time when it has none),
-// then in reverse file order. Depth comes from the index, the last user
-// message on each path from a recursive CTE; previews are read back from
-// the files by offset (and left empty when the file changed since it was
-// indexed).
+// then in reverse file order. Depth and the last user message on each
+// path come from one recursive CTE; previews are read back from the files
+// by offset (and left empty when the file changed since it was indexed).
 func (a *Archive) Leaves(ctx context.Context, f Filter) ([]LeafInfo, error) {
 	sessions, err := a.pick(ctx, f)
 	if err != nil {
@@ -76,10 +75,6 @@ func (a *Archive) Leaves(ctx context.Context, f Filter) ([]LeafInfo, error) {
 		if err != nil {
 			return nil, err
 		}
-		users, err := a.db.LastUserMessages(ctx, s.SID)
-		if err != nil {
-			return nil, err
-		}
 		var file *os.File
 		stale := Fresh(s) != nil
 		if !stale {
@@ -90,8 +85,8 @@ func (a *Archive) Leaves(ctx context.Context, f Filter) ([]LeafInfo, error) {
 				Active: s.ActiveLeaf != nil && *s.ActiveLeaf == l.EntryID}
 			if file != nil {
 				from := l.Entry
-				if u, ok := users[l.EntryID]; ok {
-					from = u
+				if u := l.LastUserEntry(); u != nil {
+					from = *u
 				}
 				if raw, err := ReadLine(file, s.Path, from); err == nil {
 					li.Preview = Preview(raw, PreviewWidth)
@@ -125,102 +120,4 @@ func activity(l LeafInfo) int64 {
 		return *l.Session.ModifiedMs
 	}
 	return 0
-}
-
-// BranchInfo is one row of `grove branches` (SPEC §8).
-type BranchInfo struct {
-	Session *index.Session
-	index.Branch
-	Label string // pi label of the branch point, if any
-	// Preview is one line from the branch point entry; ChildPreviews[i] one
-	// line from the first user message in the branch of Children[i] (its
-	// first child at each step, up to branchPreviewSteps entries down), or
-	// from the child itself. "" when the file cannot be read back.
-	Preview       string
-	ChildPreviews []string
-	Stale         bool // the session's file changed since it was indexed (no previews)
-}
-
-// branchPreviewSteps bounds the walk down a branch for its first user
-// message.
-const branchPreviewSteps = 64
-
-// Branches lists the branch points of the sessions f picks (sessions most
-// recently modified first, branch points in file order), with their
-// children in file order, the number of leaves below each branch point and
-// in each child's branch, and previews read back from the files.
-func (a *Archive) Branches(ctx context.Context, f Filter) ([]BranchInfo, error) {
-	sessions, err := a.pick(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	var out []BranchInfo
-	for i := range sessions {
-		bs, err := a.branchesOf(ctx, &sessions[i])
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, bs...)
-	}
-	return out, nil
-}
-
-// branchesOf is Branches for one session.
-func (a *Archive) branchesOf(ctx context.Context, s *index.Session) ([]BranchInfo, error) {
-	bs, err := a.db.Branches(ctx, s.SID)
-	if err != nil || len(bs) == 0 {
-		return nil, err
-	}
-	labels, err := a.db.Labels(ctx, s.SID)
-	if err != nil {
-		return nil, err
-	}
-	stale := Fresh(s) != nil
-	var file *os.File
-	if !stale {
-		if file, err = os.Open(s.Path); err != nil {
-			stale = true
-		} else {
-			defer file.Close()
-		}
-	}
-	// preview reads the line of entry id (or of the first user message
-	// below it, when down) back from the file.
-	preview := func(id string, down bool) (string, error) {
-		if stale {
-			return "", nil
-		}
-		e, err := a.db.EntryByID(ctx, s.SID, id)
-		if err != nil || e == nil {
-			return "", err
-		}
-		if down {
-			u, err := a.db.FirstUserMessageBelow(ctx, s.SID, e.Seq, branchPreviewSteps)
-			if err != nil {
-				return "", err
-			}
-			if u != nil {
-				e = u
-			}
-		}
-		raw, err := ReadLine(file, s.Path, *e)
-		if err != nil {
-			return "", nil // changed under us: no preview, as for a stale file
-		}
-		return Preview(raw, PreviewWidth), nil
-	}
-	out := make([]BranchInfo, 0, len(bs))
-	for _, b := range bs {
-		bi := BranchInfo{Session: s, Branch: b, Label: labels[b.EntryID], Stale: stale, ChildPreviews: make([]string, len(b.Children))}
-		if bi.Preview, err = preview(b.EntryID, false); err != nil {
-			return nil, err
-		}
-		for k, c := range b.Children {
-			if bi.ChildPreviews[k], err = preview(c, true); err != nil {
-				return nil, err
-			}
-		}
-		out = append(out, bi)
-	}
-	return out, nil
 }

@@ -105,11 +105,31 @@ const entryCols = "e.seq, e.entry_id, e.parent_id, e.type, e.role, e.ts_ms, e.li
 type Leaf struct {
 	Entry
 	Depth *int `db:"depth"`
+	// LastUser is the seq of the last entry with role "user" on the leaf's
+	// path (the leaf itself when it is one); nil when the path has none or
+	// is broken. UserLine, UserOffset, UserLength and UserCRC say where its
+	// line is, to read it back without another query.
+	LastUser   *int    `db:"last_user"`
+	UserLine   *int    `db:"user_line"`
+	UserOffset *int64  `db:"user_offset"`
+	UserLength *int    `db:"user_length"`
+	UserCRC    *uint32 `db:"user_crc"`
+}
+
+// LastUserEntry is the last user message on the leaf's path as an entry
+// row holding what ReadLine needs (seq, line, offset, length, CRC), or nil.
+func (l *Leaf) LastUserEntry() *Entry {
+	if l.LastUser == nil || l.UserLine == nil || l.UserOffset == nil || l.UserLength == nil || l.UserCRC == nil {
+		return nil
+	}
+	return &Entry{Seq: *l.LastUser, Line: *l.UserLine, Offset: *l.UserOffset, Length: *l.UserLength, CRC: *l.UserCRC}
 }
 
 // Leaves returns the entries of session sid that no entry names as parent,
-// in file order (SPEC §1), with their depths computed by a recursive CTE
-// from the roots down.
+// in file order (SPEC §1), with their depths and the last user message on
+// their paths, both computed by one recursive CTE from the roots down:
+// each entry is met once, so the cost is the session's size, whatever its
+// shape (a comb of 100,000 leaves costs what a chain does).
 func (d *DB) Leaves(ctx context.Context, sid int64) ([]Leaf, error) {
 	var dup *string
 	if err := d.db.GetContext(ctx, &dup, "SELECT duplicate_id FROM sessions WHERE sid = ?", sid); err != nil {
@@ -119,13 +139,20 @@ func (d *DB) Leaves(ctx context.Context, sid int64) ([]Leaf, error) {
 	// From every root down: a member of a cycle is never reached from a root,
 	// so the walk ends; with duplicate ids no path is defined and the walk is
 	// skipped (depth NULL).
-	q := `WITH RECURSIVE down(entry_id, depth) AS (
-			SELECT entry_id, 1 FROM entries WHERE sid = ?1 AND parent_id IS NULL AND ?2
+	q := `WITH RECURSIVE down(entry_id, depth, last_user, user_line, user_offset, user_length, user_crc) AS (
+			SELECT entry_id, 1, CASE WHEN role = 'user' THEN seq END, CASE WHEN role = 'user' THEN line END,
+				CASE WHEN role = 'user' THEN offset END, CASE WHEN role = 'user' THEN length END, CASE WHEN role = 'user' THEN crc END
+			FROM entries WHERE sid = ?1 AND parent_id IS NULL AND ?2
 			UNION ALL
-			SELECT c.entry_id, down.depth + 1 FROM down CROSS JOIN entries c INDEXED BY entries_by_parent ON c.sid = ?1 AND c.parent_id = down.entry_id
+			SELECT c.entry_id, down.depth + 1, CASE WHEN c.role = 'user' THEN c.seq ELSE down.last_user END,
+				CASE WHEN c.role = 'user' THEN c.line ELSE down.user_line END,
+				CASE WHEN c.role = 'user' THEN c.offset ELSE down.user_offset END,
+				CASE WHEN c.role = 'user' THEN c.length ELSE down.user_length END,
+				CASE WHEN c.role = 'user' THEN c.crc ELSE down.user_crc END
+			FROM down CROSS JOIN entries c INDEXED BY entries_by_parent ON c.sid = ?1 AND c.parent_id = down.entry_id
 		)
-		SELECT ` + entryCols + `, (SELECT depth FROM down WHERE down.entry_id = e.entry_id) AS depth
-		FROM entries e
+		SELECT ` + entryCols + `, down.depth, down.last_user, down.user_line, down.user_offset, down.user_length, down.user_crc
+		FROM entries e LEFT JOIN down ON down.entry_id = e.entry_id
 		WHERE e.sid = ?1 AND NOT EXISTS (SELECT 1 FROM entries c INDEXED BY entries_by_parent WHERE c.sid = e.sid AND c.parent_id = e.entry_id)
 		ORDER BY e.seq`
 	if err := d.db.SelectContext(ctx, &out, q, sid, dup == nil); err != nil {
@@ -134,70 +161,17 @@ func (d *DB) Leaves(ctx context.Context, sid int64) ([]Leaf, error) {
 	return out, nil
 }
 
-// LastUserMessages maps each leaf of session sid to the last entry with
-// role "user" on its path (the leaf itself when it is one), for leaves
-// whose path has one. The walk goes up one index lookup per step and stops
-// at the first user message, so it costs the distance to it; it follows
-// the first entry (in file order) of a duplicated id and stops after as
-// many steps as the session has entries, so a cycle ends it.
-func (d *DB) LastUserMessages(ctx context.Context, sid int64) (map[string]Entry, error) {
-	var rows []struct {
-		Leaf string `db:"leaf"`
-		Entry
-	}
-	err := d.db.SelectContext(ctx, &rows, `WITH RECURSIVE up(leaf, n, seq, parent_id, role) AS (
-			SELECT e.entry_id, 0, e.seq, e.parent_id, e.role FROM entries e
-			WHERE e.sid = ?1 AND NOT EXISTS (SELECT 1 FROM entries c INDEXED BY entries_by_parent WHERE c.sid = ?1 AND c.parent_id = e.entry_id)
-			UNION ALL
-			SELECT up.leaf, up.n + 1, p.seq, p.parent_id, p.role FROM up CROSS JOIN entries p
-				ON p.sid = ?1 AND p.seq = (SELECT min(seq) FROM entries INDEXED BY entries_by_id WHERE sid = ?1 AND entry_id = up.parent_id)
-			WHERE up.role IS NOT 'user' AND up.parent_id IS NOT NULL AND up.n < (SELECT entries FROM sessions WHERE sid = ?1)
-		)
-		SELECT up.leaf, `+entryCols+` FROM up JOIN entries e ON e.sid = ?1 AND e.seq = up.seq WHERE up.role = 'user'`, sid)
-	if err != nil {
-		return nil, fmt.Errorf("last user messages: %w", err)
-	}
-	out := make(map[string]Entry, len(rows))
-	for _, r := range rows {
-		if _, ok := out[r.Leaf]; !ok {
-			out[r.Leaf] = r.Entry
-		}
-	}
-	return out, nil
-}
-
-// FirstUserMessageBelow returns the first entry with role "user" met going
-// down from entry seq of session sid (itself included), following the
-// first child in file order at each step, at most limit steps; nil when
-// there is none that close.
-func (d *DB) FirstUserMessageBelow(ctx context.Context, sid int64, seq, limit int) (*Entry, error) {
-	var out []Entry
-	err := d.db.SelectContext(ctx, &out, `WITH RECURSIVE down(n, seq, entry_id, role) AS (
-			SELECT 0, seq, entry_id, role FROM entries WHERE sid = ?1 AND seq = ?2
-			UNION ALL
-			SELECT down.n + 1, c.seq, c.entry_id, c.role FROM down CROSS JOIN entries c
-				ON c.sid = ?1 AND c.seq = (SELECT min(seq) FROM entries INDEXED BY entries_by_parent WHERE sid = ?1 AND parent_id = down.entry_id)
-			WHERE down.role IS NOT 'user' AND down.n < ?3
-		)
-		SELECT `+entryCols+` FROM down JOIN entries e ON e.sid = ?1 AND e.seq = down.seq WHERE down.role = 'user' LIMIT 1`, sid, seq, limit)
-	if err != nil || len(out) == 0 {
-		return nil, err
-	}
-	return &out[0], nil
-}
-
-// Branch is a branch point (SPEC §1) with its children in file order and the
-// number of leaves below it.
+// Branch is a branch point (SPEC §1) with its children in file order.
 type Branch struct {
-	EntryID     string
-	Children    []string
-	Leaves      int   // leaves below the branch point
-	ChildLeaves []int // ChildLeaves[i]: leaves in the branch of Children[i] (1 for a child that is a leaf)
+	EntryID  string
+	Children []string
 }
 
 // Branches returns the branch points of session sid, in the file order of
-// the branch point entries. A parent id that names no entry is no branch
-// point.
+// the branch point entries (the first with the id, when ids repeat). A
+// parent id that names no entry is no branch point. One query, one index
+// lookup per entry; what lies below each branch point is counted by the
+// caller from EntriesOf (archive.Branches), in one pass.
 func (d *DB) Branches(ctx context.Context, sid int64) ([]Branch, error) {
 	var rows []struct {
 		ParentID string `db:"parent_id"`
@@ -221,37 +195,7 @@ func (d *DB) Branches(ctx context.Context, sid int64) ([]Branch, error) {
 		b := &out[len(out)-1]
 		b.Children = append(b.Children, r.Child)
 	}
-	for i := range out {
-		b := &out[i]
-		var err error
-		if b.Leaves, err = d.leavesBelow(ctx, sid, b.EntryID); err != nil {
-			return nil, err
-		}
-		b.ChildLeaves = make([]int, len(b.Children))
-		for k, c := range b.Children {
-			if b.ChildLeaves[k], err = d.leavesBelow(ctx, sid, c); err != nil {
-				return nil, err
-			}
-		}
-	}
 	return out, nil
-}
-
-// leavesBelow counts the leaves at or below entry id of session sid (id
-// itself when it is a leaf). UNION (not UNION ALL) drops rows seen before,
-// so a cycle below it cannot loop.
-func (d *DB) leavesBelow(ctx context.Context, sid int64, id string) (int, error) {
-	var n int
-	err := d.db.GetContext(ctx, &n, `WITH RECURSIVE below(entry_id) AS (
-			SELECT ?2 UNION
-			SELECT c.entry_id FROM below CROSS JOIN entries c INDEXED BY entries_by_parent ON c.sid = ?1 AND c.parent_id = below.entry_id
-		)
-		SELECT count(*) FROM below b WHERE NOT EXISTS
-			(SELECT 1 FROM entries c INDEXED BY entries_by_parent WHERE c.sid = ?1 AND c.parent_id = b.entry_id)`, sid, id)
-	if err != nil {
-		return 0, fmt.Errorf("branches: %w", err)
-	}
-	return n, nil
 }
 
 // pathQuery walks from entry ?2 of session ?1 to its root, at most ?3 steps.
