@@ -47,7 +47,9 @@ func (a *Archive) ExportPath(ctx context.Context, session, leaf string) (*PathRe
 // its place. Plain-dialect sessions are not pi sessions: an error.
 func ForkLines(src *index.Session, path []jsonl.Entry, id string, now time.Time) ([][]byte, error) {
 	if src.Dialect != string(jsonl.Pi) {
-		return nil, fmt.Errorf("export --format jsonl: %s is a plain-dialect session; only pi sessions can be exported as a pi session file", src.Path)
+		return nil, &jsonl.Error{Code: jsonl.CodeWrongDialect, Path: src.Path, Offset: -1,
+			Message: "a plain-dialect session cannot be exported as a pi session file",
+			Hint:    "export it with --format md or html"}
 	}
 	header := marshalOrdered("type", json.RawMessage(`"session"`), "version", json.RawMessage("3"), "id", jsonText(id),
 		"timestamp", jsonText(now.UTC().Format("2006-01-02T15:04:05.000Z")), "cwd", jsonText(src.Workspace),
@@ -145,21 +147,18 @@ func objectMembers(raw json.RawMessage) ([]member, bool) {
 	return out, true
 }
 
-// ErrExists is returned by WriteFork when the file is already there: a
-// fork never appends to, or replaces, an existing file.
-var ErrExists = errors.New("file exists")
-
 // WriteFork creates the session file out (mode 0600; it must not exist)
 // and appends lines through the committed-log writer (SPEC §5), which
 // validates each as an entry of the new file. If any append fails, the new
-// file is removed, so no half fork is left behind. Errors: ErrExists
-// (wrapped), and those of jsonl.OpenWriter and Writer.Append (the failing
-// line numbered from 1 = the header).
+// file is removed, so no half fork is left behind. Errors (*jsonl.Error):
+// file_exists when out is there, io_error when it cannot be created, and
+// those of jsonl.OpenWriter and Writer.Append (wrapped, naming the failing
+// line, 1 = the header).
 func WriteFork(out string, lines [][]byte) (err error) {
 	f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("%s: %w; choose another --out", out, ErrExists)
+			return ExistsError(out)
 		}
 		return &jsonl.Error{Code: jsonl.CodeIO, Path: out, Offset: -1, Err: err, Message: "cannot create the new session file: " + errMsg(err)}
 	}
@@ -202,4 +201,11 @@ func syncFile(path string) error {
 	}
 	defer f.Close()
 	return f.Sync()
+}
+
+// ExistsError is file_exists for an output file that is already there.
+func ExistsError(path string) *jsonl.Error {
+	return &jsonl.Error{Code: jsonl.CodeFileExists, Path: path, Offset: -1, Err: os.ErrExist,
+		Message: "the file is already there; grove never appends to or replaces it",
+		Hint:    "choose another --out (md and html: --force replaces it)"}
 }

@@ -131,8 +131,9 @@ func TestWriteFork_ExistingAndFailed(t *testing.T) {
 	}
 	existing := testutil.MustWriteFile(t, dir, "existing.jsonl", []byte("precious\n"))
 	err := archive.WriteFork(existing, [][]byte{header, entry("a", "")})
-	if !errors.Is(err, archive.ErrExists) {
-		t.Errorf("WriteFork over an existing file: err = %v, want ErrExists", err)
+	var fe *jsonl.Error
+	if !errors.As(err, &fe) || fe.Code != jsonl.CodeFileExists || fe.Path != existing {
+		t.Errorf("WriteFork over an existing file: err = %v, want file_exists naming it", err)
 	}
 	if got := string(mustRead(t, existing)); got != "precious\n" {
 		t.Errorf("existing file now holds %q", got)

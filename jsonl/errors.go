@@ -36,6 +36,8 @@ const (
 	CodeLocked           Code = "locked"            // another writer holds the session file (SPEC §5)
 	CodeNothingToRepair  Code = "nothing_to_repair" // grove repair on a file without an unterminated tail
 	CodeIO               Code = "io_error"          // the operating system refused a read or write
+	CodeFileExists       Code = "file_exists"       // an output file is already there and is never appended to or replaced
+	CodeWrongDialect     Code = "wrong_dialect"     // an operation for one dialect asked of a session of the other (a pi fork of a plain session)
 )
 
 // Sentinels for errors.Is: an *Error matches the sentinel of its Code, so

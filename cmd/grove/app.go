@@ -52,8 +52,11 @@ type env struct {
 	args   []string // the command line, program name first
 	dbPath string
 	json   bool
-	stdout io.Writer
+	stdout io.Writer // the command's output: see output
 	stderr io.Writer
+
+	rawStdout io.Writer // stdout itself, for the error document
+	writes    bool      // the command writes the index (index, rebuild, watch)
 }
 
 // open opens the index for a command that writes it, creating it if
@@ -163,6 +166,10 @@ func newApp(g *env) *cli.App {
 		before := c.Before
 		c.Before = func(cc *cli.Context) error {
 			g.json = g.json || cc.Bool("json")
+			switch cc.Command.Name {
+			case "index", "rebuild", "watch":
+				g.writes = true
+			}
 			if before != nil {
 				return before(cc)
 			}
@@ -175,7 +182,8 @@ func newApp(g *env) *cli.App {
 // run runs grove with args and returns the exit status. It never calls
 // os.Exit, so deferred cleanup always runs.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	g := &env{args: args, stdout: stdout, stderr: stderr}
+	g := &env{args: args, stderr: stderr, rawStdout: stdout}
+	g.stdout = newOutput(ctx, g, stdout)
 	app := newApp(g)
 	notFound := ""
 	app.CommandNotFound = func(c *cli.Context, name string) {
@@ -217,6 +225,10 @@ func report(g *env, err error) {
 	if errors.As(err, &quiet) {
 		return
 	}
+	var ie interruptedError
+	if errors.Is(err, context.Canceled) && !errors.As(err, &ie) && !g.writes {
+		err = interruptedError{msg: "interrupted"} // a read: nothing to say about the index
+	}
 	if !g.json {
 		if errors.Is(err, context.Canceled) {
 			err = errors.New(errorObject(err).Message)
@@ -226,12 +238,12 @@ func report(g *env, err error) {
 		if errors.As(err, &je) && je.Hint != "" {
 			msg += " (" + je.Hint + ")"
 		}
-		// One line, whatever a path or id holds.
-		msg = strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(msg)
+		// One line, whatever a path or id holds, and no control characters.
+		msg = cell(msg)
 		fmt.Fprintf(g.stderr, "grove: %s\n", msg)
 		return
 	}
-	writeJSON(g.stdout, struct {
+	writeJSON(g.rawStdout, struct {
 		Error errorJSONObject `json:"error"`
 	}{errorObject(err)})
 }

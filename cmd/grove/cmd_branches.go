@@ -78,13 +78,13 @@ func runBranches(ctx context.Context, g *env, f archive.Filter) error {
 	tw := table(g.stdout)
 	fmt.Fprintln(tw, "SESSION\tNAME\tBRANCH POINT\tLEAVES\tLABEL\tPREVIEW")
 	for _, b := range bs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", sid[b.Session.SessionID], orDash(clipName(b.Session.Name)), b.EntryID, b.Leaves, orDash(b.Label), b.Preview)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", cell(sid[b.Session.SessionID]), cell(orDash(clipName(b.Session.Name))), cell(b.EntryID), b.Leaves, cell(orDash(clipName(b.Label))), cell(b.Preview))
 		for k, c := range b.Children {
 			branch := "├── "
 			if k == len(b.Children)-1 {
 				branch = "└── "
 			}
-			fmt.Fprintf(tw, "\t\t%s%s\t%d\t\t%s\n", branch, c, b.ChildLeaves[k], b.ChildPreviews[k])
+			fmt.Fprintf(tw, "\t\t%s%s\t%d\t\t%s\n", branch, cell(c), b.ChildLeaves[k], cell(b.ChildPreviews[k]))
 		}
 	}
 	if err := tw.Flush(); err != nil {

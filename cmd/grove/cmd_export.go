@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +15,22 @@ import (
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/internal/transcript"
+	"github.com/grove-sessions/grove/jsonl"
 )
+
+// reason is the operating system's words for err, without the path the
+// error repeats (a temporary file's name would only confuse).
+func reason(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err.Error()
+	}
+	return err.Error()
+}
 
 func exportCommand(g *env) *cli.Command {
 	return &cli.Command{
@@ -38,7 +54,7 @@ An existing --out file is never appended to; md and html replace one only
 with --force.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "md", Usage: "md, html or jsonl"},
-			&cli.StringFlag{Name: "out", Usage: "write to `FILE` (or, for jsonl, into directory FILE) instead of stdout"},
+			&cli.StringFlag{Name: "out", Usage: "write to `FILE` (or, for jsonl, into directory FILE) instead of stdout (- is stdout)"},
 			&cli.BoolFlag{Name: "force", Usage: "replace an existing md or html --out file"},
 		},
 		Action: func(c *cli.Context) error {
@@ -46,6 +62,9 @@ with --force.`,
 				return err
 			}
 			o := exportOptions{format: c.String("format"), out: c.String("out"), force: c.Bool("force")}
+			if o.out == "-" {
+				o.out = "" // stdout, as usual
+			}
 			switch o.format {
 			case "md", "html", "jsonl":
 			default:
@@ -145,26 +164,29 @@ func written(g *env, file, what string) error {
 // replaced only when force is set.
 func writeDocument(path string, data []byte, force bool) error {
 	if _, err := os.Lstat(path); err == nil && !force {
-		return fmt.Errorf("%s: %w; pass --force to replace it, or choose another --out", path, archive.ErrExists)
+		return archive.ExistsError(path)
+	}
+	fail := func(err error) error {
+		return &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot write the export: " + reason(err)}
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("export: %w", err)
+		return fail(err)
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		return fmt.Errorf("export: write %s: %w", tmp.Name(), err)
+		return fail(err)
 	}
 	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
-		return fmt.Errorf("export: %w", err)
+		return fail(err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("export: %w", err)
+		return fail(err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("export: %w", err)
+		return fail(err)
 	}
 	return nil
 }

@@ -87,8 +87,15 @@ func TestExport_OutAndFormats(t *testing.T) {
 		t.Errorf("export --out = %d, %s; want {\"written\": %s}", code, stdout, page)
 	}
 	code, _, stderr = groveIn(t, db, "export", "--format", "md", "--out", page, "5b7e")
-	if code != 1 || !strings.Contains(stderr, "--force") {
-		t.Errorf("export over an existing file = %d, %s; want exit 1 naming --force", code, stderr)
+	if code != 1 || !strings.Contains(stderr, "--force") || !strings.Contains(stderr, "file_exists") {
+		t.Errorf("export over an existing file = %d, %s; want exit 1, file_exists, naming --force", code, stderr)
+	}
+	code, stdout, _ = groveIn(t, db, "--json", "export", "--out", filepath.Join(out, "no", "such", "dir.md"), "5b7e")
+	var e struct {
+		Error struct{ Code, Path, Message string }
+	}
+	if code != 1 || json.Unmarshal([]byte(stdout), &e) != nil || e.Error.Code != "io_error" || e.Error.Path != filepath.Join(out, "no", "such", "dir.md") || strings.Contains(e.Error.Message, ".tmp") {
+		t.Errorf("export into a missing directory = %d, %s; want io_error naming the --out path, not a temporary file", code, stdout)
 	}
 	if b, _ := os.ReadFile(page); !strings.HasPrefix(string(b), "<!DOCTYPE html>") {
 		t.Errorf("the existing file was changed: %q", head(string(b)))
@@ -122,8 +129,11 @@ func TestExport_OutAndFormats(t *testing.T) {
 			t.Errorf("grove %s = %d, want 2 (usage)", strings.Join(bad, " "), code)
 		}
 	}
-	if code, _, stderr := groveIn(t, db, "export", "--format", "jsonl", "chapter-tree"); code != 1 || !strings.Contains(stderr, "plain-dialect") {
-		t.Errorf("jsonl export of a plain session = %d, %s; want exit 1 explaining", code, stderr)
+	if code, _, stderr := groveIn(t, db, "export", "--format", "jsonl", "chapter-tree"); code != 1 || !strings.Contains(stderr, "plain-dialect") || !strings.Contains(stderr, "wrong_dialect") {
+		t.Errorf("jsonl export of a plain session = %d, %s; want exit 1, wrong_dialect, explaining", code, stderr)
+	}
+	if code, stdout, _ := groveIn(t, db, "export", "--out", "-", "5b7e"); code != 0 || !strings.HasPrefix(stdout, "# Auth refactor (JWT)") {
+		t.Errorf("export --out - = %d, %q…; want the document on stdout", code, head(stdout))
 	}
 }
 

@@ -101,8 +101,8 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 		if l.Leaf.Depth != nil {
 			depth = fmt.Sprint(*l.Leaf.Depth)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(l.Leaf.TsMs), sid[l.Session.SessionID], orDash(clipName(l.Session.Name)),
-			id, typ, depth, orDash(l.Label), l.Preview)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(l.Leaf.TsMs), cell(sid[l.Session.SessionID]), cell(orDash(clipName(l.Session.Name))),
+			cell(id), cell(typ), depth, cell(orDash(clipName(l.Label))), cell(l.Preview))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -83,7 +83,7 @@ func runSessions(ctx context.Context, g *env, workspace string) error {
 		if s.Diagnostics > 0 {
 			state = fmt.Sprintf("%s (%d diagnostics)", s.State, s.Diagnostics)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", s.SessionID, short(s.ModifiedMs), s.Entries, s.Leaves, state, orDash(s.Workspace), orDash(s.Name), s.Path)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", cell(s.SessionID), short(s.ModifiedMs), s.Entries, s.Leaves, state, cell(orDash(s.Workspace)), cell(orDash(s.Name)), cell(s.Path))
 	}
 	return tw.Flush()
 }

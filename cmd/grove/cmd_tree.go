@@ -22,7 +22,9 @@ indentation; the children of a branch point hang under it with ├── and └
 in file order. Each line shows an entry's id, its role (messages) or type,
 a one-line preview, its [label], "(leaf ...)" on a leaf and "← active" on the
 active leaf (the last entry of the file), with the leaf's time (UTC).
-Lines are clipped to 120 columns; deeper than 12 levels of branching, a
+Lines are clipped to about 120 columns (a long label to 40, a preview to
+no less than 24, so marks may push a line past it); control characters in
+ids, labels and previews are shown as escapes (\x1b); deeper than 12 levels of branching, a
 line starts with "+N" for the N levels its indentation leaves out.
 
 Folding (unless --full): always shown are roots, branch points, the first
@@ -102,12 +104,12 @@ const (
 // cycles, and a note on what was folded.
 func writeTreeText(w io.Writer, s *index.Session, t *archive.Tree) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	head := "session " + s.SessionID
+	head := "session " + cell(s.SessionID)
 	if s.Name != "" {
 		head += fmt.Sprintf(" %q", s.Name)
 	}
 	if s.Workspace != "" {
-		head += "  " + s.Workspace
+		head += "  " + cell(s.Workspace)
 	}
 	head += fmt.Sprintf("  %s, %s", counted(len(t.Entries), "entry", "entries"), counted(s.Leaves, "leaf", "leaves"))
 	if s.State != "" && s.State != "ok" {
@@ -261,10 +263,10 @@ func (tw *treeWriter) line(prefix string, n *archive.TreeNode) {
 		return
 	}
 	e := &tw.t.Entries[n.Entry]
-	head := prefix + padRight(e.EntryID, tw.idWidth) + "  " + padRight(kindOf(e), tw.kindWidth) + "  "
+	head := prefix + padRight(cell(e.EntryID), tw.idWidth) + "  " + padRight(kindOf(e), tw.kindWidth) + "  "
 	var marks []string
 	if n.Label != "" {
-		marks = append(marks, "["+n.Label+"]")
+		marks = append(marks, "["+clipWidth(cell(n.Label), 40)+"]")
 	}
 	if n.Missing {
 		marks = append(marks, "‼ parent "+deref(e.ParentID)+" missing")
@@ -290,7 +292,7 @@ func (tw *treeWriter) line(prefix string, n *archive.TreeNode) {
 	}
 	tail := strings.Join(marks, "  ")
 	room := treeWidth - displayWidth(head) - displayWidth(tail) - 2
-	preview := clipWidth(n.Preview, max(room, 24))
+	preview := clipWidth(cell(n.Preview), max(room, 24))
 	text := head + preview
 	if tail != "" {
 		text = strings.TrimRight(text, " ") + "  " + tail

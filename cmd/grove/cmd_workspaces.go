@@ -46,7 +46,7 @@ func runWorkspaces(ctx context.Context, g *env) error {
 	tw := table(g.stdout)
 	fmt.Fprintln(tw, "WORKSPACE\tSESSIONS\tENTRIES\tMODIFIED (UTC)")
 	for _, w := range ws {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", orDash(w.Workspace), w.Sessions, w.Entries, short(w.ModifiedMs))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", cell(orDash(w.Workspace)), w.Sessions, w.Entries, short(w.ModifiedMs))
 	}
 	return tw.Flush()
 }
