@@ -61,3 +61,33 @@ func TestBranches_Counts(t *testing.T) {
 		})
 	}
 }
+
+// Leaves come newest first by their own time; a leaf whose time cannot be
+// read says nothing about when, so it comes last, not first.
+func TestLeaves_NewestFirst(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	header := `{"type":"session","version":3,"id":"order-1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}` + "\n"
+	lines := header +
+		piLine("message", "r", "", "2026-01-01T00:00:01.000Z", msg("user", `"root"`)) +
+		piLine("message", "old", "r", "2026-01-01T01:00:00.000Z", msg("user", `"old"`)) +
+		strings.Replace(piLine("message", "none", "r", "x", msg("user", `"no time"`)), `"timestamp":"x"`, `"timestamp":"not a time"`, 1) +
+		piLine("message", "new", "r", "2026-01-01T03:00:00.000Z", msg("user", `"new"`)) +
+		piLine("message", "mid", "r", "2026-01-01T02:00:00.000Z", msg("user", `"mid"`))
+	file := testutil.MustWriteFile(t, dir, "s.jsonl", []byte(lines))
+	a := mustOpenArchive(t, filepath.Join(dir, "index.db"))
+	if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
+		t.Fatal(err)
+	}
+	ls, err := a.Leaves(ctx, archive.Filter{Session: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range ls {
+		got = append(got, l.Leaf.EntryID)
+	}
+	if g := strings.Join(got, " "); g != "new mid old none" {
+		t.Errorf("Leaves = %s, want new mid old none", g)
+	}
+}

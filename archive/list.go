@@ -3,6 +3,7 @@ package archive
 import (
 	"cmp"
 	"context"
+	"math"
 	"os"
 	"slices"
 
@@ -55,8 +56,8 @@ type LeafInfo struct {
 }
 
 // Leaves lists the leaves of the sessions f picks, newest activity first:
-// by the leaf's time (its session's modification time when it has none),
-// then in reverse file order. Depth and the last user message on each
+// by the leaf's time, then in reverse file order; leaves without a readable
+// time come last. Depth and the last user message on each
 // path come from one recursive CTE; previews are read back from the files
 // by offset (and left empty when the file changed since it was indexed).
 func (a *Archive) Leaves(ctx context.Context, f Filter) ([]LeafInfo, error) {
@@ -111,13 +112,11 @@ func (a *Archive) Leaves(ctx context.Context, f Filter) ([]LeafInfo, error) {
 }
 
 // activity is when a leaf was last worked on, in Unix milliseconds: its own
-// time, else its session's modification time, else 0.
+// time, or math.MinInt64 when it has none (a missing time says nothing
+// about when, so such leaves are not put first).
 func activity(l LeafInfo) int64 {
-	switch {
-	case l.Leaf.TsMs != nil:
+	if l.Leaf.TsMs != nil {
 		return *l.Leaf.TsMs
-	case l.Session.ModifiedMs != nil:
-		return *l.Session.ModifiedMs
 	}
-	return 0
+	return math.MinInt64
 }

@@ -43,6 +43,7 @@ func runBranches(ctx context.Context, g *env, f archive.Filter) error {
 	}
 	type branchJSON struct {
 		Session     string            `json:"session"`
+		Path        string            `json:"path"` // the session's file: two files may hold one session id
 		ID          string            `json:"id"`
 		Children    []string          `json:"children"`
 		Leaves      int               `json:"leaves"`
@@ -53,7 +54,7 @@ func runBranches(ctx context.Context, g *env, f archive.Filter) error {
 	}
 	out := []branchJSON{}
 	for _, b := range bs {
-		j := branchJSON{Session: b.Session.SessionID, ID: b.EntryID, Children: b.Children, Leaves: b.Leaves,
+		j := branchJSON{Session: b.Session.SessionID, Path: b.Session.Path, ID: b.EntryID, Children: b.Children, Leaves: b.Leaves,
 			Preview: b.Preview, Stale: b.Stale}
 		if b.Label != "" {
 			j.Label = b.Label

@@ -53,6 +53,7 @@ type leafJSON struct {
 	Preview   string `json:"preview"`
 	Label     any    `json:"label"`
 	Name      string `json:"session_name"`    // the session's pi name, "" if none
+	Path      string `json:"path"`            // the session\'s file: two files may hold one session id
 	Stale     bool   `json:"stale,omitempty"` // the file changed since it was indexed: no preview, run grove index
 }
 
@@ -69,7 +70,7 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 	out := []leafJSON{}
 	for _, l := range leaves {
 		j := leafJSON{Session: l.Session.SessionID, ID: l.Leaf.EntryID, Type: l.Leaf.Type, Depth: l.Leaf.Depth,
-			Timestamp: rfc3339(l.Leaf.TsMs), Active: l.Active, Preview: l.Preview, Name: l.Session.Name, Stale: l.Stale}
+			Timestamp: rfc3339(l.Leaf.TsMs), Active: l.Active, Preview: l.Preview, Name: l.Session.Name, Path: l.Session.Path, Stale: l.Stale}
 		if l.Leaf.Role != nil {
 			j.Role = *l.Leaf.Role
 		}
