@@ -3,6 +3,8 @@ package archive
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,8 +46,18 @@ func (a *Archive) ExportPath(ctx context.Context, session, leaf string) (*PathRe
 // grove id L<line> and its parent's, SPEC §3.2) and a compaction's
 // firstKeptEntryIndex becomes firstKeptEntryId; a version 2 message of role
 // "hookMessage" gets role "custom". Every other member keeps its bytes and
-// its place. Plain-dialect sessions are not pi sessions: an error.
-func ForkLines(src *index.Session, path []jsonl.Entry, id string, now time.Time) ([][]byte, error) {
+// its place.
+//
+// Labels: the label entries on the path alone may not give the labels the
+// source gives its path's entries (one set or cleared on another branch),
+// so where they differ from labels (the source's, by target id) a label
+// entry is appended after the path, as pi's createBranchedSession writes
+// the labels of a fork after it; such entries get fresh 8-hex ids. The
+// fork's active leaf is then the last of them, with the same context.
+//
+// Errors: wrong_dialect for a plain-dialect session (it is no pi session),
+// bad_line for a line that is not a JSON object.
+func ForkLines(src *index.Session, path []jsonl.Entry, labels map[string]string, id string, now time.Time) ([][]byte, error) {
 	if src.Dialect != string(jsonl.Pi) {
 		return nil, &jsonl.Error{Code: jsonl.CodeWrongDialect, Path: src.Path, Offset: -1,
 			Message: "a plain-dialect session cannot be exported as a pi session file",
@@ -75,7 +87,64 @@ func ForkLines(src *index.Session, path []jsonl.Entry, id string, now time.Time)
 		}
 		lines = append(lines, line)
 	}
-	return lines, nil
+	return append(lines, labelFixes(path, labels, now)...), nil
+}
+
+// labelFixes are the label entries that make a fork of path label its
+// entries as labels says: one per entry whose label the path's own label
+// entries leave different, chained after the path's last entry.
+func labelFixes(path []jsonl.Entry, labels map[string]string, now time.Time) [][]byte {
+	got := map[string]string{}
+	ids := map[string]bool{}
+	for _, e := range path {
+		ids[e.ID] = true
+		if e.Type != "label" {
+			continue
+		}
+		var l struct {
+			TargetID string `json:"targetId"`
+			Label    string `json:"label"`
+		}
+		_ = json.Unmarshal(e.Raw, &l)
+		if l.TargetID != "" {
+			got[l.TargetID] = l.Label // "" clears, as in Facts
+		}
+	}
+	var out [][]byte
+	parent := ""
+	if len(path) > 0 {
+		parent = path[len(path)-1].ID
+	}
+	ts := jsonText(now.UTC().Format("2006-01-02T15:04:05.000Z"))
+	for _, e := range path {
+		if e.Type == "label" || got[e.ID] == labels[e.ID] {
+			continue
+		}
+		fresh := newEntryID(ids)
+		kv := []any{"type", json.RawMessage(`"label"`), "id", jsonText(fresh), "parentId", jsonText(parent),
+			"timestamp", ts, "targetId", jsonText(e.ID)}
+		if l := labels[e.ID]; l != "" {
+			kv = append(kv, "label", jsonText(l))
+		}
+		out = append(out, marshalOrdered(kv...))
+		got[e.ID] = labels[e.ID]
+		parent = fresh
+	}
+	return out
+}
+
+// newEntryID is a random 8-hex-digit id not in used (pi's generateId),
+// which it then holds.
+func newEntryID(used map[string]bool) string {
+	for {
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		id := hex.EncodeToString(b[:])
+		if !used[id] {
+			used[id] = true
+			return id
+		}
+	}
 }
 
 // migrateV1 is pi's version 1 → 2 migration of one entry: "id" and

@@ -32,11 +32,11 @@ func TestWriteFork_ContextSurvives(t *testing.T) {
 		}
 		out := t.TempDir()
 		for i, l := range leaves {
-			p, path, _, err := a.ExportPath(ctx, l.Session.Path, l.Leaf.EntryID)
+			p, path, labels, err := a.ExportPath(ctx, l.Session.Path, l.Leaf.EntryID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			lines, err := archive.ForkLines(p.Session, path, "fork-id", time.Unix(1800000000, 0))
+			lines, err := archive.ForkLines(p.Session, path, labels, "fork-id", time.Unix(1800000000, 0))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,8 +52,22 @@ func TestWriteFork_ContextSurvives(t *testing.T) {
 				s.Workspace != l.Session.Workspace || s.Result.State() != jsonl.StateOK {
 				t.Fatalf("fork of %s: header %+v, workspace %q, state %s", l.Session.Path, s.Header, s.Workspace, s.Result.State())
 			}
-			if got, want := ids(s.Entries), ids(path); got != want {
+			if len(s.Entries) < len(path) {
+				t.Fatalf("fork of %s at %s holds %d entries, want the path's %d and label fixes", filepath.Base(l.Session.Path), l.Leaf.EntryID, len(s.Entries), len(path))
+			}
+			if got, want := ids(s.Entries[:len(path)]), ids(path); got != want {
 				t.Fatalf("fork of %s at %s holds %s, want the path %s", filepath.Base(l.Session.Path), l.Leaf.EntryID, got, want)
+			}
+			for _, e := range s.Entries[len(path):] {
+				if e.Type != "label" {
+					t.Fatalf("fork of %s at %s: entry %s after the path is a %s, want only label fixes", filepath.Base(l.Session.Path), l.Leaf.EntryID, e.ID, e.Type)
+				}
+			}
+			// The fork labels the path's entries as the source does.
+			for _, e := range path {
+				if s.Labels[e.ID] != labels[e.ID] {
+					t.Errorf("fork of %s at %s labels %s %q, the source %q", filepath.Base(l.Session.Path), l.Leaf.EntryID, e.ID, s.Labels[e.ID], labels[e.ID])
+				}
 			}
 			got := pureContext(t, fork, "")
 			want := pureContext(t, l.Session.Path, l.Leaf.EntryID)
@@ -61,7 +75,7 @@ func TestWriteFork_ContextSurvives(t *testing.T) {
 				t.Errorf("context of the fork of %s at %s =\n%s\nwant\n%s", filepath.Base(l.Session.Path), l.Leaf.EntryID, g, w)
 			}
 			if l.Session.Version == 3 {
-				for k, e := range s.Entries {
+				for k, e := range s.Entries[:len(path)] {
 					if !bytes.Equal(e.Raw, path[k].Raw) {
 						t.Errorf("fork line %d = %s, want the version 3 line copied unchanged: %s", k+2, e.Raw, path[k].Raw)
 					}
@@ -84,11 +98,11 @@ func TestForkLines_Migrations(t *testing.T) {
 		t.Fatal(err)
 	}
 	fork := func(session, leaf string) []string {
-		p, path, _, err := a.ExportPath(ctx, session, leaf)
+		p, path, labels, err := a.ExportPath(ctx, session, leaf)
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines, err := archive.ForkLines(p.Session, path, "f", time.Unix(0, 0))
+		lines, err := archive.ForkLines(p.Session, path, labels, "f", time.Unix(0, 0))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -103,7 +103,7 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 			return err
 		}
 		now := time.Now()
-		if lines, err = archive.ForkLines(p.Session, path, id.String(), now); err != nil {
+		if lines, err = archive.ForkLines(p.Session, path, labels, id.String(), now); err != nil {
 			return err
 		}
 		if o.out != "" {

@@ -117,8 +117,14 @@ func TestExport_OutAndFormats(t *testing.T) {
 	code, stdout, _ = groveIn(t, db, "--json", "path", w.Written)
 	var p struct{ Path []string }
 	_ = json.Unmarshal([]byte(stdout), &p)
-	if code != 0 || len(p.Path) != 22 || p.Path[21] != "35c7e0da" {
-		t.Errorf("path of the fork = %d, %s; want the 22 entries to 35c7e0da", code, stdout)
+	// The 22 entries to 35c7e0da, then one label entry clearing
+	// "decision-point" on 6a1f9e07: the path's own label entry c7d24b98
+	// sets it, the source clears it on another branch.
+	if code != 0 || len(p.Path) != 23 || p.Path[21] != "35c7e0da" {
+		t.Errorf("path of the fork = %d, %s; want the 22 entries to 35c7e0da and a label fix", code, stdout)
+	}
+	if code, stdout, _ = groveIn(t, db, "tree", "--full", w.Written); code != 0 || strings.Contains(stdout, "[decision-point]") || !strings.Contains(stdout, "label 6a1f9e07 cleared") {
+		t.Errorf("tree of the fork = %d:\n%s\nwant decision-point cleared, as in the source", code, stdout)
 	}
 
 	for _, bad := range [][]string{
