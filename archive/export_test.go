@@ -20,7 +20,7 @@ import (
 // model receives it, is the source's (SPEC §4.1): migrating version 1 and
 // 2 entries loses nothing a model sees.
 func TestWriteFork_ContextSurvives(t *testing.T) {
-	for _, dir := range []string{testutil.Testdata(t, "pi"), testutil.MustShared(t, "corpus")} {
+	for _, dir := range []string{testutil.Testdata(t, "pi"), testutil.MustShared(t, "corpus"), mustGenerated(t)} {
 		ctx := context.Background()
 		a := mustOpenArchive(t, filepath.Join(t.TempDir(), "index.db"))
 		if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
@@ -31,7 +31,12 @@ func TestWriteFork_ContextSurvives(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := t.TempDir()
+		forked := 0
 		for i, l := range leaves {
+			if l.Session.Dialect != "pi" || l.Leaf.Depth == nil {
+				continue // a plain session is no pi session; a broken path has no fork
+			}
+			forked++
 			p, path, labels, err := a.ExportPath(ctx, l.Session.Path, l.Leaf.EntryID)
 			if err != nil {
 				t.Fatal(err)
@@ -82,6 +87,10 @@ func TestWriteFork_ContextSurvives(t *testing.T) {
 				}
 			}
 		}
+		if forked == 0 {
+			t.Errorf("no pi leaf to fork under %s", dir)
+		}
+		t.Logf("%s: %d forks", filepath.Base(dir), forked)
 	}
 }
 
