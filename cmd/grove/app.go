@@ -125,7 +125,11 @@ func newApp(g *env) *cli.App {
 		UsageText: "grove [global flags] COMMAND [flags] [args]   (flags go before positional arguments)\n\n" +
 			"   grove index                       index ~/.pi/agent/sessions (or $GROVE_ROOT)\n" +
 			"   grove sessions                    list indexed sessions\n" +
-			"   grove path SESSION [LEAF]         the path from the root to LEAF",
+			"   grove leaves --workspace \"$PWD\"   every leaf of this workspace, newest first\n" +
+			"   grove tree SESSION                the session's tree\n" +
+			"   grove path SESSION [LEAF]         the path from the root to LEAF\n" +
+			"   grove context SESSION [LEAF]      what the model receives at LEAF\n" +
+			"   grove export SESSION [LEAF]       the path as a Markdown transcript",
 		Description:     exitHelp,
 		HideHelpCommand: true,
 		Flags: []cli.Flag{
@@ -154,10 +158,8 @@ func newApp(g *env) *cli.App {
 		},
 		Commands: []*cli.Command{
 			indexCommand(g), rebuildCommand(g), sessionsCommand(g), workspacesCommand(g), leavesCommand(g),
-			branchesCommand(g), pathCommand(g), messagesCommand(g), contextCommand(g), exportCommand(g), verifyCommand(g), recoverCommand(g),
-			appendCommand(g), repairCommand(g), searchCommand(g),
-			watchCommand(g),
-			treeCommand(g),
+			branchesCommand(g), treeCommand(g), pathCommand(g), messagesCommand(g), contextCommand(g), exportCommand(g),
+			verifyCommand(g), recoverCommand(g), appendCommand(g), repairCommand(g), searchCommand(g), watchCommand(g),
 		},
 	}
 	for _, c := range app.Commands {

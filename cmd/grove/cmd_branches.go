@@ -68,7 +68,7 @@ func runBranches(ctx context.Context, g *env, f archive.Filter) error {
 		return writeJSON(g.stdout, map[string]any{"branches": out})
 	}
 	if len(bs) == 0 {
-		fmt.Fprintln(g.stderr, "no branch points: every session picked is one linear path")
+		fmt.Fprintln(g.stderr, "no branch points: no session picked has one (or none was picked)")
 		return nil
 	}
 	ids := make([]string, len(bs))
