@@ -2,12 +2,16 @@
 // package migrations, writes through Batch and SessionWriter (a session file
 // whole, or the lines appended to it, each under a savepoint; small files
 // share a transaction), Dump (a canonical text form for comparing indexes),
-// RestoreFrom (rebuild's swap), and the queries that answer paths, leaves and branch points with recursive CTEs,
-// and full-text search (SPEC §7): ParseQuery, DB.Search and Snippet.
+// RestoreFrom (rebuild's swap), the queries that answer paths, leaves (with
+// their depth and the last user message on their path) and branch points
+// with recursive CTEs, and full-text search (SPEC §7): ParseQuery,
+// DB.Search and Snippet.
 //
 // The index holds tree edges, types, roles, timestamps, line numbers, byte
-// offsets and a CRC-32 per line, never message bodies: it can be deleted and
-// rebuilt from the files at any time.
+// offsets, a CRC-32 per line and a compaction's resolved firstKeptEntryId
+// (schema 4: pi version 1 maps it from firstKeptEntryIndex, which one line
+// read back cannot), never message bodies: it can be deleted and rebuilt
+// from the files at any time.
 //
 // # Caveats
 //
@@ -30,6 +34,10 @@
 //   - Fork copies are recognised at query time (same id, timestamp, CRC-32
 //     and length), so removing or re-indexing either session needs no
 //     bookkeeping.
+//   - Leaves and the last user message on each path come from one walk
+//     down from the roots, so they cost the session's size whatever its
+//     shape; what lies below each branch point is counted by archive in one
+//     pass over EntriesOf, not by a walk per branch point.
 //   - The driver is modernc.org/sqlite (pure Go, no cgo), opened with
 //     _txlock=immediate so that writers take the lock when they begin.
 package index
