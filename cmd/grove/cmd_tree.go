@@ -46,9 +46,12 @@ its one child; type "cut" for what --depth cut below a branch point, with
 "folded" entries, "leaves" and "branches", and no children. Damaged entries
 carry "problems" (["missing_parent"], ["cycle"], ["duplicate_id"]) and the
 "parent" their parentId names; cycle roots come after the other roots.
-A chain nests one level per node (--full on a 100,000-entry chain is
-100,000 levels deep): decoders with a depth limit need the folded form,
---depth, or a streaming reader.`
+A chain nests one level per shown node, so a long session's JSON is deep
+(--full on a 100,000-entry chain: 100,000 levels), which decoders with a
+depth limit (Python's json, jq) refuse. --flat writes the same nodes as
+{"session","nodes":[...]} without "children": each node has "node", its
+position in the list, and "parent_node", the position of the node it hangs
+under (null for a root), in the order the text draws them.`
 
 func treeCommand(g *env) *cli.Command {
 	return &cli.Command{
@@ -58,6 +61,7 @@ func treeCommand(g *env) *cli.Command {
 		Description: treeHelp,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "full", Usage: "show every entry: fold no linear run"},
+			&cli.BoolFlag{Name: "flat", Usage: "with --json: one flat list of nodes, each naming its parent node, instead of nested children (for decoders with a depth limit)"},
 			&cli.IntFlag{Name: "depth", Usage: "show `N` levels of branching (a linear chain is one level, a branch point's children one deeper); deeper branches are summarized on one line; 0 = no limit"},
 		},
 		Action: func(c *cli.Context) error {
@@ -67,12 +71,15 @@ func treeCommand(g *env) *cli.Command {
 			if c.Int("depth") < 0 {
 				return usagef("tree: --depth must be 0 (no limit) or more, got %d", c.Int("depth"))
 			}
-			return runTree(c.Context, g, c.Args().First(), archive.TreeOptions{Full: c.Bool("full"), Depth: c.Int("depth")})
+			if c.Bool("flat") && !g.json {
+				return usagef("tree: --flat shapes the JSON; give --json too")
+			}
+			return runTree(c.Context, g, c.Args().First(), archive.TreeOptions{Full: c.Bool("full"), Depth: c.Int("depth")}, c.Bool("flat"))
 		},
 	}
 }
 
-func runTree(ctx context.Context, g *env, session string, opt archive.TreeOptions) error {
+func runTree(ctx context.Context, g *env, session string, opt archive.TreeOptions, flat bool) error {
 	a, err := g.openExisting(ctx)
 	if err != nil {
 		return err
@@ -81,6 +88,9 @@ func runTree(ctx context.Context, g *env, session string, opt archive.TreeOption
 	r, err := a.Tree(ctx, session, opt)
 	if err != nil {
 		return err
+	}
+	if g.json && flat {
+		return writeTreeFlatJSON(g.stdout, r.Session.SessionID, r.Tree)
 	}
 	if g.json {
 		return writeTreeJSON(g.stdout, r.Session.SessionID, r.Tree)
@@ -420,18 +430,24 @@ func (jw *treeJSON) tree(root int) {
 
 // open writes a node's members up to its children's opening bracket.
 func (jw *treeJSON) open(i int) {
+	jw.members(i)
+	jw.w.WriteString(`,"children":[`)
+}
+
+// members writes a node's opening brace and members, children aside.
+func (jw *treeJSON) members(i int) {
 	n := &jw.t.Nodes[i]
 	w := jw.w
 	switch n.Kind {
 	case archive.NodeFold:
 		w.WriteString(`{"id":null,"type":"fold","role":null,"label":null,"active":false,"preview":`)
 		jw.str("… " + counted(n.Folded, "entry", "entries") + " …")
-		fmt.Fprintf(w, `,"folded":%d,"children":[`, n.Folded)
+		fmt.Fprintf(w, `,"folded":%d`, n.Folded)
 		return
 	case archive.NodeCut:
 		w.WriteString(`{"id":null,"type":"cut","role":null,"label":null,"active":false,"preview":`)
 		jw.str(cutText(n))
-		fmt.Fprintf(w, `,"folded":%d,"leaves":%d,"branches":%d,"children":[`, n.Folded, n.Leaves, n.Branches)
+		fmt.Fprintf(w, `,"folded":%d,"leaves":%d,"branches":%d`, n.Folded, n.Leaves, n.Branches)
 		return
 	}
 	e := &jw.t.Entries[n.Entry]
@@ -462,7 +478,52 @@ func (jw *treeJSON) open(i int) {
 			jw.str(deref(e.ParentID))
 		}
 	}
-	w.WriteString(`,"children":[`)
+}
+
+// writeTreeFlatJSON writes t as {"session","nodes":[node...]}: the nodes of
+// the nested form in the order a walk draws them, each without "children"
+// but with "node" (its position in the list) and "parent_node" (the
+// position of the node it hangs under; null for a root; "parent" stays the
+// parentId of a damaged entry). Nothing nests, so a decoder
+// with a depth limit reads any session's tree.
+func writeTreeFlatJSON(w io.Writer, session string, t *archive.Tree) error {
+	jw := &treeJSON{w: bufio.NewWriterSize(w, 64<<10), t: t}
+	jw.enc = json.NewEncoder(&jw.buf)
+	jw.enc.SetEscapeHTML(false)
+	jw.w.WriteString(`{"session":`)
+	jw.str(session)
+	jw.w.WriteString(`,"nodes":[`)
+	type item struct{ node, parent int }
+	var stack []item
+	roots := append(append([]int(nil), t.Roots...), t.Cycles...)
+	for i := len(roots) - 1; i >= 0; i-- {
+		stack = append(stack, item{roots[i], -1})
+	}
+	k := 0
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if k > 0 {
+			jw.w.WriteByte(',')
+		}
+		jw.members(it.node)
+		fmt.Fprintf(jw.w, `,"node":%d,"parent_node":`, k)
+		if it.parent < 0 {
+			jw.w.WriteString("null}")
+		} else {
+			fmt.Fprintf(jw.w, "%d}", it.parent)
+		}
+		kids := t.Children(it.node)
+		for j := len(kids) - 1; j >= 0; j-- {
+			stack = append(stack, item{kids[j], k})
+		}
+		k++
+	}
+	jw.w.WriteString("]}\n")
+	if jw.err != nil {
+		return jw.err
+	}
+	return jw.w.Flush()
 }
 
 func (jw *treeJSON) strOrNull(s string) {

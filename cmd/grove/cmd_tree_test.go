@@ -449,3 +449,104 @@ func BenchmarkTreeRender(b *testing.B) {
 		}
 	})
 }
+
+// --json --flat lists the nested form's nodes in the same order, each
+// naming the position of its parent node, and never nests: on a
+// 100,000-entry chain the JSON is three levels deep.
+func TestTree_FlatJSON(t *testing.T) {
+	db := mustIndexed(t, testutil.Testdata(t, "pi/v3-tree.jsonl"), testutil.Testdata(t, "cases/09-parent-cycle.jsonl"))
+	type nested struct {
+		ID       *string  `json:"id"`
+		Type     string   `json:"type"`
+		Children []nested `json:"children"`
+	}
+	type flatNode struct {
+		ID     *string `json:"id"`
+		Type   string  `json:"type"`
+		Node   int     `json:"node"`
+		Parent *int    `json:"parent_node"`
+	}
+	name := func(id *string, typ string) string {
+		if id == nil {
+			return "-:" + typ
+		}
+		return *id + ":" + typ
+	}
+	for _, args := range [][]string{{"5b7e"}, {"--full", "5b7e"}, {"--depth", "1", "5b7e"}, {"--full", "sess-0001"}} {
+		code, out, stderr := groveIn(t, db, append([]string{"--json", "tree"}, args...)...)
+		if code != 0 {
+			t.Fatalf("tree %v: %s", args, stderr)
+		}
+		var tree struct{ Roots []nested }
+		if err := json.Unmarshal([]byte(out), &tree); err != nil {
+			t.Fatal(err)
+		}
+		var want []string // name>parent position, depth first
+		var walk func(n nested, parent int)
+		walk = func(n nested, parent int) { // fixture trees are shallow
+			k := len(want)
+			want = append(want, fmt.Sprintf("%s>%d", name(n.ID, n.Type), parent))
+			for _, c := range n.Children {
+				walk(c, k)
+			}
+		}
+		for _, r := range tree.Roots {
+			walk(r, -1)
+		}
+		code, out, stderr = groveIn(t, db, append([]string{"--json", "tree", "--flat"}, args...)...)
+		if code != 0 {
+			t.Fatalf("tree --flat %v: %s", args, stderr)
+		}
+		var flat struct{ Nodes []flatNode }
+		if err := json.Unmarshal([]byte(out), &flat); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for i, n := range flat.Nodes {
+			p := -1
+			if n.Parent != nil {
+				p = *n.Parent
+			}
+			if n.Node != i {
+				t.Errorf("tree --flat %v: node %d says node %d", args, i, n.Node)
+			}
+			got = append(got, fmt.Sprintf("%s>%d", name(n.ID, n.Type), p))
+		}
+		if g, w := strings.Join(got, " "), strings.Join(want, " "); g != w {
+			t.Errorf("tree --flat %v =\n%s\nwant (the nested form)\n%s", args, g, w)
+		}
+	}
+	if code, _, stderr := groveIn(t, db, "tree", "--flat", "5b7e"); code != 2 || !strings.Contains(stderr, "--json") {
+		t.Errorf("tree --flat without --json = %d, %s; want a usage error", code, stderr)
+	}
+
+	big := mustIndexed(t, testutil.MustWriteFile(t, t.TempDir(), "chain.jsonl", piChainFile(100_000, false)))
+	code, out, stderr := groveIn(t, big, "--json", "tree", "--full", "--flat", "bench-tree")
+	if code != 0 {
+		t.Fatalf("tree --full --flat on 100,000 entries: %s", stderr)
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	depth, deepest, nodes := 0, 0, 0
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+			deepest = max(deepest, depth)
+			if depth == 3 {
+				nodes++
+			}
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+	}
+	if deepest != 3 || nodes != 100_000 {
+		t.Errorf("tree --full --flat on a 100,000-entry chain: %d nodes, %d levels deep; want 100000 nodes, 3 levels", nodes, deepest)
+	}
+}
