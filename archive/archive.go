@@ -183,7 +183,23 @@ func (a *Archive) Messages(ctx context.Context, session, leaf string) (*PathResu
 // BuildContext needs read back by offset and checked against their CRC-32,
 // then BuildContext. Errors: those of Path, and stale_index when a line
 // cannot be read back or no longer is what the index saw.
+//
+// A session without entries (a header alone) has the empty context, as pi
+// gives it: no messages, thinking level "off", no model.
 func (a *Archive) Context(ctx context.Context, session, leaf string) (*PathResult, *ModelContext, error) {
+	if leaf == "" {
+		s, err := a.Resolve(ctx, session)
+		if err != nil {
+			return nil, nil, err
+		}
+		if s.ActiveLeaf == nil {
+			if err := Fresh(s); err != nil {
+				return nil, nil, err
+			}
+			c, _ := BuildContext(nil)
+			return &PathResult{Session: s}, c, nil
+		}
+	}
 	p, err := a.Path(ctx, session, leaf)
 	if err != nil {
 		return nil, nil, err

@@ -67,8 +67,12 @@ func runContext(ctx context.Context, g *env, session, leaf string, llm bool) err
 	if llm {
 		as = " (as the model receives it)"
 	}
+	at := p.Leaf
+	if at == "" {
+		at = "(the session has no entries)"
+	}
 	fmt.Fprintf(g.stdout, "context of %s at %s%s: %d messages from %d entries on the path; thinking level %s; model %s\n",
-		p.Session.SessionID, p.Leaf, as, len(mc.Messages), len(p.Entries), jsonScalar(mc.ThinkingLevel), model)
+		cell(p.Session.SessionID), cell(at), as, len(mc.Messages), len(p.Entries), jsonScalar(mc.ThinkingLevel), model)
 	for i, m := range mc.Messages {
 		fmt.Fprintln(g.stdout)
 		writeMessage(g, m, mc.KeptEntryIDs[i])
