@@ -216,6 +216,7 @@ func (a *Archive) Context(ctx context.Context, session, leaf string) (*PathResul
 		}
 		return nil, nil, err
 	}
+	c.Version = p.Session.Version
 	return p, c, nil
 }
 

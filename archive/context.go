@@ -25,6 +25,10 @@ type ModelContext struct {
 	// Model is the last model_change or assistant message on the path, or
 	// nil when there is none.
 	Model *Model
+	// Version is the session's pi version (0 for plain), for ForLLM: before
+	// version 3 the custom role was spelled hookMessage. BuildContext leaves
+	// it 0; callers that know it set it.
+	Version int
 }
 
 // Model is a model as pi tracks it along a path: provider and modelId as

@@ -31,6 +31,9 @@ func pureContext(t *testing.T, path, leaf string) *archive.ModelContext {
 	if err != nil {
 		t.Fatalf("BuildContext(%s, %q): %v", path, leaf, err)
 	}
+	if s.Header != nil {
+		c.Version = s.Header.Version
+	}
 	return c
 }
 
@@ -259,6 +262,11 @@ func TestBuildContext_Rules(t *testing.T) {
 			piLine("message", "zz", "cm", t0+"7.000Z", `"message":{"role":"mystery","content":"?"}`),
 			u("b", "zz", "2")},
 			want: "a bx cm b|user user user user", thinking: `"off"`, model: "null"},
+		{name: "--llm: hookMessage in a version 3 file is no role pi knows", llm: true, lines: []string{
+			u("a", "", "1"),
+			piLine("message", "hk", "a", t0+"7.000Z", `"message":{"role":"hookMessage","customType":"w","content":"old spelling","display":true,"timestamp":3}`),
+			u("b", "hk", "2")},
+			want: "a b|user user", thinking: `"off"`, model: "null"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,12 +25,13 @@ const (
 // timestamp} with pi's wrapper texts (a custom message keeps its content
 // blocks, a string content becomes one text block); a bashExecution with
 // excludeFromContext (pi's !! prefix) is dropped, and so is a message of
-// any other role, as pi drops it. KeptEntryIDs follow the messages kept.
-// Settings are shared with c, not copied.
+// any other role, as pi drops it (hookMessage in a version 3 file too: pi
+// renames it only when it migrates a version 2 file). KeptEntryIDs follow
+// the messages kept. Settings are shared with c, not copied.
 func (c *ModelContext) ForLLM() *ModelContext {
-	out := &ModelContext{ThinkingLevel: c.ThinkingLevel, Model: c.Model, Messages: []json.RawMessage{}, KeptEntryIDs: []string{}}
+	out := &ModelContext{ThinkingLevel: c.ThinkingLevel, Model: c.Model, Version: c.Version, Messages: []json.RawMessage{}, KeptEntryIDs: []string{}}
 	for i, raw := range c.Messages {
-		if m := llmMessage(raw); m != nil {
+		if m := llmMessage(raw, c.Version >= 3); m != nil {
 			out.Messages = append(out.Messages, m)
 			out.KeptEntryIDs = append(out.KeptEntryIDs, c.KeptEntryIDs[i])
 		}
@@ -38,8 +39,9 @@ func (c *ModelContext) ForLLM() *ModelContext {
 	return out
 }
 
-// llmMessage is one message of ForLLM, or nil when a model does not get it.
-func llmMessage(raw json.RawMessage) json.RawMessage {
+// llmMessage is one message of ForLLM, or nil when a model does not get it;
+// v3 says the file is pi version 3 or later, where hookMessage is no role.
+func llmMessage(raw json.RawMessage, v3 bool) json.RawMessage {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(raw, &m) != nil || m == nil {
 		return nil
@@ -50,7 +52,11 @@ func llmMessage(raw json.RawMessage) json.RawMessage {
 	text := func(s string) json.RawMessage {
 		return marshalOrdered("type", json.RawMessage(`"text"`), "text", jsonText(s))
 	}
-	switch jsString(m["role"]) {
+	role := jsString(m["role"])
+	if role == "hookMessage" && v3 {
+		return nil
+	}
+	switch role {
 	case "user", "assistant", "toolResult":
 		return raw
 	case "bashExecution":
