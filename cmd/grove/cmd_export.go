@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -17,6 +19,23 @@ import (
 	"github.com/grove-sessions/grove/internal/transcript"
 	"github.com/grove-sessions/grove/jsonl"
 )
+
+// kindOfFile names what a non-regular file is, for people.
+func kindOfFile(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&os.ModeSymlink != 0:
+		return "symbolic link"
+	case m&os.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&os.ModeDevice != 0:
+		return "device"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	}
+	return "special file"
+}
 
 // reason is the operating system's words for err, without the path the
 // error repeats (a temporary file's name would only confuse).
@@ -112,13 +131,26 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 				stamp := strings.NewReplacer(":", "-", ".", "-").Replace(now.UTC().Format("2006-01-02T15:04:05.000Z"))
 				o.out = filepath.Join(o.out, stamp+"_"+id.String()+".jsonl")
 			}
+			if err := ctx.Err(); err != nil {
+				return err // Ctrl-C while the fork was being made: write nothing
+			}
 			if err := archive.WriteFork(o.out, lines); err != nil {
 				return err
 			}
-			return written(g, o.out, fmt.Sprintf("a new pi session %s forked from %s at %s, %d entries", id, p.Session.SessionID, p.Leaf, len(path)))
+			what := fmt.Sprintf("a new pi session %s forked from %s at %s: %d entries", id, p.Session.SessionID, p.Leaf, len(path))
+			if fixes := len(lines) - 1 - len(path); fixes > 0 {
+				what += fmt.Sprintf(", then %d label %s to match the source's labels", fixes, plural(fixes, "entry", "entries"))
+			}
+			return written(g, o.out, what)
 		}
-		for _, l := range lines {
-			doc.Write(l)
+		// To stdout, each line goes through what the writer would check
+		// (SPEC §5), so the document equals what --out writes.
+		for i, l := range lines {
+			b, err := jsonl.MarshalEntry(json.RawMessage(l))
+			if err != nil {
+				return fmt.Errorf("fork line %d: %w", i+1, err)
+			}
+			doc.Write(b)
 			doc.WriteByte('\n')
 		}
 	default:
@@ -140,6 +172,9 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 			return err
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return err // Ctrl-C while the document was being made: write nothing
+	}
 	if o.out == "" {
 		_, err := g.stdout.Write(doc.Bytes())
 		return err
@@ -150,21 +185,38 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 	return written(g, o.out, fmt.Sprintf("%s of %s, path to %s, %d entries", o.format, p.Session.SessionID, p.Leaf, len(path)))
 }
 
-// written answers an export with --out.
+// written answers an export with --out. The file is complete by then, so
+// the answer goes out even after a late Ctrl-C: saying it failed would
+// make a second run fork again.
 func written(g *env, file, what string) error {
 	if g.json {
-		return writeJSON(g.stdout, map[string]string{"written": file})
+		return writeJSON(g.rawStdout, map[string]string{"written": file})
 	}
-	_, err := fmt.Fprintf(g.stdout, "wrote %s: %s\n", file, what)
+	_, err := fmt.Fprintf(g.rawStdout, "wrote %s: %s\n", file, cell(what))
 	return err
 }
 
 // writeDocument writes data to path through a temporary file beside it and
 // a rename, so a reader never sees half a document; an existing path is
 // replaced only when force is set.
+//
+// Only a regular file is ever replaced, and only one this user may write:
+// a directory, symlink, device or FIFO at path is refused even with force
+// (a rename would put a new file in its place, not write through it).
 func writeDocument(path string, data []byte, force bool) error {
-	if _, err := os.Lstat(path); err == nil && !force {
-		return archive.ExistsError(path)
+	if fi, err := os.Lstat(path); err == nil {
+		if !fi.Mode().IsRegular() {
+			return &jsonl.Error{Code: jsonl.CodeFileExists, Path: path, Offset: -1,
+				Message: "--out names a " + kindOfFile(fi.Mode()) + ", not a regular file; grove writes only regular files",
+				Hint:    "write to stdout (--out - or no --out) and redirect, or choose another --out"}
+		}
+		if !force {
+			return archive.ExistsError(path)
+		}
+		if err := syscall.Access(path, 2 /* W_OK */); err != nil {
+			return &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err,
+				Message: "cannot replace the file: you may not write it (" + err.Error() + ")"}
+		}
 	}
 	fail := func(err error) error {
 		return &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot write the export: " + reason(err)}

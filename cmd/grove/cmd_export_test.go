@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/grove-sessions/grove/internal/testutil"
@@ -125,6 +126,31 @@ func TestExport_OutAndFormats(t *testing.T) {
 	}
 	if code, stdout, _ = groveIn(t, db, "tree", "--full", w.Written); code != 0 || strings.Contains(stdout, "[decision-point]") || !strings.Contains(stdout, "label 6a1f9e07 cleared") {
 		t.Errorf("tree of the fork = %d:\n%s\nwant decision-point cleared, as in the source", code, stdout)
+	}
+
+	// Only regular files are replaced, even with --force: a symlink, a
+	// FIFO or a directory stays what it is.
+	target := filepath.Join(out, "target.md")
+	if err := os.WriteFile(target, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(out, "link.md")
+	fifo := filepath.Join(out, "fifo")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, special := range []string{link, fifo, out} {
+		code, _, stderr := groveIn(t, db, "export", "--force", "--out", special, "5b7e")
+		fi, err := os.Lstat(special)
+		if code != 1 || !strings.Contains(stderr, "not a regular file") || err != nil || fi.Mode().IsRegular() {
+			t.Errorf("export --force --out %s = %d, %s; want refused, the file left as it was", special, code, stderr)
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep" {
+		t.Errorf("the symlink's target now holds %q", b)
 	}
 
 	for _, bad := range [][]string{
