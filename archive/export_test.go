@@ -20,78 +20,87 @@ import (
 // model receives it, is the source's (SPEC §4.1): migrating version 1 and
 // 2 entries loses nothing a model sees.
 func TestWriteFork_ContextSurvives(t *testing.T) {
-	for _, dir := range []string{testutil.Testdata(t, "pi"), testutil.MustShared(t, "corpus"), mustGenerated(t)} {
-		ctx := context.Background()
-		a := mustOpenArchive(t, filepath.Join(t.TempDir(), "index.db"))
-		if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
-			t.Fatal(err)
+	for name, dir := range map[string]func(*testing.T) string{
+		"pi":        func(t *testing.T) string { return testutil.Testdata(t, "pi") },
+		"corpus":    func(t *testing.T) string { return testutil.MustShared(t, "corpus") }, // skips when absent
+		"generated": func(t *testing.T) string { return mustGenerated(t) },
+	} {
+		t.Run(name, func(t *testing.T) { checkForks(t, dir(t)) })
+	}
+}
+
+// checkForks forks every whole pi path under dir and checks the fork.
+func checkForks(t *testing.T, dir string) {
+	ctx := context.Background()
+	a := mustOpenArchive(t, filepath.Join(t.TempDir(), "index.db"))
+	if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
+		t.Fatal(err)
+	}
+	leaves, err := a.Leaves(ctx, archive.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	forked := 0
+	for i, l := range leaves {
+		if l.Session.Dialect != "pi" || l.Leaf.Depth == nil {
+			continue // a plain session is no pi session; a broken path has no fork
 		}
-		leaves, err := a.Leaves(ctx, archive.Filter{})
+		forked++
+		p, path, labels, err := a.ExportPath(ctx, l.Session.Path, l.Leaf.EntryID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := t.TempDir()
-		forked := 0
-		for i, l := range leaves {
-			if l.Session.Dialect != "pi" || l.Leaf.Depth == nil {
-				continue // a plain session is no pi session; a broken path has no fork
+		lines, err := archive.ForkLines(p.Session, path, labels, "fork-id", time.Unix(1800000000, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fork := filepath.Join(out, strings.Repeat("f", i+1)+".jsonl")
+		if err := archive.WriteFork(fork, lines); err != nil {
+			t.Fatalf("WriteFork(%s at %s): %v", filepath.Base(l.Session.Path), l.Leaf.EntryID, err)
+		}
+		s, err := archive.Load(fork)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Header == nil || s.Header.Version != 3 || s.Header.ParentSession != l.Session.Path || s.Header.ID != "fork-id" ||
+			s.Workspace != l.Session.Workspace || s.Result.State() != jsonl.StateOK {
+			t.Fatalf("fork of %s: header %+v, workspace %q, state %s", l.Session.Path, s.Header, s.Workspace, s.Result.State())
+		}
+		if len(s.Entries) < len(path) {
+			t.Fatalf("fork of %s at %s holds %d entries, want the path's %d and label fixes", filepath.Base(l.Session.Path), l.Leaf.EntryID, len(s.Entries), len(path))
+		}
+		if got, want := ids(s.Entries[:len(path)]), ids(path); got != want {
+			t.Fatalf("fork of %s at %s holds %s, want the path %s", filepath.Base(l.Session.Path), l.Leaf.EntryID, got, want)
+		}
+		for _, e := range s.Entries[len(path):] {
+			if e.Type != "label" {
+				t.Fatalf("fork of %s at %s: entry %s after the path is a %s, want only label fixes", filepath.Base(l.Session.Path), l.Leaf.EntryID, e.ID, e.Type)
 			}
-			forked++
-			p, path, labels, err := a.ExportPath(ctx, l.Session.Path, l.Leaf.EntryID)
-			if err != nil {
-				t.Fatal(err)
+		}
+		// The fork labels the path's entries as the source does.
+		for _, e := range path {
+			if s.Labels[e.ID] != labels[e.ID] {
+				t.Errorf("fork of %s at %s labels %s %q, the source %q", filepath.Base(l.Session.Path), l.Leaf.EntryID, e.ID, s.Labels[e.ID], labels[e.ID])
 			}
-			lines, err := archive.ForkLines(p.Session, path, labels, "fork-id", time.Unix(1800000000, 0))
-			if err != nil {
-				t.Fatal(err)
-			}
-			fork := filepath.Join(out, strings.Repeat("f", i+1)+".jsonl")
-			if err := archive.WriteFork(fork, lines); err != nil {
-				t.Fatalf("WriteFork(%s at %s): %v", filepath.Base(l.Session.Path), l.Leaf.EntryID, err)
-			}
-			s, err := archive.Load(fork)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s.Header == nil || s.Header.Version != 3 || s.Header.ParentSession != l.Session.Path || s.Header.ID != "fork-id" ||
-				s.Workspace != l.Session.Workspace || s.Result.State() != jsonl.StateOK {
-				t.Fatalf("fork of %s: header %+v, workspace %q, state %s", l.Session.Path, s.Header, s.Workspace, s.Result.State())
-			}
-			if len(s.Entries) < len(path) {
-				t.Fatalf("fork of %s at %s holds %d entries, want the path's %d and label fixes", filepath.Base(l.Session.Path), l.Leaf.EntryID, len(s.Entries), len(path))
-			}
-			if got, want := ids(s.Entries[:len(path)]), ids(path); got != want {
-				t.Fatalf("fork of %s at %s holds %s, want the path %s", filepath.Base(l.Session.Path), l.Leaf.EntryID, got, want)
-			}
-			for _, e := range s.Entries[len(path):] {
-				if e.Type != "label" {
-					t.Fatalf("fork of %s at %s: entry %s after the path is a %s, want only label fixes", filepath.Base(l.Session.Path), l.Leaf.EntryID, e.ID, e.Type)
-				}
-			}
-			// The fork labels the path's entries as the source does.
-			for _, e := range path {
-				if s.Labels[e.ID] != labels[e.ID] {
-					t.Errorf("fork of %s at %s labels %s %q, the source %q", filepath.Base(l.Session.Path), l.Leaf.EntryID, e.ID, s.Labels[e.ID], labels[e.ID])
-				}
-			}
-			got := pureContext(t, fork, "")
-			want := pureContext(t, l.Session.Path, l.Leaf.EntryID)
-			if g, w := contextJSON(got.ForLLM()), contextJSON(want.ForLLM()); g != w {
-				t.Errorf("context of the fork of %s at %s =\n%s\nwant\n%s", filepath.Base(l.Session.Path), l.Leaf.EntryID, g, w)
-			}
-			if l.Session.Version == 3 {
-				for k, e := range s.Entries[:len(path)] {
-					if !bytes.Equal(e.Raw, path[k].Raw) {
-						t.Errorf("fork line %d = %s, want the version 3 line copied unchanged: %s", k+2, e.Raw, path[k].Raw)
-					}
+		}
+		got := pureContext(t, fork, "")
+		want := pureContext(t, l.Session.Path, l.Leaf.EntryID)
+		if g, w := contextJSON(got.ForLLM()), contextJSON(want.ForLLM()); g != w {
+			t.Errorf("context of the fork of %s at %s =\n%s\nwant\n%s", filepath.Base(l.Session.Path), l.Leaf.EntryID, g, w)
+		}
+		if l.Session.Version == 3 {
+			for k, e := range s.Entries[:len(path)] {
+				if !bytes.Equal(e.Raw, path[k].Raw) {
+					t.Errorf("fork line %d = %s, want the version 3 line copied unchanged: %s", k+2, e.Raw, path[k].Raw)
 				}
 			}
 		}
-		if forked == 0 {
-			t.Errorf("no pi leaf to fork under %s", dir)
-		}
-		t.Logf("%s: %d forks", filepath.Base(dir), forked)
 	}
+	if forked == 0 {
+		t.Errorf("no pi leaf to fork under %s", dir)
+	}
+	t.Logf("%s: %d forks", filepath.Base(dir), forked)
 }
 
 // Version 1 entries get pi's migration: id and parentId appended, a
