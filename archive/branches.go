@@ -3,6 +3,7 @@ package archive
 import (
 	"context"
 	"os"
+	"slices"
 
 	"github.com/grove-sessions/grove/index"
 )
@@ -64,8 +65,8 @@ func (a *Archive) branchesOf(ctx context.Context, s *index.Session) ([]BranchInf
 	if err != nil {
 		return nil, err
 	}
-	t := newEntryTree(entries)
-	counts := t.belowCounts()
+	f := newForest(entries)
+	counts := f.belowCounts()
 	stale := Fresh(s) != nil
 	var file *os.File
 	if !stale {
@@ -75,7 +76,7 @@ func (a *Archive) branchesOf(ctx context.Context, s *index.Session) ([]BranchInf
 			defer file.Close()
 		}
 	}
-	preview := func(i int) string {
+	preview := func(i int32) string {
 		if stale || i < 0 {
 			return ""
 		}
@@ -87,70 +88,32 @@ func (a *Archive) branchesOf(ctx context.Context, s *index.Session) ([]BranchInf
 	}
 	out := make([]BranchInfo, 0, len(bs))
 	for _, b := range bs {
-		at := t.first[b.EntryID]
+		at := f.first[b.EntryID]
 		bi := BranchInfo{Session: s, Branch: b, Label: labels[b.EntryID], Stale: stale, Leaves: counts[at],
 			Preview: preview(at), ChildLeaves: make([]int, len(b.Children)), ChildPreviews: make([]string, len(b.Children))}
-		for k, c := range t.children[at] {
+		for k, c := range f.children(at) {
 			if k >= len(b.Children) {
 				break
 			}
 			bi.ChildLeaves[k] = counts[c]
-			bi.ChildPreviews[k] = preview(t.firstUserBelow(c, branchPreviewSteps))
+			bi.ChildPreviews[k] = preview(f.firstUserBelow(entries, c, branchPreviewSteps))
 		}
 		out = append(out, bi)
 	}
 	return out, nil
 }
 
-// entryTree is a session's entries as a forest: each entry hangs under the
-// first entry (in file order) with its parent id, as grove tree draws
-// them, so an entry has at most one parent even when ids repeat.
-type entryTree struct {
-	entries  []index.Entry
-	first    map[string]int // id → index of the first entry with it
-	parent   []int          // index of the parent entry; -1 for a root or a missing parent
-	children [][]int        // entries naming the entry's id as parent, file order (first entry of an id only)
-	named    map[string]bool
-}
-
-func newEntryTree(entries []index.Entry) *entryTree {
-	t := &entryTree{entries: entries, first: make(map[string]int, len(entries)),
-		parent: make([]int, len(entries)), children: make([][]int, len(entries)), named: map[string]bool{}}
-	for i, e := range entries {
-		if _, ok := t.first[e.EntryID]; !ok {
-			t.first[e.EntryID] = i
-		}
-	}
-	for i, e := range entries {
-		t.parent[i] = -1
-		if e.ParentID == nil {
-			continue
-		}
-		t.named[*e.ParentID] = true
-		if p, ok := t.first[*e.ParentID]; ok {
-			t.parent[i] = p
-			t.children[p] = append(t.children[p], i)
-		}
-	}
-	return t
-}
-
-// leaf reports whether entry i is a leaf: no entry names its id as parent
-// (SPEC §1; with repeated ids, judged by id).
-func (t *entryTree) leaf(i int) bool { return !t.named[t.entries[i].EntryID] }
-
 // belowCounts gives, for every entry, the number of leaves at or below it
 // in one pass: children are counted before their parent (Kahn's order from
 // the leaves up). What that order never reaches lies on a cycle of parent
 // links; every entry of a cycle reaches the whole cycle and all that hangs
 // off it, so each gets the sum over the cycle.
-func (t *entryTree) belowCounts() []int {
-	n := len(t.entries)
+func (f *forest) belowCounts() []int {
+	n := len(f.parent)
 	counts := make([]int, n)
-	pending := make([]int, n) // children not yet counted
-	var ready []int
-	for i := range n {
-		pending[i] = len(t.children[i])
+	pending := slices.Clone(f.nkids) // children not yet counted
+	var ready []int32
+	for i := range int32(n) {
 		if pending[i] == 0 {
 			ready = append(ready, i)
 		}
@@ -160,10 +123,10 @@ func (t *entryTree) belowCounts() []int {
 		i := ready[len(ready)-1]
 		ready = ready[:len(ready)-1]
 		done[i] = true
-		if t.leaf(i) {
+		if f.isLeaf(i) {
 			counts[i]++
 		}
-		if p := t.parent[i]; p >= 0 {
+		if p := f.parent[i]; p >= 0 {
 			counts[p] += counts[i]
 			if pending[p]--; pending[p] == 0 {
 				ready = append(ready, p)
@@ -177,9 +140,9 @@ func (t *entryTree) belowCounts() []int {
 		if done[i] {
 			continue
 		}
-		var cycle []int
+		var cycle []int32
 		total := 0
-		for j := i; !done[j]; j = t.parent[j] {
+		for j := int32(i); !done[j]; j = f.parent[j] {
 			done[j] = true
 			cycle = append(cycle, j)
 			total += counts[j]
@@ -194,15 +157,16 @@ func (t *entryTree) belowCounts() []int {
 // firstUserBelow is the first entry with role user met going down from
 // entry i (itself included), following the first child at each step, at
 // most steps entries; i itself when there is none that close.
-func (t *entryTree) firstUserBelow(i, steps int) int {
-	for j, k := i, 0; j >= 0 && k < steps; k++ {
-		if r := t.entries[j].Role; r != nil && *r == "user" {
+func (f *forest) firstUserBelow(entries []index.Entry, i int32, steps int) int32 {
+	for j, k := i, 0; k < steps; k++ {
+		if r := entries[j].Role; r != nil && *r == "user" {
 			return j
 		}
-		if len(t.children[j]) == 0 {
+		kids := f.children(j)
+		if len(kids) == 0 {
 			break
 		}
-		j = t.children[j][0]
+		j = kids[0]
 	}
 	return i
 }

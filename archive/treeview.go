@@ -125,25 +125,9 @@ func (t *Tree) Children(n int) []int {
 // shown too and the rest are folded into one NodeFold, but only when that
 // hides at least two entries.
 func BuildTree(entries []index.Entry, labels map[string]string, activeLeaf string, opt TreeOptions) *Tree {
-	n := len(entries)
 	t := &Tree{Entries: entries}
-	b := &treeBuilder{t: t, opt: opt, labels: labels, active: -1}
-
-	b.first = make(map[string]int32, n)
-	b.firstOf = make([]int32, n)
-	b.dup = make([]bool, n)
-	dups := false
-	for i := range entries {
-		id := entries[i].EntryID
-		if j, seen := b.first[id]; seen {
-			b.firstOf[i] = j
-			b.dup[i], b.dup[j], dups = true, true, true
-			continue
-		}
-		b.first[id] = int32(i)
-		b.firstOf[i] = int32(i)
-	}
-	if dups {
+	b := &treeBuilder{forest: newForest(entries), t: t, opt: opt, labels: labels, active: -1}
+	if b.dups {
 		at := map[int32]int{} // first entry of a duplicated id -> index in t.Duplicates
 		for i := range entries {
 			if !b.dup[i] {
@@ -158,46 +142,12 @@ func BuildTree(entries []index.Entry, labels map[string]string, activeLeaf strin
 			t.Duplicates[k].Lines = append(t.Duplicates[k].Lines, entries[i].Line)
 		}
 	}
-	for i := n - 1; i >= 0 && activeLeaf != ""; i-- {
+	for i := len(entries) - 1; i >= 0 && activeLeaf != ""; i-- {
 		if entries[i].EntryID == activeLeaf {
 			b.active = int32(i)
 			break
 		}
 	}
-
-	// Parents resolve to the first entry with the id; children in file order.
-	b.parent = make([]int32, n)
-	b.nkids = make([]int32, n)
-	for i := range entries {
-		b.parent[i] = noParent
-		if p := entries[i].ParentID; p != nil {
-			b.parent[i] = missingParent
-			if i > 0 && entries[i-1].EntryID == *p { // most often: no map lookup
-				b.parent[i] = b.firstOf[i-1]
-				b.nkids[b.firstOf[i-1]]++
-			} else if j, ok := b.first[*p]; ok {
-				b.parent[i] = j
-				b.nkids[j]++
-			}
-		}
-	}
-	b.start = make([]int32, n+1)
-	for i := 0; i < n; i++ {
-		b.start[i+1] = b.start[i] + b.nkids[i]
-	}
-	b.kids = make([]int32, b.start[n])
-	fill := slices.Clone(b.start[:n])
-	for i := range entries {
-		if p := b.parent[i]; p >= 0 {
-			b.kids[fill[p]] = int32(i)
-			fill[p]++
-		}
-	}
-	b.named = make([]bool, n)
-	for i := range entries {
-		b.named[i] = b.nkids[i] > 0
-	}
-
 	b.reach()
 	if opt.Depth > 0 {
 		b.subtreeSizes()
@@ -216,21 +166,86 @@ const (
 	missingParent = -2 // parentId names no entry: drawn as a root
 )
 
-// treeBuilder holds BuildTree's working arrays, indexed by entry.
-type treeBuilder struct {
-	t       *Tree
-	opt     TreeOptions
-	labels  map[string]string
-	active  int32
+// forest is a session's entries as parent links between entry indices:
+// each entry hangs under the first entry (in file order) with its parent
+// id, so an entry has one parent at most even when ids repeat; children
+// are in file order (SPEC §4). Cycles of parent links stay in it. It is
+// what grove tree draws and what grove branches counts leaves over.
+type forest struct {
 	first   map[string]int32 // id -> first entry with it
 	firstOf []int32          // entry -> first entry with its id
 	dup     []bool           // entry's id is used by another entry too
+	dups    bool             // some id is used twice
 
 	parent []int32 // parent entry, noParent or missingParent
-	nkids  []int32 // children, without the one edge that closes a cycle
+	nkids  []int32 // children (the first entry of an id has them all); BuildTree drops the edge that closes a cycle
 	start  []int32 // kids[start[i]:start[i]+nkids[i]] are i's children
 	kids   []int32
 	named  []bool // some entry names i as parent (SPEC §1's "not a leaf")
+}
+
+// newForest links entries (file order). Time and memory are O(len(entries)).
+func newForest(entries []index.Entry) *forest {
+	n := len(entries)
+	f := &forest{first: make(map[string]int32, n), firstOf: make([]int32, n), dup: make([]bool, n)}
+	for i := range entries {
+		id := entries[i].EntryID
+		if j, seen := f.first[id]; seen {
+			f.firstOf[i] = j
+			f.dup[i], f.dup[j], f.dups = true, true, true
+			continue
+		}
+		f.first[id] = int32(i)
+		f.firstOf[i] = int32(i)
+	}
+	f.parent = make([]int32, n)
+	f.nkids = make([]int32, n)
+	for i := range entries {
+		f.parent[i] = noParent
+		if p := entries[i].ParentID; p != nil {
+			f.parent[i] = missingParent
+			if i > 0 && entries[i-1].EntryID == *p { // most often: no map lookup
+				f.parent[i] = f.firstOf[i-1]
+				f.nkids[f.firstOf[i-1]]++
+			} else if j, ok := f.first[*p]; ok {
+				f.parent[i] = j
+				f.nkids[j]++
+			}
+		}
+	}
+	f.start = make([]int32, n+1)
+	for i := 0; i < n; i++ {
+		f.start[i+1] = f.start[i] + f.nkids[i]
+	}
+	f.kids = make([]int32, f.start[n])
+	fill := slices.Clone(f.start[:n])
+	for i := range entries {
+		if p := f.parent[i]; p >= 0 {
+			f.kids[fill[p]] = int32(i)
+			fill[p]++
+		}
+	}
+	f.named = make([]bool, n)
+	for i := range entries {
+		f.named[i] = f.nkids[i] > 0
+	}
+	return f
+}
+
+// children are the entries hanging under entry i, in file order.
+func (f *forest) children(i int32) []int32 { return f.kids[f.start[i] : f.start[i]+f.nkids[i]] }
+
+// isLeaf reports whether no entry names x's id as parent (SPEC §1; with
+// repeated ids, judged by id).
+func (f *forest) isLeaf(x int32) bool { return !f.named[f.firstOf[x]] }
+
+// treeBuilder holds BuildTree's working arrays, indexed by entry.
+type treeBuilder struct {
+	*forest
+	t      *Tree
+	opt    TreeOptions
+	labels map[string]string
+	active int32
 
 	reached   []bool
 	cycleRoot []bool
@@ -325,10 +340,6 @@ func (b *treeBuilder) subtreeSizes() {
 			b.lv[p] += b.lv[x]
 		}
 	}
-}
-
-func (b *treeBuilder) isLeaf(x int32) bool {
-	return !b.named[b.firstOf[x]]
 }
 
 // keep reports whether entry x, at position pos of its run, is always shown.
