@@ -62,7 +62,7 @@ func TestArchive_Rebuild(t *testing.T) {
 	}
 	clean.Remember(ctx, opts)
 	if got, want := mustDump(t, a), mustDump(t, clean); got != want {
-		t.Fatalf("the rebuilt index differs from a clean build:\n%s", firstDiff(got, want))
+		t.Fatalf("the rebuilt index differs from a clean build:\n%s", testutil.FirstDiff(got, want))
 	}
 	if _, err := os.Stat(archive.RebuildPath(db)); !os.IsNotExist(err) {
 		t.Fatalf("the half-built index is still there: %v", err)
@@ -79,7 +79,7 @@ func TestArchive_Rebuild(t *testing.T) {
 		t.Fatal("Rebuild of a root without session files replaced an index of 3 sessions")
 	}
 	if after := mustDump(t, a); after != kept {
-		t.Fatalf("a failed rebuild changed the index:\n%s", firstDiff(after, kept))
+		t.Fatalf("a failed rebuild changed the index:\n%s", testutil.FirstDiff(after, kept))
 	}
 	// A rebuild killed half-way leaves its files; the next grove index,
 	// holding the lock, removes them.
@@ -102,6 +102,6 @@ func TestArchive_Rebuild(t *testing.T) {
 		t.Fatal("Rebuild with an ended context succeeded")
 	}
 	if after := mustDump(t, a); after != before {
-		t.Fatalf("an interrupted rebuild changed the index:\n%s", firstDiff(after, before))
+		t.Fatalf("an interrupted rebuild changed the index:\n%s", testutil.FirstDiff(after, before))
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/testutil"
 )
 
 // dumpOf is the canonical dump of the index of a.
@@ -43,24 +44,6 @@ func cleanDump(t *rapid.T, root, db string) string {
 		t.Fatalf("clean index: %v", err)
 	}
 	return dumpOf(t, a)
-}
-
-// firstDiff is the first line where two dumps differ, for messages.
-func firstDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return fmt.Sprintf("line %d:\n  refreshed: %s\n  clean:     %s", i+1, gl, wl)
-		}
-	}
-	return "(no difference)"
 }
 
 // sim is a session file the property test grows, rewrites and deletes.
@@ -252,11 +235,11 @@ func TestIndex_RefreshEqualsCleanBuild(t *testing.T) {
 				t.Fatalf("step %d: forced index: %v", step, err)
 			}
 			if got, want := dumpOf(t, a), dumpOf(t, whole); got != want {
-				t.Fatalf("step %d: the refreshed index differs from one that read every file whole\n%s", step, firstDiff(got, want))
+				t.Fatalf("step %d: the refreshed index differs from one that read every file whole\n%s", step, testutil.FirstDiff(got, want))
 			}
 		}
 		if got, want := dumpOf(t, a), cleanDump(t, root, filepath.Join(dir, "clean.db")); got != want {
-			t.Fatalf("the refreshed index differs from a clean build\n%s", firstDiff(got, want))
+			t.Fatalf("the refreshed index differs from a clean build\n%s", testutil.FirstDiff(got, want))
 		}
 	})
 }

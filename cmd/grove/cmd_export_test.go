@@ -34,42 +34,10 @@ func TestExport_Golden(t *testing.T) {
 				t.Fatalf("grove %s = %d: %s", strings.Join(args, " "), code, stderr)
 			}
 			got := strings.ReplaceAll(stdout, filepath.Join(filepath.Dir(db), "sessions"), "$DIR")
-			golden := filepath.Join("testdata", "export", tt.name)
-			if *updateGolden {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -run TestExport_Golden -update)", err)
-			}
-			if got != string(want) {
-				t.Errorf("grove %s differs from %s (-update rewrites it):\n%s", strings.Join(args, " "), golden, firstLineDiff(got, string(want)))
-			}
+			testutil.MustMatchGolden(t, filepath.Join("testdata", "export", tt.name), got, *updateGolden)
 		})
 	}
 }
-
-// firstLineDiff shows the first line where got and want differ.
-func firstLineDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return "line " + itoa(i+1) + ":\n  got  " + gl + "\n  want " + wl
-		}
-	}
-	return "(no line differs)"
-}
-
-func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 
 // The three formats and --out: the document on stdout, {"written"} with
 // --out, a fork readable as a pi session, existing files left alone.

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -70,23 +69,7 @@ func TestTree_Golden(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("grove %s = %d: %s", strings.Join(tc.args, " "), code, stderr)
 			}
-			golden := filepath.Join("testdata", "tree", tc.name+".golden")
-			if *updateGolden {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to write it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("grove %s =\n%s\nwant (%s)\n%s", strings.Join(tc.args, " "), got, golden, want)
-			}
+			testutil.MustMatchGolden(t, filepath.Join("testdata", "tree", tc.name+".golden"), got, *updateGolden)
 		})
 	}
 }

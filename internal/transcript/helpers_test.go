@@ -3,12 +3,11 @@ package transcript
 import (
 	"bytes"
 	"flag"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/grove-sessions/grove/internal/testutil"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -90,36 +89,5 @@ func render(tb testing.TB, d Doc) (md, page string) {
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(tb testing.TB, name, got string) {
 	tb.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		tb.Fatalf("%v (run go test ./internal/transcript -update to create it)", err)
-	}
-	if got != string(want) {
-		tb.Errorf("%s differs from the golden file (run with -update and review the diff):\n%s", name, firstDiff(got, string(want)))
-	}
-}
-
-// firstDiff shows the first line where got and want differ.
-func firstDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return "line " + strconv.Itoa(i+1) + ":\n got: " + gl + "\nwant: " + wl
-		}
-	}
-	return "got " + strconv.Itoa(len(g)) + " lines, want " + strconv.Itoa(len(w))
+	testutil.MustMatchGolden(tb, filepath.Join("testdata", name), got, *update)
 }
