@@ -45,23 +45,13 @@ func contextJSON(c *archive.ModelContext) string {
 	return string(b)
 }
 
-// indexedContexts indexes the files of dir and returns, for each leaf of
-// each session, the context by CTE and by the pure side, which must agree
+// checkIndexEqualsPure indexes the files of dir and checks, for each leaf
+// of each session, that the context by CTE and by the pure side agree
 // (with and without --llm).
 func checkIndexEqualsPure(t *testing.T, dir string) {
 	t.Helper()
 	ctx := context.Background()
-	a := mustOpenArchive(t, filepath.Join(t.TempDir(), "index.db"))
-	if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
-		t.Fatal(err)
-	}
-	leaves, err := a.Leaves(ctx, archive.Filter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(leaves) == 0 {
-		t.Fatalf("no leaves indexed under %s", dir)
-	}
+	a, leaves := mustIndexLeaves(t, dir)
 	for _, l := range leaves {
 		_, got, err := a.Context(ctx, l.Session.Path, l.Leaf.EntryID)
 		if l.Leaf.Depth == nil { // a broken path: the same error both ways

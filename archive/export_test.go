@@ -32,14 +32,7 @@ func TestWriteFork_ContextSurvives(t *testing.T) {
 // checkForks forks every whole pi path under dir and checks the fork.
 func checkForks(t *testing.T, dir string) {
 	ctx := context.Background()
-	a := mustOpenArchive(t, filepath.Join(t.TempDir(), "index.db"))
-	if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
-		t.Fatal(err)
-	}
-	leaves, err := a.Leaves(ctx, archive.Filter{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, leaves := mustIndexLeaves(t, dir)
 	out := t.TempDir()
 	forked := 0
 	for i, l := range leaves {

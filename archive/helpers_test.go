@@ -33,3 +33,22 @@ func mustGenerated(tb testing.TB) string {
 	}
 	return dir
 }
+
+// mustIndexLeaves indexes the session files below dir into a new index and
+// returns it with every leaf it holds (at least one).
+func mustIndexLeaves(tb testing.TB, dir string) (*archive.Archive, []archive.LeafInfo) {
+	tb.Helper()
+	ctx := context.Background()
+	a := mustOpenArchive(tb, filepath.Join(tb.TempDir(), "index.db"))
+	if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
+		tb.Fatal(err)
+	}
+	leaves, err := a.Leaves(ctx, archive.Filter{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(leaves) == 0 {
+		tb.Fatalf("no leaves indexed under %s", dir)
+	}
+	return a, leaves
+}
