@@ -79,7 +79,7 @@ func runBranches(ctx context.Context, g *env, f archive.Filter) error {
 	tw := table(g.stdout)
 	fmt.Fprintln(tw, "SESSION\tNAME\tBRANCH POINT\tLEAVES\tLABEL\tPREVIEW")
 	for _, b := range bs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", cell(sid[b.Session.SessionID]), cell(orDash(clipName(b.Session.Name))), cell(b.EntryID), b.Leaves, cell(orDash(clipName(b.Label))), cell(b.Preview))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", cell(sid[b.Session.SessionID]), clipWidth(cell(orDash(b.Session.Name)), nameColumns), cell(b.EntryID), b.Leaves, clipWidth(cell(orDash(b.Label)), nameColumns), cell(b.Preview))
 		for k, c := range b.Children {
 			branch := "├── "
 			if k == len(b.Children)-1 {

@@ -102,8 +102,8 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 		if l.Leaf.Depth != nil {
 			depth = fmt.Sprint(*l.Leaf.Depth)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(l.Leaf.TsMs), cell(sid[l.Session.SessionID]), cell(orDash(clipName(l.Session.Name))),
-			cell(id), cell(typ), depth, cell(orDash(clipName(l.Label))), cell(l.Preview))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(l.Leaf.TsMs), cell(sid[l.Session.SessionID]), clipWidth(cell(orDash(l.Session.Name)), nameColumns),
+			cell(id), cell(typ), depth, clipWidth(cell(orDash(l.Label)), nameColumns), cell(l.Preview))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -77,11 +77,6 @@ func commonPrefix(a, b string) int {
 	return n
 }
 
-// clipName cuts a session name for a table column.
-func clipName(s string) string {
-	r := []rune(s)
-	if len(r) <= 28 {
-		return s
-	}
-	return string(r[:27]) + "…"
-}
+// nameColumns is how wide a session name or label may be in a table
+// column, in terminal columns (wide CJK characters count two).
+const nameColumns = 28

@@ -44,3 +44,22 @@ func TestOutput_StopsAtInterrupt(t *testing.T) {
 		t.Errorf("output = %q, want only the first write, bytes as given", got)
 	}
 }
+
+// Names and labels are clipped to terminal columns, a wide CJK character
+// counting two, so a Chinese name takes the room a Latin one does.
+func TestClipWidth(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		cols int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"abcdefghijklmnop", 10, "abcdefghi…"},
+		{"认证模块的重构计划", 10, "认证模块…"},
+	} {
+		got := clipWidth(tt.in, tt.cols)
+		if got != tt.want || displayWidth(got) > tt.cols {
+			t.Errorf("clipWidth(%q, %d) = %q (%d columns), want %q", tt.in, tt.cols, got, displayWidth(got), tt.want)
+		}
+	}
+}
