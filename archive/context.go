@@ -190,13 +190,7 @@ func marshalOrdered(kv ...any) json.RawMessage {
 }
 
 // jsonText is s as a JSON string, with <, > and & left as they are.
-func jsonText(s string) json.RawMessage {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a Go string always encodes
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-}
+func jsonText(s string) json.RawMessage { return json.RawMessage(JSONText(s)) }
 
 // orNull is v, or JSON null when v is missing.
 func orNull(v json.RawMessage) json.RawMessage {

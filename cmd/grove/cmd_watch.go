@@ -114,7 +114,7 @@ func runWatch(ctx context.Context, g *env, opts watchOptions) error {
 	}
 	for b := range w.Batches() {
 		for _, e := range b.Errors {
-			fmt.Fprintf(g.stderr, "grove: %s\n", oneLine(e.Error()))
+			fmt.Fprintf(g.stderr, "grove: %s\n", cell(e.Error()))
 		}
 		var stop bool
 		switch {
@@ -174,7 +174,7 @@ func (o *watchOutput) pass(trigger string, files []string, sum archive.IndexSumm
 		}
 	}
 	for _, f := range fresh {
-		fmt.Fprintf(o.g.stderr, "grove: %s: %s [%s]\n", oneLine(f.Path), oneLine(f.Message), f.Code)
+		fmt.Fprintf(o.g.stderr, "grove: %s: %s [%s]\n", cell(f.Path), cell(f.Message), f.Code)
 	}
 	return nil
 }
@@ -216,6 +216,3 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
-
-// oneLine keeps a message on one line, whatever a path holds.
-func oneLine(s string) string { return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s) }
