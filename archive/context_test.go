@@ -79,7 +79,7 @@ func TestContext_IndexEqualsPure(t *testing.T) {
 	for _, dir := range []string{"pi", "plain"} {
 		t.Run(dir, func(t *testing.T) { checkIndexEqualsPure(t, testutil.Testdata(t, dir)) })
 	}
-	t.Run("corpus", func(t *testing.T) { checkIndexEqualsPure(t, testutil.MustShared(t, "corpus")) })
+	t.Run("corpus", func(t *testing.T) { checkIndexEqualsPure(t, testutil.MustShared(t, "corpus/pi")) })
 	t.Run("generated", func(t *testing.T) { checkIndexEqualsPure(t, mustGenerated(t)) })
 }
 

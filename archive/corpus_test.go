@@ -18,7 +18,7 @@ import (
 // path by CTE equals PathTo over the file. The corpus is read where it is,
 // never copied into the project.
 func TestCorpus_IndexesAndVerifies(t *testing.T) {
-	root := testutil.MustShared(t, "corpus")
+	root := testutil.MustShared(t, "corpus/pi")
 	ctx := context.Background()
 	a := mustOpenArchive(t, testutil.MustTempDB(t))
 	sum, err := a.Index(ctx, archive.IndexOptions{Roots: []string{root}})
@@ -56,7 +56,7 @@ func TestCorpus_IndexesAndVerifies(t *testing.T) {
 // their search text finds, for words of every frequency, phrases taken
 // from the text, prefixes and exclusions.
 func TestCorpus_SearchMatchesScan(t *testing.T) {
-	root := testutil.MustShared(t, "corpus")
+	root := testutil.MustShared(t, "corpus/pi")
 	ctx := context.Background()
 	a := mustOpenArchive(t, testutil.MustTempDB(t))
 	if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{root}}); err != nil {

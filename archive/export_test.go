@@ -22,7 +22,7 @@ import (
 func TestWriteFork_ContextSurvives(t *testing.T) {
 	for name, dir := range map[string]func(*testing.T) string{
 		"pi":        func(t *testing.T) string { return testutil.Testdata(t, "pi") },
-		"corpus":    func(t *testing.T) string { return testutil.MustShared(t, "corpus") }, // skips when absent
+		"corpus":    func(t *testing.T) string { return testutil.MustShared(t, "corpus/pi") }, // skips when absent
 		"generated": func(t *testing.T) string { return mustGenerated(t) },
 	} {
 		t.Run(name, func(t *testing.T) { checkForks(t, dir(t)) })
