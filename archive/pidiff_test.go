@@ -47,9 +47,10 @@ const piVersion = "0.73.1"
 func TestPiDifferential(t *testing.T) {
 	pkg := piPackage(t)
 	for name, dir := range map[string]func(*testing.T) string{
-		"pi":      func(t *testing.T) string { return testutil.Testdata(t, "pi") },
-		"pi-edge": func(t *testing.T) string { return testutil.Testdata(t, "pi-edge") },
-		"corpus":  func(t *testing.T) string { return testutil.MustShared(t, "corpus/pi") }, // skips when absent
+		"pi":        func(t *testing.T) string { return testutil.Testdata(t, "pi") },
+		"pi-edge":   func(t *testing.T) string { return testutil.Testdata(t, "pi-edge") },
+		"corpus":    func(t *testing.T) string { return testutil.MustShared(t, "corpus/pi") }, // skips when absent
+		"generated": func(t *testing.T) string { return mustGenerated(t) },
 	} {
 		t.Run(name, func(t *testing.T) { checkAgainstPi(t, pkg, dir(t)) })
 	}
