@@ -23,13 +23,15 @@ import (
 // @mariozechner/pi-coding-agent version` gives the newest).
 const piVersion = "0.73.1"
 
-// pi itself is the reference (SPEC §3.2): for every leaf of every pi
-// session under testdata/pi, testdata/pi-edge and ../shared/corpus/pi, pi's
-// SessionManager, buildSessionContext and convertToLlm (run by node over
-// copies, since pi migrates v1 and v2 files in place) give the same leaves,
-// path, context and model input as grove's index; and pi reads every grove
-// fork (one per healthy leaf) with no line lost and the same context at
-// its active leaf as the source leaf has.
+// pi itself is the reference (SPEC §3.2): for every pi session under
+// testdata/pi, testdata/pi-edge, ../shared/corpus/pi and a generated
+// corpus, pi's SessionManager, buildSessionContext and convertToLlm (run by
+// node once per directory, over copies, since pi migrates v1 and v2 files
+// in place) give the same leaves, active leaf, session name, and for every
+// leaf the same path, context and model input as grove's index; and pi
+// reads every grove fork (one per healthy leaf) with no line lost and the
+// same context at its active leaf as the source leaf has. (modified is not
+// compared: pi computes it in SessionManager.list.)
 //
 // Values are compared as JSON values (decoded as encoding/json decodes
 // them), not as bytes: grove gives a message's bytes as stored, pi what
@@ -66,6 +68,7 @@ type piAnswer struct {
 		Type string `json:"type"`
 	} `json:"entries"`
 	Active string `json:"active"`
+	Name   string `json:"name"`
 	Leaves []struct {
 		ID      string   `json:"id"`
 		Path    []string `json:"path"`
@@ -176,6 +179,9 @@ func checkAgainstPi(t *testing.T, pkg, dir string) {
 		}
 		if got := toGrove[ans.Active]; s.Header != nil && len(s.Entries) > 0 && got != archive.ActiveLeaf(s.Entries) {
 			t.Errorf("%s: active leaf %s in grove, %s in pi", name, archive.ActiveLeaf(s.Entries), got)
+		}
+		if ls[0].Session.Name != ans.Name {
+			t.Errorf("%s: session name %q in grove, %q in pi's getSessionName", name, ls[0].Session.Name, ans.Name)
 		}
 		for _, l := range ls {
 			if l.Leaf.Depth == nil {
@@ -375,7 +381,7 @@ func piPackage(t *testing.T) string {
 		"@mariozechner/pi-coding-agent@"+piVersion).CombinedOutput()
 	if err != nil {
 		t.Skipf("skipping the differential test against pi: npm install @mariozechner/pi-coding-agent@%s failed (is the registry reachable?): %v\n%s",
-			piVersion, err, strings.TrimSpace(string(out)))
+			piVersion, err, lastLines(string(out), 4))
 	}
 	if err := os.Rename(tmp, dir); err != nil && !os.IsExist(err) {
 		if _, serr := os.Stat(filepath.Join(pkg, "dist", "index.js")); serr != nil { // another test run may have won the race
@@ -383,4 +389,13 @@ func piPackage(t *testing.T) string {
 		}
 	}
 	return pkg
+}
+
+// lastLines is the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }

@@ -7,9 +7,10 @@
 // copies only, never a user's file.
 //
 // Output: {"files":[{"file","version","entries":[{"id","type"}],
-// "active","leaves":[{"id","path":[ids],"context":{"messages",
+// "active","name","leaves":[{"id","path":[ids],"context":{"messages",
 // "thinkingLevel","model"},"llm":[...]}]}]}, entries in file order (the
-// header left out), leaves in file order; "error" instead when pi throws.
+// header left out), name as getSessionName ("" for none), leaves in file
+// order; "error" instead when pi throws.
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -47,6 +48,7 @@ for (const file of files) {
       version,
       entries: entries.map((e) => ({ id: e.id, type: e.type })),
       active: sm.getLeafId(),
+      name: sm.getSessionName() ?? "",
       leaves,
     });
   } catch (err) {
