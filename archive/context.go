@@ -58,8 +58,9 @@ var contextTypes = map[string]bool{
 //     assistant message {provider, model}; the later one wins.
 //   - The last compaction on the path comes first as {role:
 //     "compactionSummary", summary, tokensBefore, timestamp}, then the
-//     entries from its firstKeptEntryId (when that entry is on the path
-//     before it; otherwise none) up to it, then every entry after it.
+//     entries from its firstKeptEntryId (when it has one and that entry is
+//     on the path before it; otherwise none, SPEC §3.2) up to it, then
+//     every entry after it.
 //   - message → its message as stored; custom_message → {role: "custom",
 //     customType, content, display, details, timestamp}; branch_summary with
 //     a summary (JavaScript-truthy) → {role: "branchSummary", summary,

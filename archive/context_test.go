@@ -223,6 +223,10 @@ func TestBuildContext_Rules(t *testing.T) {
 		{name: "firstKeptEntryId after the compaction keeps nothing before", lines: []string{
 			u("a", "", "1"), comp("k", "a", "e", "sum"), u("e", "k", "3")},
 			want: "k e|compactionSummary user", thinking: `"off"`, model: "null"},
+		{name: "compaction without firstKeptEntryId keeps nothing before", lines: []string{
+			u("a", "", "1"), asst("b", "a", "p", "m"),
+			piLine("compaction", "k", "b", t0+"3.000Z", `"summary":"sum"`, `"tokensBefore":100`), u("e", "k", "3")},
+			want: "k e|compactionSummary user", thinking: `"off"`, model: `{"provider":"p","modelId":"m"}`},
 		{name: "two compactions: only the last counts", lines: []string{
 			u("a", "", "1"), u("b", "a", "2"), comp("k1", "b", "b", "first"),
 			u("c", "k1", "3"), u("d", "c", "4"), comp("k2", "d", "c", "second"), u("e", "k2", "5")},

@@ -44,9 +44,10 @@ func (a *Archive) ExportPath(ctx context.Context, session, leaf string) (*PathRe
 // migrated as pi migrates a file it opens, since a version 3 reader would
 // misread them otherwise: a version 1 entry gets "id" and "parentId" (its
 // grove id L<line> and its parent's, SPEC §3.2) and a compaction's
-// firstKeptEntryIndex becomes firstKeptEntryId; a version 2 message of role
-// "hookMessage" gets role "custom". Every other member keeps its bytes and
-// its place.
+// firstKeptEntryIndex becomes firstKeptEntryId (none when it names no
+// entry); a version 1 or 2 message of role "hookMessage" gets role
+// "custom" (SPEC §5). Every other member keeps its bytes and its place, so
+// integers beyond 2^53 and escaped lone surrogates stay as they are.
 //
 // Labels: the label entries on the path alone may not give the labels the
 // source gives its path's entries (one set or cleared on another branch),
@@ -69,15 +70,16 @@ func ForkLines(src *index.Session, path []jsonl.Entry, labels map[string]string,
 	lines := [][]byte{header}
 	for i, e := range path {
 		line := e.Raw
-		switch {
-		case src.Version <= 1:
+		if src.Version <= 1 {
 			parent := json.RawMessage("null")
 			if i > 0 {
 				parent = jsonText(path[i-1].ID)
 			}
 			line = migrateV1(e, parent)
-		case src.Version == 2 && e.Type == "message" && e.Role == "hookMessage":
-			line = editMember(e.Raw, "message", func(m json.RawMessage) json.RawMessage {
+		}
+		// pi migrates version 1 to 2, then 2 to 3: a v1 file gets both.
+		if line != nil && src.Version <= 2 && e.Type == "message" && e.Role == "hookMessage" {
+			line = editMember(line, "message", func(m json.RawMessage) json.RawMessage {
 				return editMember(m, "role", func(json.RawMessage) json.RawMessage { return json.RawMessage(`"custom"`) })
 			})
 		}
@@ -217,8 +219,13 @@ func objectMembers(raw json.RawMessage) ([]member, bool) {
 }
 
 // WriteFork creates the session file out (mode 0600; it must not exist)
-// and appends lines through the committed-log writer (SPEC §5), which
-// validates each as an entry of the new file. If any append fails, the new
+// and copies lines into it byte for byte through the committed-log
+// writer's Writer.CopyAsync (SPEC §5: a fork copies committed history), which
+// reads each as the new file's reader will and holds the tree rules, but
+// not the writer's strictness for new entries: integers beyond 2^53 and
+// escaped lone surrogates of the source are copied. The header and label
+// fixes ForkLines makes are grove's own JSON and would pass that
+// strictness too. If any append fails, the new
 // file is removed, so no half fork is left behind. Errors (*jsonl.Error):
 // file_exists when out is there, io_error when it cannot be created, and
 // those of jsonl.OpenWriter and Writer.Append (wrapped, naming the failing
@@ -246,7 +253,7 @@ func WriteFork(out string, lines [][]byte) (err error) {
 	}
 	pending := make([]*jsonl.Pending, len(lines))
 	for i, l := range lines {
-		pending[i] = w.AppendAsync(json.RawMessage(l))
+		pending[i] = w.CopyAsync(l)
 	}
 	for i, p := range pending {
 		if perr := p.Wait(); perr != nil && err == nil {

@@ -21,7 +21,11 @@ import (
 // 2 entries loses nothing a model sees.
 func TestWriteFork_ContextSurvives(t *testing.T) {
 	for name, dir := range map[string]func(*testing.T) string{
-		"pi":        func(t *testing.T) string { return testutil.Testdata(t, "pi") },
+		"pi": func(t *testing.T) string { return testutil.Testdata(t, "pi") },
+		// What pi writes and a writer would refuse as new input (SPEC §5):
+		// integers beyond 2^53, escaped lone surrogates, compactions without
+		// firstKeptEntryId, v1 hookMessage.
+		"pi-edge":   func(t *testing.T) string { return testutil.Testdata(t, "pi-edge") },
 		"corpus":    func(t *testing.T) string { return testutil.MustShared(t, "corpus/pi") }, // skips when absent
 		"generated": func(t *testing.T) string { return mustGenerated(t) },
 	} {
@@ -87,6 +91,13 @@ func checkForks(t *testing.T, dir string) {
 				if !bytes.Equal(e.Raw, path[k].Raw) {
 					t.Errorf("fork line %d = %s, want the version 3 line copied unchanged: %s", k+2, e.Raw, path[k].Raw)
 				}
+			}
+		}
+		// pi's migration renames hookMessage for version 1 and 2 alike; a
+		// version 3 reader would drop it from the context otherwise.
+		for _, e := range s.Entries {
+			if l.Session.Version < 3 && e.Role == "hookMessage" {
+				t.Errorf("fork of version %d %s at %s: entry %s keeps role hookMessage, want custom", l.Session.Version, filepath.Base(l.Session.Path), l.Leaf.EntryID, e.ID)
 			}
 		}
 	}

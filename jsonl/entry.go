@@ -38,7 +38,7 @@ type Entry struct {
 	TargetID  string // label: the entry it labels
 	Label     string // label: the label; "" clears (pi's rule)
 	Name      string // session_info: the session's name; "" when absent
-	FirstKept string // compaction: firstKeptEntryId (v1: mapped from firstKeptEntryIndex, §3.2)
+	FirstKept string // compaction: firstKeptEntryId (v1: mapped from firstKeptEntryIndex, §3.2); "" when it has none, which keeps nothing before it
 
 	// Metadata fields of the plain dialect.
 	Key   string // metadata key

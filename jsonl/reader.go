@@ -633,7 +633,10 @@ func (p *parser) piEntry(l Line, o object, typ string) error {
 			} else {
 				e.FirstKept, _ = optString(o, "firstKeptEntryId", "")
 			}
-		} else if e.FirstKept, err = wantString(o, "firstKeptEntryId", ""); err != nil {
+		} else if e.FirstKept, err = optString(o, "firstKeptEntryId", ""); err != nil {
+			// Absent or null is valid: pi writes such a compaction when it
+			// migrates a v1 one whose index names no entry; it keeps nothing
+			// before it (SPEC §3.2). Another kind is still a bad line.
 			return p.bad(l, "compaction entry: %s", err)
 		}
 	case "label":

@@ -130,6 +130,13 @@ func TestRead_PiDialect(t *testing.T) {
 			wantBad: []int{2, 3, 4, 5}, wantVer: 3,
 		},
 		{
+			// pi writes a compaction without firstKeptEntryId when it migrates
+			// a v1 one whose index names no entry (SPEC §3.2); it is valid.
+			name:    "compaction without or with null firstKeptEntryId; a number is bad",
+			in:      piHeader3 + "\n" + `{"type":"compaction","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00Z","summary":"s","tokensBefore":1}` + "\n" + `{"type":"compaction","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:00Z","summary":"s","firstKeptEntryId":null}` + "\n" + `{"type":"compaction","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:00Z","summary":"s","firstKeptEntryId":3}` + "\n",
+			wantIDs: []string{"a<-", "b<-a"}, wantBad: []int{4}, wantVer: 3,
+		},
+		{
 			name:    "oh-my-pi title line",
 			in:      `{"type":"title","v":1,"title":"t"}   ` + "\n" + piHeader3 + "\n" + `{"type":"label","id":"l","parentId":null,"timestamp":"2026-01-01T00:00:00Z","targetId":"x"}` + "\n",
 			wantIDs: []string{"l<-"}, wantVer: 3, wantTitle: true,

@@ -258,8 +258,9 @@ func checkBlocks(raw json.RawMessage, path string, allowed ...string) *schemaErr
 // --- the pi dialect (SPEC §3.2) ---
 
 // piRequired lists, per known pi entry type, the fields it must carry and
-// their JSON kinds (pi's session format; SPEC §3.2). A v1 compaction carries
-// firstKeptEntryIndex instead of firstKeptEntryId; parsePi handles that.
+// their JSON kinds (pi's session format; SPEC §3.2). A compaction's
+// firstKeptEntryId is optional (without it, it keeps nothing before it), and
+// a v1 compaction carries firstKeptEntryIndex instead; parsePi handles both.
 var piRequired = map[string][]struct {
 	field string
 	kind  byte

@@ -179,6 +179,15 @@ func prepare(checker *parser, v any, line int) (*request, error) {
 	if err != nil {
 		return nil, err
 	}
+	return check(checker, b, line, true)
+}
+
+// check reads b, one serialized line, with the file's dialect rules (see
+// prepare). strict is the writer's strictness for new entries: no warning
+// (bad_timestamp, ...) and, in a pi file, user, assistant and toolResult
+// messages of the plain dialect's shapes. Without it (a committed line of
+// another file, copied), what a reader accepts is accepted.
+func check(checker *parser, b []byte, line int, strict bool) (*request, error) {
 	if checker.version == 1 {
 		return nil, &Error{Code: CodeInvalidEntry, Offset: -1,
 			Message: "pi version 1 files are not appended to: their ids come from line numbers (pi migrates them to version 3 first)"}
@@ -194,7 +203,7 @@ func prepare(checker *parser, v any, line int) (*request, error) {
 	checker.fn = func(e Entry) error { got = &e; return nil }
 	warnings := len(checker.res.Warnings)
 	hadHeader := checker.res.Header != nil
-	err = checker.line(Line{Num: line, Bytes: b, Committed: true})
+	err := checker.line(Line{Num: line, Bytes: b, Committed: true})
 	checker.fn = nil
 	if err != nil {
 		var e *Error
@@ -207,12 +216,14 @@ func prepare(checker *parser, v any, line int) (*request, error) {
 	if len(checker.res.Warnings) > warnings {
 		w := checker.res.Warnings[warnings]
 		checker.res.Warnings = checker.res.Warnings[:warnings]
-		return nil, &Error{Code: CodeInvalidEntry, Offset: -1, Message: w.Message + " (" + string(w.Code) + ")"}
+		if strict {
+			return nil, &Error{Code: CodeInvalidEntry, Offset: -1, Message: w.Message + " (" + string(w.Code) + ")"}
+		}
 	}
 	// Writing is stricter than reading: in a pi file, the messages pi itself
 	// renders (user, assistant, toolResult) must have the shapes of the
 	// plain dialect's messages (SPEC §3.1), which are pi's own.
-	if got != nil && checker.res.Dialect == Pi && got.Type == "message" {
+	if strict && got != nil && checker.res.Dialect == Pi && got.Type == "message" {
 		switch got.Role {
 		case "user", "assistant", "toolResult":
 			if _, err := checkPlainMessage(o["message"]); err != nil {

@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -179,6 +180,12 @@ func (w *Writer) State() WriterState {
 // v change nothing. A file that does not exist yet takes the dialect of its
 // first line. Wait on the result for the outcome.
 func (w *Writer) AppendAsync(v any) *Pending {
+	return w.issue(func(line int) (*request, error) { return prepare(w.checker, v, line) })
+}
+
+// issue validates and queues one append: prep reads it with w.checker as
+// physical line number line; the caller of issue holds nothing.
+func (w *Writer) issue(prep func(line int) (*request, error)) *Pending {
 	w.q.mu.Lock()
 	defer w.q.mu.Unlock()
 	w.mu.Lock()
@@ -194,7 +201,7 @@ func (w *Writer) AppendAsync(v any) *Pending {
 	if empty && w.q.pending.Load() == 0 {
 		w.checker = newParser(Options{Mode: Strict, KeepRaw: true}, nil)
 	}
-	r, err := prepare(w.checker, v, w.checker.res.Lines+1)
+	r, err := prep(w.checker.res.Lines + 1)
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
@@ -207,6 +214,24 @@ func (w *Writer) AppendAsync(v any) *Pending {
 
 // Append is AppendAsync followed by Wait.
 func (w *Writer) Append(v any) error { return w.AppendAsync(v).Wait() }
+
+// CopyAsync issues the append of line, a committed line of another session
+// file (without its LF), byte for byte: a fork copying history (SPEC §5).
+// The line is read as a reader reads it, so a line the file's dialect
+// calls bad is refused (invalid_entry), and the tree rules hold at commit
+// time as for AppendAsync; but the writer's strictness for new entries
+// does not apply: integers beyond ±(2^53−1), escaped lone surrogates,
+// whitespace between tokens, warnings such as bad_timestamp and messages
+// of shapes grove would not write are all copied as they are. Wait on the
+// result for the outcome.
+func (w *Writer) CopyAsync(line []byte) *Pending {
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		return settled("", &Error{Code: CodeInvalidEntry, Path: w.path, Offset: -1,
+			Message: fmt.Sprintf("a copied line holds a line feed at byte column %d; it is more than one line", i+1)})
+	}
+	b := append([]byte(nil), line...) // the caller may change line after the call
+	return w.issue(func(n int) (*request, error) { return check(w.checker, b, n, false) })
+}
 
 // refusal is the error every append gets without I/O in the current state.
 func (w *Writer) refusal() error {

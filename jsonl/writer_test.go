@@ -3,6 +3,7 @@ package jsonl
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -517,5 +518,49 @@ func TestMarshalEntry_DeepNestingIsLinear(t *testing.T) {
 		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 300<<20 {
 			t.Errorf("%s: MarshalEntry allocated %d MB for a 1 MB value", name, alloc>>20)
 		}
+	}
+}
+
+// CopyAsync copies committed history byte for byte (SPEC §5, forks): what
+// Append refuses as new input — integers beyond 2^53, escaped lone
+// surrogates, whitespace, a bad timestamp — is copied; what a reader calls
+// a bad line, a line holding a LF and a broken tree are still refused.
+func TestWriter_CopyAsyncKeepsCommittedBytes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fork.jsonl")
+	w := mustOpenWriter(t, path)
+	defer w.Close()
+	lines := []string{
+		`{"type":"session","version":3,"id":"f","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`,
+		`{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"cut \ud83d"}}`,
+		`{"type":"compaction","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","summary":"s","tokensBefore":12345678901234567890}`,
+		`{"type":"custom", "id":"c","parentId":"b","timestamp":"yesterday","customType":"x","data":{"n":-9007199254740993}}`,
+	}
+	for i, l := range lines {
+		if err := w.CopyAsync([]byte(l)).Wait(); err != nil {
+			t.Fatalf("CopyAsync(line %d): %v", i+1, err)
+		}
+	}
+	// The same entries as new input (fresh ids) are refused, each for its reason.
+	for i, why := range []string{"lone UTF-16 surrogate", "beyond ±(2^53−1)", "data.n"} {
+		l := strings.Replace(lines[i+1], `"id":"`, `"id":"n`, 1)
+		if err := w.Append(json.RawMessage(l)); err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("Append(%s) = %v, want invalid_entry naming %q: the writer's strictness is for new entries", l, err, why)
+		}
+	}
+	for _, bad := range []string{
+		`{"type":"message","id":"d","parentId":"c","timestamp":"2026-01-01T00:00:03.000Z"}`,                  // no message: a bad line
+		`{"type":"custom","id":"d","parentId":"zz","timestamp":"2026-01-01T00:00:03.000Z","customType":"x"}`, // missing parent
+		"{\"type\":\"custom\",\"id\":\"d\",\"parentId\":\"c\",\n\"customType\":\"x\"}",                       // two lines
+	} {
+		if err := w.CopyAsync([]byte(bad)).Wait(); err == nil {
+			t.Errorf("CopyAsync(%q) succeeded, want it refused", bad)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Join(lines, "\n") + "\n"; string(got) != want {
+		t.Errorf("file =\n%s\nwant the copied lines byte for byte:\n%s", got, want)
 	}
 }
