@@ -23,6 +23,9 @@ func sessionsCommand(g *env) *cli.Command {
 			if err := needArgs(c, 0, 0); err != nil {
 				return err
 			}
+			if c.IsSet("first") && archive.NormalizeText(c.String("first")) == "" {
+				return usagef("sessions --first: want some text to look for, got %q", c.String("first"))
+			}
 			return runSessions(c.Context, g, workspaceArg(c.String("workspace")), c.String("first"))
 		},
 	}
