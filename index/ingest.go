@@ -17,7 +17,7 @@ type Session struct {
 	Name          string  `db:"name"`
 	ParentSession string  `db:"parent_session"`
 	CreatedMs     *int64  `db:"created_ms"`
-	ModifiedMs    *int64  `db:"modified_ms"`
+	ModifiedMs    *int64  `db:"modified_ms"` // SPEC §3.2: ActivityMs, else HeaderMs, else (plain) MaxTsMs, else the file's mtime
 	Entries       int     `db:"entries"`
 	Leaves        int     `db:"leaves"`
 	Lines         int     `db:"lines"`
