@@ -250,7 +250,7 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 			}
 		}
 		cost := st.Size
-		if old != nil && !opts.Force && old.Resumable && old.FileIno == st.Ino && st.Size >= old.CommittedLen && st.Size != old.FileSize {
+		if old != nil && !opts.Force && old.FirstMessage != nil && old.Resumable && old.FileIno == st.Ino && st.Size >= old.CommittedLen && st.Size != old.FileSize {
 			cost = st.Size - old.CommittedLen
 		}
 		todo = append(todo, work{path: f, st: st, old: old, cost: cost})

@@ -120,6 +120,9 @@ func (a *Archive) refreshFile(ctx context.Context, b *index.Batch, path string, 
 	if !st.Regular {
 		return FileResult{}, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Message: "not a regular file; session files are plain files"}
 	}
+	if old != nil && old.FirstMessage == nil {
+		force = true // indexed before schema 5: what the list shows needs the whole file (migration 5)
+	}
 	var unchanged FileResult
 	if old != nil {
 		unchanged = FileResult{Change: Unchanged, Entries: old.Entries, State: jsonl.State(old.State)}
@@ -178,9 +181,14 @@ type sessionReader struct {
 	arena     []byte // the batch's search text; rows[i].Text points into it
 	diags     []index.Diagnostic
 	stored    int
-	name      string // the last non-empty session_info name read, "" if none
+	name      *string // the trimmed name of the last session_info entry read, nil if none
 	cwd       *string
 	appending bool // reading on from the committed length of an earlier read
+	// activity is the latest user or assistant message time read (SPEC
+	// §3.2), nil if none; first the first user message's text, nil until
+	// one is read (kept from the earlier read when appending).
+	activity *int64
+	first    *string
 }
 
 func (r *sessionReader) entry(ctx context.Context, e jsonl.Entry) error {
@@ -213,8 +221,11 @@ func (r *sessionReader) entry(ctx context.Context, e jsonl.Entry) error {
 			r.cwd = &v
 		}
 	case "session_info":
-		if e.Name != "" {
-			r.name = e.Name
+		n := sessionName(e.Name) // pi's getSessionName: the last one wins, a blank one clears
+		r.name = &n
+	case "message":
+		if e.Role == "user" || e.Role == "assistant" {
+			r.message(e)
 		}
 	case "label":
 		if e.TargetID != "" {
@@ -226,6 +237,21 @@ func (r *sessionReader) entry(ctx context.Context, e jsonl.Entry) error {
 		return r.flush(ctx)
 	}
 	return nil
+}
+
+// message notes what pi's session list takes from a user or assistant
+// message entry: its activity time and, for the first user message with
+// text, that text (SPEC §3.2, §8).
+func (r *sessionReader) message(e jsonl.Entry) {
+	if t, ok := jsonl.ActivityTime(e.Raw, e.Timestamp, e.HasTime); ok && t > 0 && (r.activity == nil || t > *r.activity) {
+		r.activity = &t
+	}
+	if r.first == nil && e.Role == "user" {
+		if t := jsonl.MessageText(e.Raw); t != "" {
+			f := FirstMessage(t)
+			r.first = &f
+		}
+	}
 }
 
 func (r *sessionReader) diagnostic(e *jsonl.Error) {
@@ -257,8 +283,17 @@ func (r *sessionReader) finish(ctx context.Context, f io.ReaderAt, st FileStat, 
 		return err
 	}
 	s := r.w.Session()
-	if r.name != "" {
-		s.Name = r.name
+	if r.name != nil {
+		s.Name = *r.name
+	}
+	if r.activity != nil && (s.ActivityMs == nil || *r.activity > *s.ActivityMs) {
+		s.ActivityMs = r.activity
+	}
+	switch {
+	case r.first != nil:
+		s.FirstMessage = r.first
+	case s.FirstMessage == nil:
+		s.FirstMessage = new(string) // read, and no user message has text
 	}
 	if r.cwd != nil && s.Dialect == string(jsonl.Plain) {
 		s.Workspace = *r.cwd // SPEC §3.3: the last metadata "cwd"
@@ -320,6 +355,9 @@ func (a *Archive) appendFile(ctx context.Context, b *index.Batch, f *countingFil
 		return err
 	}
 	r := &sessionReader{w: w, appending: true}
+	if fm := w.Session().FirstMessage; fm != nil && *fm != "" {
+		r.first = fm // an append never changes the first message
+	}
 	from := jsonl.Resume{Offset: old.CommittedLen, Lines: old.Lines, Dialect: jsonl.Dialect(old.Dialect), Version: old.Version}
 	read, err := jsonl.ReadFrom(f, size, from, jsonl.Options{Path: old.Path, Mode: jsonl.Salvage, Context: ctx, Diagnostic: r.diagnostic},
 		func(e jsonl.Entry) error { return r.entry(ctx, e) })

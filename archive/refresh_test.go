@@ -91,13 +91,24 @@ func (s *sim) entry(t *rapid.T) string {
 		label := rapid.SampledFrom([]string{"", "keep", "retry"}).Draw(t, "label")
 		return fmt.Sprintf(`{"type":"label","id":%q,"parentId":%s,%s"targetId":%q,"label":%q}`, id, parent, ts, target, label)
 	case 1:
-		name := rapid.SampledFrom([]string{"", "first name", "second name"}).Draw(t, "name")
+		name := rapid.SampledFrom([]string{"", "  ", "first name", " second name "}).Draw(t, "name")
 		return fmt.Sprintf(`{"type":"session_info","id":%q,"parentId":%s,%s"name":%q}`, id, parent, ts, name)
 	case 2:
-		return fmt.Sprintf(`{"type":"message","id":%q,"parentId":%s,%s"message":{"role":"assistant","content":[{"type":"text","text":%q}]}}`, id, parent, ts, words)
+		return fmt.Sprintf(`{"type":"message","id":%q,"parentId":%s,%s"message":{"role":"assistant","content":[{"type":"text","text":%q}]%s}}`, id, parent, ts, words, ownTime(t, ms))
+	case 3:
+		return fmt.Sprintf(`{"type":"message","id":%q,"parentId":%s,%s"message":{"role":"user","content":[{"type":"image","data":"AAAA","mimeType":"image/png"}]%s}}`, id, parent, ts, ownTime(t, ms))
 	default:
-		return fmt.Sprintf(`{"type":"message","id":%q,"parentId":%s,%s"message":{"role":"user","content":%q}}`, id, parent, ts, words)
+		return fmt.Sprintf(`{"type":"message","id":%q,"parentId":%s,%s"message":{"role":"user","content":%q%s}}`, id, parent, ts, words, ownTime(t, ms))
 	}
+}
+
+// ownTime is a message's own "timestamp" member, which pi's session list
+// prefers to the entry's (SPEC §3.2), or nothing.
+func ownTime(t *rapid.T, ms int64) string {
+	if rapid.IntRange(0, 2).Draw(t, "ownTime") == 0 {
+		return ""
+	}
+	return fmt.Sprintf(`,"timestamp":%d`, ms+int64(rapid.IntRange(-3000, 3000).Draw(t, "ownDt")))
 }
 
 func (s *sim) header(t *rapid.T) string {

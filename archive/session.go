@@ -15,7 +15,7 @@ type Session struct {
 	Dialect   jsonl.Dialect
 	Header    *jsonl.Header // nil for plain files
 	Workspace string        // SPEC §3.3
-	Name      string        // the last non-empty session_info name (pi's rule)
+	Name      string        // pi's getSessionName (SPEC §3.2): see Facts.Name
 	Labels    map[string]string
 	Entries   []jsonl.Entry // committed entries in file order, each with Raw
 	Result    *jsonl.Result
@@ -53,7 +53,7 @@ func SessionID(path string, h *jsonl.Header) string {
 // Facts gathers, entry by entry in file order, what a session says about
 // itself: the plain workspace, pi's session name and labels.
 type Facts struct {
-	Name   string            // last non-empty session_info name
+	Name   string            // the trimmed name of the last session_info entry; a blank one clears it (pi's getSessionName, SPEC §3.2)
 	Labels map[string]string // target id -> label; the last label line for a target wins, an empty one clears
 	cwd    string            // plain: value of the last metadata "cwd"
 	hasCwd bool
@@ -67,9 +67,7 @@ func (f *Facts) Add(e *jsonl.Entry) {
 			f.cwd, f.hasCwd = e.Value, true
 		}
 	case "session_info":
-		if e.Name != "" {
-			f.Name = e.Name
-		}
+		f.Name = sessionName(e.Name)
 	case "label":
 		if e.TargetID == "" {
 			return

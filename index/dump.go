@@ -43,7 +43,8 @@ func (d *DB) Dump(ctx context.Context, out io.Writer) error {
 			' duplicate=' || quote(duplicate_id) || ' size=' || file_size || ' mtime=' || file_mtime_ns ||
 			' dev=' || file_dev || ' ino=' || file_ino || ' committed=' || committed_len ||
 			' head=' || head_crc || ' tail=' || tail_crc || ' resumable=' || resumable ||
-			' min_ts=' || quote(min_ts_ms) || ' max_ts=' || quote(max_ts_ms) || ' header=' || quote(header_ms)
+			' min_ts=' || quote(min_ts_ms) || ' max_ts=' || quote(max_ts_ms) || ' header=' || quote(header_ms) ||
+			' activity=' || quote(activity_ms) || ' first_message=' || quote(first_message)
 		FROM sessions ORDER BY path`,
 		`SELECT 'entry ' || s.path || ' ' || e.seq || ' id=' || e.entry_id || ' parent=' || quote(e.parent_id) ||
 			' type=' || e.type || ' role=' || quote(e.role) || ' ts=' || quote(e.ts_ms) || ' line=' || e.line ||

@@ -17,7 +17,7 @@ type Session struct {
 	Name          string  `db:"name"`
 	ParentSession string  `db:"parent_session"`
 	CreatedMs     *int64  `db:"created_ms"`
-	ModifiedMs    *int64  `db:"modified_ms"`
+	ModifiedMs    *int64  `db:"modified_ms"` // SPEC §3.2: ActivityMs, else HeaderMs, else (plain) MaxTsMs, else the file's mtime
 	Entries       int     `db:"entries"`
 	Leaves        int     `db:"leaves"`
 	Lines         int     `db:"lines"`
@@ -33,14 +33,23 @@ type Session struct {
 	// HeadCRC and TailCRC are CRC-32s of the first and the last
 	// min(4096, CommittedLen) committed bytes: a file that still has both,
 	// on the same device and inode, grew by appending (migration 3).
-	HeadCRC     uint32 `db:"head_crc"`
-	TailCRC     uint32 `db:"tail_crc"`
-	Resumable   bool   `db:"resumable"`   // a read may go on at CommittedLen (jsonl.Result.Resumable)
-	MinTsMs     *int64 `db:"min_ts_ms"`   // the earliest entry time; nil when no entry has one
-	MaxTsMs     *int64 `db:"max_ts_ms"`   // the latest entry time; nil when no entry has one
-	HeaderMs    *int64 `db:"header_ms"`   // the pi header's time; nil when it has none
-	StatKey     int64  `db:"stat_key"`    // StatKey of the file as indexed, 0 when racily clean (see RacyWindowMs)
-	Diagnostics int    `db:"diagnostics"` // filled by queries, not stored
+	HeadCRC   uint32 `db:"head_crc"`
+	TailCRC   uint32 `db:"tail_crc"`
+	Resumable bool   `db:"resumable"` // a read may go on at CommittedLen (jsonl.Result.Resumable)
+	MinTsMs   *int64 `db:"min_ts_ms"` // the earliest entry time; nil when no entry has one
+	MaxTsMs   *int64 `db:"max_ts_ms"` // the latest entry time; nil when no entry has one
+	HeaderMs  *int64 `db:"header_ms"` // the pi header's time; nil when it has none
+	// ActivityMs is the latest time of a user or assistant message with
+	// content (jsonl.ActivityTime), nil when none has one; ModifiedMs
+	// follows it (SPEC §3.2, migration 5).
+	ActivityMs *int64 `db:"activity_ms"`
+	// FirstMessage is the first user message's text as `grove sessions`
+	// shows it (terminal escapes removed, whitespace runs made one space,
+	// at most 200 characters), "" when the session has none; nil when the
+	// file was indexed before schema 5 and not read since (SPEC §8).
+	FirstMessage *string `db:"first_message"`
+	StatKey      int64   `db:"stat_key"`    // StatKey of the file as indexed, 0 when racily clean (see RacyWindowMs)
+	Diagnostics  int     `db:"diagnostics"` // filled by queries, not stored
 }
 
 // Entry is one entry row: the tree edge and where its line is in the file.

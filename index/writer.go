@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/grove-sessions/grove/jsonl"
 )
 
 // Batch is one write transaction holding the updates of several session
@@ -137,6 +139,7 @@ func (b *Batch) Replace(ctx context.Context, s *Session) (*SessionWriter, error)
 		return nil, err
 	}
 	s.Entries, s.Leaves, s.DuplicateID, s.ActiveLeaf, s.MinTsMs, s.MaxTsMs = 0, 0, nil, nil, nil, nil
+	s.ActivityMs, s.FirstMessage = nil, nil
 	return w, nil
 }
 
@@ -190,7 +193,8 @@ func (d *DB) alone(ctx context.Context, begin func(*Batch) (*SessionWriter, erro
 }
 
 // Session is the row being written. What the file says of itself
-// (SessionID, Dialect, Version, Workspace, Name, ParentSession, HeaderMs)
+// (SessionID, Dialect, Version, Workspace, Name, ParentSession, HeaderMs,
+// ActivityMs, FirstMessage)
 // and the file facts (FileSize, FileMtimeNs, FileDev, FileIno,
 // CommittedLen, Lines, HeadCRC, TailCRC, Resumable) are the caller's to set
 // before Commit; the writer keeps the rest.
@@ -302,10 +306,7 @@ func (w *SessionWriter) Commit(ctx context.Context) error {
 	if s.HeaderMs != nil && *s.HeaderMs != 0 {
 		s.CreatedMs = s.HeaderMs
 	}
-	s.ModifiedMs = s.MaxTsMs
-	if s.ModifiedMs == nil {
-		s.ModifiedMs = ptr(s.FileMtimeNs / 1e6)
-	}
+	s.ModifiedMs = modified(s)
 	s.IndexedAtMs = time.Now().UnixMilli()
 	s.StatKey = 0
 	if s.IndexedAtMs-s.FileMtimeNs/1e6 >= RacyWindowMs {
@@ -313,7 +314,7 @@ func (w *SessionWriter) Commit(ctx context.Context) error {
 	}
 	if _, err := tx.NamedExecContext(ctx, `UPDATE sessions SET
 		session_id = :session_id, dialect = :dialect, version = :version, parent_session = :parent_session,
-		header_ms = :header_ms, workspace = :workspace, name = :name, created_ms = :created_ms, modified_ms = :modified_ms,
+		header_ms = :header_ms, workspace = :workspace, name = :name, first_message = :first_message, activity_ms = :activity_ms, created_ms = :created_ms, modified_ms = :modified_ms,
 		entries = :entries, leaves = :leaves, lines = :lines, active_leaf = :active_leaf, duplicate_id = :duplicate_id,
 		file_size = :file_size, file_mtime_ns = :file_mtime_ns, file_dev = :file_dev, file_ino = :file_ino,
 		committed_len = :committed_len, indexed_at_ms = :indexed_at_ms, head_crc = :head_crc, tail_crc = :tail_crc,
@@ -342,6 +343,22 @@ func (w *SessionWriter) Commit(ctx context.Context) error {
 		return w.b.Commit()
 	}
 	return nil
+}
+
+// modified is a session's modified time (SPEC §3.2, pi's /resume order):
+// its latest user or assistant message time; else the pi header's time;
+// else, for a plain file (no header), its latest entry time; else the
+// file's mtime.
+func modified(s *Session) *int64 {
+	switch {
+	case s.ActivityMs != nil && *s.ActivityMs > 0:
+		return s.ActivityMs
+	case s.HeaderMs != nil && *s.HeaderMs != 0:
+		return s.HeaderMs
+	case s.Dialect != string(jsonl.Pi) && s.MaxTsMs != nil:
+		return s.MaxTsMs
+	}
+	return ptr(s.FileMtimeNs / 1e6)
 }
 
 // Rollback undoes an unfinished writer's rows; after Commit it does

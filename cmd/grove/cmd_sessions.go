@@ -3,36 +3,49 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/index"
 )
 
 func sessionsCommand(g *env) *cli.Command {
 	return &cli.Command{
 		Name:  "sessions",
 		Usage: "list indexed sessions, most recently modified first",
-		Flags: []cli.Flag{&cli.StringFlag{Name: "workspace", Usage: "only sessions of this workspace (exact)"}},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "workspace", Usage: "only sessions of this workspace (exact)"},
+			&cli.StringFlag{Name: "first", Usage: "only sessions whose first user message (its first 200 characters) contains this text, ignoring case"},
+		},
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 0, 0); err != nil {
 				return err
 			}
-			return runSessions(c.Context, g, workspaceArg(c.String("workspace")))
+			if c.IsSet("first") && archive.NormalizeText(c.String("first")) == "" {
+				return usagef("sessions --first: want some text to look for, got %q", c.String("first"))
+			}
+			return runSessions(c.Context, g, workspaceArg(c.String("workspace")), c.String("first"))
 		},
 	}
 }
 
 type sessionJSON struct {
-	ID          string           `json:"id"`
-	Path        string           `json:"path"`
-	Dialect     string           `json:"dialect"`
-	Workspace   string           `json:"workspace"`
-	Name        string           `json:"name"`
-	Entries     int              `json:"entries"`
-	Leaves      int              `json:"leaves"`
-	Created     any              `json:"created"`
-	Modified    any              `json:"modified"`
-	State       string           `json:"state"`
-	Diagnostics []diagnosticJSON `json:"diagnostics"`
+	ID        string `json:"id"`
+	Path      string `json:"path"`
+	Dialect   string `json:"dialect"`
+	Workspace string `json:"workspace"`
+	Name      string `json:"name"`
+	// FirstMessage is null for a session indexed before schema 5 and not
+	// read since (the next `grove index` reads it).
+	FirstMessage *string          `json:"first_message"`
+	Entries      int              `json:"entries"`
+	Leaves       int              `json:"leaves"`
+	Created      any              `json:"created"`
+	Modified     any              `json:"modified"`
+	State        string           `json:"state"`
+	Diagnostics  []diagnosticJSON `json:"diagnostics"`
 }
 
 type diagnosticJSON struct {
@@ -43,7 +56,11 @@ type diagnosticJSON struct {
 	Message  string `json:"message"`
 }
 
-func runSessions(ctx context.Context, g *env, workspace string) error {
+// firstColumns is how wide the first message may be in the sessions
+// table, in terminal columns.
+const firstColumns = 40
+
+func runSessions(ctx context.Context, g *env, workspace, first string) error {
 	a, err := g.openExisting(ctx)
 	if err != nil {
 		return err
@@ -53,9 +70,12 @@ func runSessions(ctx context.Context, g *env, workspace string) error {
 	if err != nil {
 		return err
 	}
+	if first != "" {
+		sessions = firstContains(sessions, first)
+	}
 	out := []sessionJSON{}
 	for _, s := range sessions {
-		j := sessionJSON{ID: s.SessionID, Path: s.Path, Dialect: s.Dialect, Workspace: s.Workspace, Name: s.Name,
+		j := sessionJSON{ID: s.SessionID, Path: s.Path, Dialect: s.Dialect, Workspace: s.Workspace, Name: s.Name, FirstMessage: s.FirstMessage,
 			Entries: s.Entries, Leaves: s.Leaves, Created: rfc3339(s.CreatedMs), Modified: rfc3339(s.ModifiedMs),
 			State: s.State, Diagnostics: []diagnosticJSON{}}
 		if s.Diagnostics > 0 {
@@ -73,17 +93,44 @@ func runSessions(ctx context.Context, g *env, workspace string) error {
 		return writeJSON(g.stdout, map[string]any{"sessions": out})
 	}
 	if len(out) == 0 {
+		if first != "" {
+			fmt.Fprintf(g.stderr, "no sessions whose first message contains %q\n", cell(first))
+			return nil
+		}
 		fmt.Fprintln(g.stderr, "no sessions in the index; run `grove index`")
 		return nil
 	}
 	tw := table(g.stdout)
-	fmt.Fprintln(tw, "SESSION\tMODIFIED (UTC)\tENTRIES\tLEAVES\tSTATE\tWORKSPACE\tNAME\tFILE")
+	fmt.Fprintln(tw, "SESSION\tMODIFIED (UTC)\tENTRIES\tLEAVES\tSTATE\tWORKSPACE\tNAME\tFIRST MESSAGE\tFILE")
 	for _, s := range sessions {
 		state := s.State
 		if s.Diagnostics > 0 {
 			state = fmt.Sprintf("%s (%d diagnostics)", s.State, s.Diagnostics)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", cell(s.SessionID), short(s.ModifiedMs), s.Entries, s.Leaves, state, cell(orDash(s.Workspace)), cell(orDash(s.Name)), cell(s.Path))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", cell(s.SessionID), short(s.ModifiedMs), s.Entries, s.Leaves, state, cell(orDash(s.Workspace)), cell(orDash(s.Name)), firstCell(s.FirstMessage), cell(s.Path))
 	}
 	return tw.Flush()
+}
+
+// firstContains keeps the sessions whose first message contains sub,
+// ignoring case, both normalised alike (archive.NormalizeText).
+func firstContains(sessions []index.Session, sub string) []index.Session {
+	sub = strings.ToLower(archive.NormalizeText(sub))
+	var out []index.Session
+	for _, s := range sessions {
+		if s.FirstMessage != nil && strings.Contains(strings.ToLower(*s.FirstMessage), sub) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// firstCell is a first message clipped to firstColumns: "-" when the
+// session has none, "?" when it was indexed before schema 5 and not read
+// since.
+func firstCell(m *string) string {
+	if m == nil {
+		return "?"
+	}
+	return clipWidth(cell(orDash(*m)), firstColumns)
 }

@@ -1,0 +1,81 @@
+package archive
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/grove-sessions/grove/jsonl"
+)
+
+// FirstMessageLen is how many characters (runes) of a session's first user
+// message the index keeps and `grove sessions` shows (SPEC §8).
+const FirstMessageLen = 200
+
+// FirstMessage is the text of a session's first user message as `grove
+// sessions` shows it (SPEC §8; pi's /resume picker shows the same message
+// on one line): terminal escape sequences removed, every run of
+// whitespace and control characters made one space, trimmed, and cut to
+// FirstMessageLen runes, the last of them "…" when cut.
+func FirstMessage(text string) string {
+	return clipRunes(oneLine(jsonl.StripEscapes(text)), FirstMessageLen)
+}
+
+// NormalizeText is FirstMessage without the cut: what a `--first`
+// substring is matched as.
+func NormalizeText(text string) string {
+	return oneLine(jsonl.StripEscapes(text))
+}
+
+// oneLine makes every run of JavaScript whitespace and control characters
+// in s one space and trims it.
+func oneLine(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		if jsSpace(r) || unicode.IsControl(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// clipRunes cuts s to n runes, the last one "…" when cut.
+func clipRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	k := 0
+	for i := range s {
+		if k == n-1 {
+			return strings.TrimRight(s[:i], " ") + "…"
+		}
+		k++
+	}
+	return s
+}
+
+// sessionName is a session_info name as pi's getSessionName returns it:
+// trimmed of JavaScript whitespace, "" (no name) when nothing is left
+// (SPEC §3.2).
+func sessionName(name string) string {
+	return strings.TrimFunc(name, jsSpace)
+}
+
+// jsSpace reports whether r is whitespace to JavaScript's String.trim and
+// \s: Unicode space separators, tab, vertical tab, form feed, the BOM and
+// the line terminators (not U+0085, which Go's unicode.IsSpace counts).
+func jsSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200a
+}

@@ -1,0 +1,46 @@
+package archive
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FirstMessage: escapes removed, whitespace and control runs one space,
+// trimmed, at most FirstMessageLen runes (SPEC §8).
+func TestFirstMessage(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"  \x1b[31mFix\x1b[0m   the\n\tbug\r\n", "Fix the bug"},
+		{"a\u0085b\u00a0c\u3000d\ufeffe\x07f", "a b c d e f"},
+		{"修复\n\n登录", "修复 登录"},
+		{"", ""},
+		{" \n ", ""},
+	} {
+		if got := FirstMessage(c.in); got != c.want {
+			t.Errorf("FirstMessage(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	exact := strings.Repeat("字", FirstMessageLen)
+	if got := FirstMessage(exact); got != exact {
+		t.Errorf("FirstMessage of exactly %d runes was cut: %q", FirstMessageLen, got)
+	}
+	long := FirstMessage(strings.Repeat("字", FirstMessageLen+1))
+	if n := utf8.RuneCountInString(long); n != FirstMessageLen || !strings.HasSuffix(long, "…") {
+		t.Errorf("FirstMessage of %d runes = %d runes %q, want %d ending in …", FirstMessageLen+1, n, long, FirstMessageLen)
+	}
+}
+
+// sessionName trims as JavaScript's String.trim does (pi's getSessionName):
+// the BOM and Unicode spaces go, U+0085 stays.
+func TestSessionName(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"  Login fix \u3000", "Login fix"},
+		{"\ufeffname\u2028", "name"},
+		{" \t\n ", ""},
+		{"\u0085x\u0085", "\u0085x\u0085"},
+	} {
+		if got := sessionName(c.in); got != c.want {
+			t.Errorf("sessionName(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
