@@ -464,6 +464,7 @@ func (p *parser) emit(l Line, e Entry) error {
 	e.Line = l.Num
 	e.Offset = l.BodyOffset()
 	e.Length = len(l.Bytes)
+	p.surrogates(l)
 	if p.opts.KeepRaw {
 		e.Raw = append(json.RawMessage(nil), l.Bytes...)
 	} else {
@@ -575,6 +576,7 @@ func (p *parser) header(l Line, o object) error {
 	}
 	h.Timestamp, _ = parseISOTime(o["timestamp"])
 	h.Raw = append(json.RawMessage(nil), l.Bytes...)
+	p.surrogates(l)
 	p.version = h.Version
 	p.res.Header = h
 	if p.version == 1 {
