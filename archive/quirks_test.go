@@ -169,7 +169,8 @@ func TestQuirks_DuplicateIDs(t *testing.T) {
 		t.Errorf("Verify = %s, %d mismatches, %d duplicates, %d leaves; want both ids, 0, 2, 1", strings.Join(got, " "), rep.Mismatches, rep.Duplicates, rep.Leaves)
 	}
 
-	// An index that lost one of the diagnostics disagrees with the file.
+	// An index that holds only the first duplicated id's diagnostic (what
+	// an older grove stored) disagrees with the file, until index --force.
 	mustExec(t, db, "DELETE FROM diagnostics WHERE code = 'duplicate_id' AND line = 6")
 	rep, err = a.Verify(ctx, "")
 	if err != nil {
@@ -178,6 +179,12 @@ func TestQuirks_DuplicateIDs(t *testing.T) {
 	last := rep.Problems[len(rep.Problems)-1]
 	if rep.Mismatches != 1 || last.Code != "mismatch" || strings.Join(last.Index, " ") != "e02:[3 4 8]" || strings.Join(last.File, " ") != "e02:[3 4 8] e01:[2 6]" {
 		t.Errorf("Verify after losing a diagnostic = %d mismatches, last problem %+v; want the duplicate lists to differ", rep.Mismatches, last)
+	}
+	if _, err := a.Index(ctx, archive.IndexOptions{Files: []string{path}, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err = a.Verify(ctx, ""); err != nil || rep.Mismatches != 0 || len(rep.Problems) != 2 {
+		t.Errorf("Verify after index --force = %+v, %v; want no mismatch, the two duplicates", rep, err)
 	}
 }
 

@@ -40,7 +40,10 @@ func runVerify(ctx context.Context, g *env, session string) error {
 		for _, p := range rep.Problems {
 			line := fmt.Sprintf("%s %s", p.Code, p.Path)
 			if p.Leaf != "" {
-				line += " leaf " + p.Leaf + ": index " + strings.Join(p.Index, ",") + " / file " + strings.Join(p.File, ",")
+				line += " leaf " + p.Leaf
+			}
+			if p.Index != nil || p.File != nil {
+				line += ": index " + strings.Join(p.Index, ",") + " / file " + strings.Join(p.File, ",")
 			}
 			fmt.Fprintf(g.stdout, "%s: %s\n", line, p.Message)
 		}
