@@ -16,10 +16,13 @@ import (
 // such strings in new entries (SPEC §5, roundTrip).
 
 // surrogates warns, once per kept line, when l holds a string escaping a
-// lone surrogate. The common case, a line without one, costs one
-// bytes.IndexByte pass over its backslashes.
+// lone surrogate. The JSON check of the line found it (parseLine); a line
+// parsed before (an oh-my-pi title line read late) is scanned again.
 func (p *parser) surrogates(l Line) {
-	col := loneSurrogate(l.Bytes)
+	col := p.lone
+	if p.loneLine != l.Num {
+		col = loneSurrogate(l.Bytes)
+	}
 	if col < 0 {
 		return
 	}
