@@ -10,7 +10,7 @@ import (
 func sessionsCommand(g *env) *cli.Command {
 	return &cli.Command{
 		Name:  "sessions",
-		Usage: "list indexed sessions, most recently modified first",
+		Usage: "list indexed sessions, most recently modified first, then the diagnostics of each session that has any",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "workspace", Usage: "only sessions of this workspace (exact)"}},
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 0, 0); err != nil {
