@@ -16,26 +16,34 @@ type Problem struct {
 	Session string     `json:"session"`
 	Path    string     `json:"path"`
 	Leaf    string     `json:"leaf,omitempty"`
-	Code    jsonl.Code `json:"code"` // stale_index, or the code of a mismatching answer
+	Code    jsonl.Code `json:"code"` // stale_index, mismatch, or duplicate_id
 	Message string     `json:"message"`
+	ID      string     `json:"id,omitempty"`    // duplicate_id: the duplicated id
+	Lines   []int      `json:"lines,omitempty"` // duplicate_id: every line that holds it
 	Index   []string   `json:"index,omitempty"` // the CTE's answer: path ids, or the error code
 	File    []string   `json:"file,omitempty"`  // PathTo's answer over the file
 }
 
-// VerifyReport is the answer of `grove verify` (SPEC §8).
+// VerifyReport is the answer of `grove verify` (SPEC §8). Duplicates
+// counts the duplicate_id problems: damage in the files that the index
+// records rightly, which is no failure of the index.
 type VerifyReport struct {
 	Sessions   int       `json:"sessions"`
 	Leaves     int       `json:"leaves"`
 	Mismatches int       `json:"mismatches"`
 	Stale      int       `json:"stale"`
 	Problems   []Problem `json:"problems"`
+	Duplicates int       `json:"-"`
 }
 
 // Verify recomputes every leaf's path both ways, by recursive CTE over the
 // index and by PathTo over the file, and reports every difference in path
 // or error (code and id), plus every file that changed since it was indexed:
 // a different size, mtime or inode, or any entry whose id, parent, line,
-// offset or CRC-32 differs. session "" verifies every session.
+// offset or CRC-32 differs. It also reports every duplicated id of a file
+// with all its lines (SPEC §4 rule 1, §6), and a mismatch when the index's
+// duplicate_id diagnostics do not name exactly those. session "" verifies
+// every session.
 func (a *Archive) Verify(ctx context.Context, session string) (*VerifyReport, error) {
 	var sessions []index.Session
 	if session != "" {
@@ -89,6 +97,9 @@ func (a *Archive) verifySession(ctx context.Context, s *index.Session, rep *Veri
 		stale(msg)
 		return nil
 	}
+	if err := a.verifyDuplicates(ctx, s, file.Entries, rep); err != nil {
+		return err
+	}
 	for _, leaf := range Leaves(file.Entries) {
 		rep.Leaves++
 		want := answer(PathTo(file.Entries, leaf.ID))
@@ -106,6 +117,62 @@ func (a *Archive) verifySession(ctx context.Context, s *index.Session, rep *Veri
 		}
 	}
 	return nil
+}
+
+// verifyDuplicates reports each id that two or more entries of the file
+// have, with all their lines in file order, in the order of their second
+// entries; and a mismatch if the duplicate_id diagnostics the index stores
+// say otherwise.
+func (a *Archive) verifyDuplicates(ctx context.Context, s *index.Session, entries []jsonl.Entry, rep *VerifyReport) error {
+	var file []string
+	for _, d := range Duplicates(entries) {
+		rep.Duplicates++
+		e := jsonl.DuplicateLinesError(d.ID, d.Lines)
+		rep.Problems = append(rep.Problems, Problem{Session: s.SessionID, Path: s.Path, Code: jsonl.CodeDuplicateID,
+			Message: e.Message, ID: d.ID, Lines: d.Lines})
+		file = append(file, fmt.Sprintf("%s:%v", d.ID, d.Lines))
+	}
+	var stored []string
+	if s.Diagnostics > 0 || len(file) > 0 {
+		ds, err := a.db.Diagnostics(ctx, s.SID)
+		if err != nil {
+			return err
+		}
+		for _, d := range ds {
+			if d.Code == string(jsonl.CodeDuplicateID) {
+				stored = append(stored, fmt.Sprintf("%s:%v", d.ID, d.Lines))
+			}
+		}
+	}
+	if !slices.Equal(stored, file) {
+		rep.Mismatches++
+		rep.Problems = append(rep.Problems, Problem{Session: s.SessionID, Path: s.Path, Code: "mismatch",
+			Message: "the index's duplicate_id diagnostics and the file's duplicated ids disagree; run `grove index --force`",
+			Index:   stored, File: file})
+	}
+	return nil
+}
+
+// Duplicates returns every id that two or more of entries (file order)
+// have, with the lines of all of them, in the order of their second
+// entries: where recover and the index report them (SPEC §4 rule 1).
+func Duplicates(entries []jsonl.Entry) []Duplicate {
+	first := make(map[string]int, len(entries)) // id -> line of its first entry
+	at := map[string]int{}                      // id -> index in out
+	var out []Duplicate
+	for _, e := range entries {
+		line, seen := first[e.ID]
+		switch k, dup := at[e.ID]; {
+		case !seen:
+			first[e.ID] = e.Line
+		case dup:
+			out[k].Lines = append(out[k].Lines, e.Line)
+		default:
+			at[e.ID] = len(out)
+			out = append(out, Duplicate{ID: e.ID, Lines: []int{line, e.Line}})
+		}
+	}
+	return out
 }
 
 // answer renders a PathTo result for comparison: the ids root first, or

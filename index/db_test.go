@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,5 +169,64 @@ func TestPath_QueryPlan(t *testing.T) {
 	search := strings.Index(joined, "SEARCH p USING INDEX entries_by_id (sid=? AND entry_id=?)")
 	if scanW < 0 || search < 0 || search < scanW {
 		t.Fatalf("recursive step plan = %s; want SCAN w, then SEARCH p by (sid, entry_id)", joined)
+	}
+}
+
+// Every duplicated id gets a diagnostic on the line of its second entry,
+// naming all its lines, whether the file is read whole or an append adds
+// a line to an id already duplicated or duplicates another (SPEC §4 rule
+// 1, §6); Diagnostics gives each its id and lines, and Path fails on the
+// first id used again, with all of its lines.
+func TestDuplicates_EveryID(t *testing.T) {
+	ctx := context.Background()
+	d := mustOpen(t, testutil.MustTempDB(t))
+	mk := func(seq int, id string) Entry {
+		return Entry{Seq: seq, EntryID: id, Type: "message", Line: seq + 1, Offset: int64(seq * 100)}
+	}
+	s := &Session{Path: "/d.jsonl", SessionID: "d", Dialect: "plain", State: "ok"}
+	// ids by line: a b b a c b
+	sid, err := d.Replace(ctx, s, []Entry{mk(0, "a"), mk(1, "b"), mk(2, "b"), mk(3, "a"), mk(4, "c"), mk(5, "b")}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string, want string) {
+		t.Helper()
+		ds, err := d.Diagnostics(ctx, sid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, g := range ds {
+			got = append(got, fmt.Sprintf("%d:%s:%v:%q", g.Line, g.ID, g.Lines, g.Message))
+		}
+		if strings.Join(got, "\n") != want {
+			t.Errorf("%s: Diagnostics =\n%s\nwant\n%s", when, strings.Join(got, "\n"), want)
+		}
+	}
+	msg := func(id, lines string) string {
+		return fmt.Sprintf("%q", `entry id "`+id+`" is used by more than one entry (lines `+lines+`); every path in this session is ambiguous`)
+	}
+	check("replace", "3:b:[2 3 6]:"+msg("b", "2, 3, 6")+"\n4:a:[1 4]:"+msg("a", "1, 4"))
+
+	// Append: a third a, a second c, and a new id d.
+	w, err := d.BeginAppend(ctx, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AddEntries(ctx, []Entry{mk(6, "a"), mk(7, "c"), mk(8, "d")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("append", "3:b:[2 3 6]:"+msg("b", "2, 3, 6")+"\n4:a:[1 4 7]:"+msg("a", "1, 4, 7")+"\n8:c:[5 8]:"+msg("c", "5, 8"))
+
+	got, _ := d.SessionByPath(ctx, "/d.jsonl")
+	if got.State != "damaged" || got.Diagnostics != 3 || got.DuplicateID == nil || *got.DuplicateID != "b" {
+		t.Errorf("session = state %s, %d diagnostics, duplicate %v; want damaged, 3, b", got.State, got.Diagnostics, got.DuplicateID)
+	}
+	_, err = d.Path(ctx, sid, "d")
+	if e, ok := err.(*jsonl.Error); !ok || e.Code != jsonl.CodeDuplicateID || e.ID != "b" || fmt.Sprint(e.Lines) != "[2 3 6]" || !strings.Contains(e.Message, "lines 2, 3, 6") {
+		t.Errorf("Path = %v, want duplicate_id b on lines [2 3 6]", err)
 	}
 }

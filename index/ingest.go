@@ -79,13 +79,18 @@ type Entry struct {
 	Text []byte `db:"-"`
 }
 
-// Diagnostic is a stored bad line or warning of a session file.
+// Diagnostic is a stored bad line or warning of a session file. ID, Lines
+// and Field are not stored: DB.Diagnostics fills them in from the entries
+// and the message.
 type Diagnostic struct {
 	Severity string `db:"severity"` // "error" or "warning"
 	Code     string `db:"code"`
 	Line     int    `db:"line"`
 	Offset   int64  `db:"offset"`
 	Message  string `db:"message"`
+	ID       string `db:"-"` // duplicate_id: the duplicated id
+	Lines    []int  `db:"-"` // duplicate_id: every line that holds it, file order
+	Field    string `db:"-"` // lone_surrogate: the field path inside the line (SPEC §2.9)
 }
 
 // Label is the label a pi label entry gives an entry (last one wins).

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -245,9 +246,7 @@ func (d *DB) Path(ctx context.Context, sid int64, leafID string) ([]Entry, error
 		if err := d.db.SelectContext(ctx, &lines, "SELECT line FROM entries INDEXED BY entries_by_id WHERE sid = ? AND entry_id = ? ORDER BY seq", sid, *s.DuplicateID); err != nil {
 			return nil, fmt.Errorf("path: %w", err)
 		}
-		e := jsonl.DuplicateError(*s.DuplicateID, nil)
-		e.Lines = lines
-		return nil, e
+		return nil, jsonl.DuplicateLinesError(*s.DuplicateID, lines)
 	}
 	var steps []PathStep
 	err := d.db.SelectContext(ctx, &steps, pathQuery, sid, leafID, s.Entries)
@@ -294,11 +293,73 @@ func (d *DB) EntryByID(ctx context.Context, sid int64, entryID string) (*Entry, 
 }
 
 // Diagnostics returns the stored diagnostics of session sid in file order
-// (by line; on one line, in the order they were found).
+// (by line; on one line, in the order they were found). A duplicate_id
+// diagnostic (one per duplicated id, on the line of its second entry)
+// gets ID and Lines from the entries; a lone_surrogate gets Field from
+// its message.
 func (d *DB) Diagnostics(ctx context.Context, sid int64) ([]Diagnostic, error) {
 	var out []Diagnostic
-	err := d.db.SelectContext(ctx, &out, "SELECT severity, code, line, offset, message FROM diagnostics WHERE sid = ? ORDER BY line, seq", sid)
-	return out, err
+	if err := d.db.SelectContext(ctx, &out, "SELECT severity, code, line, offset, message FROM diagnostics WHERE sid = ? ORDER BY line, seq", sid); err != nil {
+		return nil, err
+	}
+	dups := false
+	for i := range out {
+		switch jsonl.Code(out[i].Code) {
+		case jsonl.CodeLoneSurrogate:
+			out[i].Field = jsonl.LoneSurrogateField(out[i].Message)
+		case jsonl.CodeDuplicateID:
+			dups = true
+		}
+	}
+	if !dups {
+		return out, nil
+	}
+	ids, err := d.DuplicateIDs(ctx, sid)
+	if err != nil {
+		return nil, err
+	}
+	bySecond := make(map[int]int, len(ids)) // line of the second entry -> index in ids
+	for i, x := range ids {
+		bySecond[x.Lines[1]] = i
+	}
+	for i := range out {
+		if k, ok := bySecond[out[i].Line]; ok && out[i].Code == string(jsonl.CodeDuplicateID) {
+			out[i].ID, out[i].Lines = ids[k].ID, ids[k].Lines
+		}
+	}
+	return out, nil
+}
+
+// DuplicateID is an id that two or more entries of a session have (SPEC §4
+// rule 1), with the lines of all of them in file order.
+type DuplicateID struct {
+	ID    string
+	Lines []int
+}
+
+// DuplicateIDs returns every duplicated id of session sid, in the order of
+// their second entries (where their diagnostics are), or nil. It reads the
+// session's part of the id index once.
+func (d *DB) DuplicateIDs(ctx context.Context, sid int64) ([]DuplicateID, error) {
+	var rows []struct {
+		ID   string `db:"entry_id"`
+		Line int    `db:"line"`
+	}
+	if err := d.db.SelectContext(ctx, &rows, `SELECT e.entry_id, e.line FROM entries e INDEXED BY entries_by_id
+		WHERE e.sid = ?1 AND e.entry_id IN (SELECT entry_id FROM entries INDEXED BY entries_by_id WHERE sid = ?1 GROUP BY entry_id HAVING count(*) > 1)
+		ORDER BY e.entry_id, e.seq`, sid); err != nil {
+		return nil, fmt.Errorf("duplicate ids: %w", err)
+	}
+	var out []DuplicateID
+	for _, r := range rows {
+		if len(out) == 0 || out[len(out)-1].ID != r.ID {
+			out = append(out, DuplicateID{ID: r.ID})
+		}
+		x := &out[len(out)-1]
+		x.Lines = append(x.Lines, r.Line)
+	}
+	slices.SortFunc(out, func(a, b DuplicateID) int { return a.Lines[1] - b.Lines[1] })
+	return out, nil
 }
 
 // Labels returns the labels of session sid by target entry id.

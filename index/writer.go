@@ -380,10 +380,10 @@ func (w *SessionWriter) Rollback() {
 }
 
 // treeFacts updates, for the entries added (seq ≥ base), the session's
-// first duplicated id (SPEC §4 rule 1), its number of leaves and the
-// entries' active marks. Each costs index lookups per added entry, not a
-// pass over the session, except where the new active path leaves the old
-// one low down.
+// first duplicated id and the diagnostics of every one (SPEC §4 rule 1),
+// its number of leaves and the entries' active marks. Each costs index
+// lookups per added entry, not a pass over the session, except where the
+// new active path leaves the old one low down.
 func (w *SessionWriter) treeFacts(ctx context.Context) error {
 	s, tx, sid := w.s, w.tx, w.s.SID
 	if s.DuplicateID == nil {
@@ -399,22 +399,9 @@ func (w *SessionWriter) treeFacts(ctx context.Context) error {
 		}
 	}
 	if s.DuplicateID != nil {
-		// Shown on the line where the id appears the second time, with
-		// every line that has it: written again, as an append may add one.
-		if _, err := tx.ExecContext(ctx, "DELETE FROM diagnostics WHERE sid = ? AND code = 'duplicate_id'", sid); err != nil {
-			return fmt.Errorf("duplicate diagnostic: %w", err)
+		if err := w.duplicates(ctx); err != nil {
+			return fmt.Errorf("duplicate diagnostics: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO diagnostics (sid, seq, severity, code, line, offset, message)
-			SELECT ?1, ?3, 'error', 'duplicate_id', e.line, e.offset,
-				'entry id "' || e.entry_id || '" is used by more than one entry (lines ' ||
-				(SELECT group_concat(line, ', ') FROM (SELECT line FROM entries INDEXED BY entries_by_id
-					WHERE sid = ?1 AND entry_id = e.entry_id ORDER BY seq)) || '); every path in this session is ambiguous'
-			FROM entries e INDEXED BY entries_by_id
-			WHERE e.sid = ?1 AND e.entry_id = ?2
-			ORDER BY e.seq LIMIT 1 OFFSET 1`, sid, *s.DuplicateID, w.diag); err != nil {
-			return fmt.Errorf("duplicate diagnostic: %w", err)
-		}
-		w.diag++
 	}
 	// Leaves: an entry is one when no entry names its id as parent. New
 	// entries that nobody names are new leaves; old leaves that a new entry
@@ -433,6 +420,49 @@ func (w *SessionWriter) treeFacts(ctx context.Context) error {
 	}
 	s.Leaves += delta
 	return w.markActive(ctx)
+}
+
+// dupSeconds selects, for every id of the entries at seq ≥ ?2 of session
+// ?1 that an earlier entry also has, the seq of its second entry: where its
+// duplicate_id diagnostic is.
+const dupSeconds = `SELECT (SELECT x.seq FROM entries x INDEXED BY entries_by_id
+			WHERE x.sid = ?1 AND x.entry_id = d.entry_id ORDER BY x.seq LIMIT 1 OFFSET 1)
+		FROM (SELECT DISTINCT n.entry_id FROM entries n WHERE n.sid = ?1 AND n.seq >= ?2 AND EXISTS
+			(SELECT 1 FROM entries e INDEXED BY entries_by_id WHERE e.sid = ?1 AND e.entry_id = n.entry_id AND e.seq < n.seq)) d`
+
+// duplicates writes one duplicate_id diagnostic per id that the added
+// entries (seq ≥ base) use again (SPEC §4 rule 1, §6): on the line of the
+// id's second entry, naming its lines as jsonl.DuplicateLinesError does
+// (at most ten, then how many more). An id that was already duplicated
+// before is written again, as an append may add a line to it; ids the
+// added entries do not touch keep their rows. Each costs index lookups per
+// added entry, not a pass over the session.
+func (w *SessionWriter) duplicates(ctx context.Context) error {
+	tx, sid := w.tx, w.s.SID
+	if w.base > 0 {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM diagnostics WHERE sid = ?1 AND code = 'duplicate_id' AND line IN
+			(SELECT line FROM entries WHERE sid = ?1 AND seq IN (`+dupSeconds+`))`, sid, w.base); err != nil {
+			return err
+		}
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO diagnostics (sid, seq, severity, code, line, offset, message)
+		SELECT ?1, ?3 + row_number() OVER (ORDER BY e.seq) - 1, 'error', 'duplicate_id', e.line, e.offset,
+			'entry id "' || e.entry_id || '" is used by more than one entry (lines ' ||
+			(SELECT group_concat(line, ', ') FROM (SELECT line FROM entries INDEXED BY entries_by_id
+				WHERE sid = ?1 AND entry_id = e.entry_id ORDER BY seq LIMIT 10)) ||
+			coalesce((SELECT ' and ' || (count(*) - 10) || ' more' FROM entries INDEXED BY entries_by_id
+				WHERE sid = ?1 AND entry_id = e.entry_id HAVING count(*) > 10), '') ||
+			'); every path in this session is ambiguous'
+		FROM entries e WHERE e.sid = ?1 AND e.seq IN (`+dupSeconds+`)`, sid, w.base, w.diag)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	w.diag += int(n)
+	return nil
 }
 
 // activeWalk walks from the entry at seq ?2 towards the root of session ?1,

@@ -24,6 +24,11 @@
 //     raw. A key given twice keeps its last value, as JSON.parse does in pi.
 //   - Invalid UTF-8 is checked before decoding, because encoding/json would
 //     quietly replace it with U+FFFD.
+//   - An escaped lone UTF-16 surrogate ("\ud83d" alone) is valid JSON and
+//     keeps its line, with a lone_surrogate warning naming the first such
+//     string's field path (SPEC §2.9); decoded strings (ids, names, search
+//     text) hold U+FFFD there, so two ids that differ only in which lone
+//     half they escape read as the same id.
 //   - A pi version 1 file remembers one id per line to map
 //     firstKeptEntryIndex; all other reads use memory bounded by the longest
 //     line.

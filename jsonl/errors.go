@@ -17,6 +17,7 @@ const (
 	CodeExtraHeader      Code = "extra_header"      // a second pi header line, ignored (§3.2)
 	CodeBadTimestamp     Code = "bad_timestamp"     // a pi entry whose timestamp is missing or unreadable (§3.2)
 	CodeUnknownVersion   Code = "unknown_version"   // a pi header version above 3 (§3.2)
+	CodeLoneSurrogate    Code = "lone_surrogate"    // a kept line whose string escapes half a UTF-16 surrogate pair (§2.9)
 	CodeDuplicateID      Code = "duplicate_id"      // an id used by two entries of one session (§4.1)
 	CodeMissingParent    Code = "missing_parent"    // a parentId naming no entry (§4.2)
 	CodeCycle            Code = "cycle"             // a walk to the root that meets an id twice (§4.2)
@@ -77,6 +78,7 @@ type Error struct {
 	ID      string // the entry the error is about (duplicate_id, missing_parent, cycle, unknown_entry)
 	Parent  string // the parent id that was not found (missing_parent)
 	Lines   []int  // every line holding the duplicated id (duplicate_id)
+	Field   string // the field path inside the line, e.g. "message.content[0].text" (lone_surrogate)
 	Message string // lower-case human text, without the path or line
 	Hint    string // what the user can do about it, may be empty
 	Err     error  // the underlying cause, may be nil

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"testing/iotest"
 
@@ -57,6 +58,8 @@ var fuzzHandSeeds = [][]byte{
 	[]byte("{\"type\":\"session\"}\n{\"type\":\"session\",\"id\":\"s\",\"version\":1}\n{\"type\":\"custom\",\"customType\":\"x\"}\n"),
 	[]byte("{\"type\":\"session\",\"id\":\"s\"}\n{\"type\":\"message\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n{\"type\":\"compaction\",\"firstKeptEntryIndex\":1,\"summary\":\"s\",\"tokensBefore\":1}\n"),
 	[]byte("{\"type\":\"session\",\"id\":\"s\",\"version\":4}\n{\"type\":\"weird\",\"id\":\"a\",\"parentId\":null}\n{\"type\":\"session\",\"id\":\"t\"}\n"),
+	[]byte("{\"id\":\"a\",\"parentId\":null,\"timestamp\":1,\"type\":\"metadata\",\"key\":\"k\\ud83d\",\"value\":[\"\\udc00\",\"\\\\ud800\",\"\\ud83c\\udf33\"]}\n"),
+	[]byte("{\"type\":\"session\",\"id\":\"s\",\"version\":3,\"cwd\":\"/w\\ud83d\"}\n{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:00Z\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"cut \\ud83d\\ud83d\\ude00 \\ufffd\"}]}}\n"),
 	[]byte("{\"type\":\"session\",\"id\":\"s\",\"version\":2}\n{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:00.123+02:00\",\"message\":{\"role\":\"bashExecution\"}}\n"),
 }
 
@@ -78,7 +81,7 @@ func fuzzAddFileSeeds(f *testing.F, add func(data []byte), globs ...string) {
 	}
 }
 
-var fuzzSeedGlobs = []string{"cases/*.jsonl", "pi/*.jsonl", "plain/*.jsonl"}
+var fuzzSeedGlobs = []string{"cases/*.jsonl", "pi/*.jsonl", "plain/*.jsonl", "quirks/*.jsonl"}
 
 // fuzzScanAll returns copies of every line s yields, and fails on a read error.
 func fuzzScanAll(t *testing.T, s *Scanner) []Line {
@@ -314,7 +317,73 @@ func fuzzCheckRead(t *testing.T, data []byte) {
 		}
 	}
 
+	fuzzCheckSurrogates(t, sres, salvaged)
 	fuzzRoundTrip(t, sres, salvaged)
+}
+
+// fuzzCheckSurrogates holds SPEC §2.9 against encoding/json: a kept line
+// has a lone_surrogate warning only if decoding it gives U+FFFD somewhere,
+// and has one whenever decoding gives U+FFFD that the line does not spell
+// out itself (as the character or as an escape of it).
+func fuzzCheckSurrogates(t *testing.T, res *Result, entries []Entry) {
+	t.Helper()
+	warned := map[int]*Error{}
+	for _, w := range res.Warnings {
+		if w.Code != CodeLoneSurrogate {
+			continue
+		}
+		if warned[w.Line] != nil || w.Field == "" || LoneSurrogateField(w.Message) != w.Field {
+			t.Fatalf("lone_surrogate warning %+v: a second one for the line, or no field path", w)
+		}
+		warned[w.Line] = w
+	}
+	kept := map[int]json.RawMessage{}
+	for _, e := range entries {
+		kept[e.Line] = e.Raw
+	}
+	if h := res.Header; h != nil {
+		kept[h.Line] = h.Raw
+	}
+	for line, w := range warned {
+		if kept[line] == nil {
+			t.Fatalf("lone_surrogate warning on line %d, which is no kept entry or header: %v", line, w)
+		}
+	}
+	for line, raw := range kept {
+		var v any
+		if json.Unmarshal(raw, &v) != nil {
+			continue
+		}
+		decoded := fuzzHasFFFD(v)
+		spelled := bytes.Contains(raw, []byte("\uFFFD")) || bytes.Contains(bytes.ToLower(raw), []byte(`\ufffd`))
+		switch {
+		case warned[line] != nil && !decoded:
+			t.Fatalf("line %d: lone_surrogate warning %v, but encoding/json decodes no U+FFFD from %s", line, warned[line], raw)
+		case warned[line] == nil && decoded && !spelled:
+			t.Fatalf("line %d: encoding/json decodes U+FFFD from %s, but there is no lone_surrogate warning", line, raw)
+		}
+	}
+}
+
+// fuzzHasFFFD reports whether any string or key in v holds U+FFFD.
+func fuzzHasFFFD(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return strings.ContainsRune(x, '\uFFFD')
+	case []any:
+		for _, e := range x {
+			if fuzzHasFFFD(e) {
+				return true
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			if strings.ContainsRune(k, '\uFFFD') || fuzzHasFFFD(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // fuzzRoundTrip re-reads a file made only of the kept entries' Raw lines (after

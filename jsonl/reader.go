@@ -326,6 +326,9 @@ type parser struct {
 	version int
 	prevID  string   // pi v1: the previous entry's id
 	v1IDs   []string // pi v1: entry id per parsed line, header at 0 ("" for non-entries)
+	// lone is the index of the first escaped lone surrogate of line
+	// loneLine, or -1 (SPEC §2.9), as parseLine found it.
+	lone, loneLine int
 }
 
 // bad records a bad line; in Strict mode it returns the error.
@@ -361,6 +364,14 @@ func (p *parser) warning(w *Error) {
 
 // parseObject applies SPEC §2.4: valid UTF-8, one JSON object.
 func parseObject(b []byte) (object, string) {
+	o, _, why := parseLine(b)
+	return o, why
+}
+
+// parseLine is parseObject that also gives the index in b of the first
+// escaped lone surrogate (SPEC §2.9), or -1, which the JSON check finds on
+// its way.
+func parseLine(b []byte) (object, int, string) {
 	if !utf8.Valid(b) {
 		col := 0
 		for i := 0; i < len(b); {
@@ -371,42 +382,44 @@ func parseObject(b []byte) (object, string) {
 			}
 			i += n
 		}
-		return nil, fmt.Sprintf("invalid UTF-8 at byte column %d", col)
+		return nil, -1, fmt.Sprintf("invalid UTF-8 at byte column %d", col)
 	}
 	if i := bytes.Index(b, bom); i >= 0 {
-		return nil, fmt.Sprintf("byte order mark at byte column %d (only allowed at byte 0 of the file)", i+1)
+		return nil, -1, fmt.Sprintf("byte order mark at byte column %d (only allowed at byte 0 of the file)", i+1)
 	}
 	if i := bytes.IndexByte(b, 0); i >= 0 {
-		return nil, fmt.Sprintf("NUL byte at byte column %d", i+1)
+		return nil, -1, fmt.Sprintf("NUL byte at byte column %d", i+1)
 	}
-	if !validJSON(b) {
+	ok, lone := validJSONLone(b)
+	if !ok {
 		// Decode again only to learn where and why (encoding/json checks
 		// validity before it decodes anything).
 		var raw json.RawMessage
 		err := json.Unmarshal(b, &raw)
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			return nil, fmt.Sprintf("invalid JSON at byte column %d: %s", se.Offset, se.Error())
+			return nil, -1, fmt.Sprintf("invalid JSON at byte column %d: %s", se.Offset, se.Error())
 		}
-		return nil, "invalid JSON"
+		return nil, -1, "invalid JSON"
 	}
 	switch k := jsonKind(b); k {
 	case 'o':
 	default:
-		return nil, fmt.Sprintf("JSON %s, want an object", strings.TrimPrefix(strings.TrimPrefix(kindNames[k], "a "), "an "))
+		return nil, -1, fmt.Sprintf("JSON %s, want an object", strings.TrimPrefix(strings.TrimPrefix(kindNames[k], "a "), "an "))
 	}
 	o, err := decodeObject(b, "")
 	if err != nil {
-		return nil, "unreadable JSON object"
+		return nil, -1, "unreadable JSON object"
 	}
-	return o, ""
+	return o, lone, ""
 }
 
 func (p *parser) line(l Line) error {
 	if l.Blank() {
 		return nil
 	}
-	o, why := parseObject(l.Bytes)
+	o, lone, why := parseLine(l.Bytes)
+	p.lone, p.loneLine = lone, l.Num
 	if why != "" {
 		// An oh-my-pi title line counts only when the very next non-blank
 		// line is the header; settle it first so lines stay in file order.
@@ -464,6 +477,7 @@ func (p *parser) emit(l Line, e Entry) error {
 	e.Line = l.Num
 	e.Offset = l.BodyOffset()
 	e.Length = len(l.Bytes)
+	p.surrogates(l)
 	if p.opts.KeepRaw {
 		e.Raw = append(json.RawMessage(nil), l.Bytes...)
 	} else {
@@ -575,6 +589,7 @@ func (p *parser) header(l Line, o object) error {
 	}
 	h.Timestamp, _ = parseISOTime(o["timestamp"])
 	h.Raw = append(json.RawMessage(nil), l.Bytes...)
+	p.surrogates(l)
 	p.version = h.Version
 	p.res.Header = h
 	if p.version == 1 {

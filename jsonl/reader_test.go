@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -322,26 +323,39 @@ func TestReadFile_RefusesNonRegular(t *testing.T) {
 	}
 }
 
-// recover reports a duplicated id like the index does: one error on the
-// line of its second use, listing every line; strict mode fails on it.
+// recover reports every duplicated id like the index does: one error on
+// the line of its second use, listing every line; strict mode fails on the
+// first reuse.
 func TestRecover_DuplicateIDs(t *testing.T) {
 	m := func(id, parent string) string {
 		return `{"id":"` + id + `","parentId":` + parent + `,"timestamp":1,"type":"metadata","key":"k","value":1}` + "\n"
 	}
-	in := m("a", "null") + m("b", `"a"`) + "bad\n" + m("a", `"b"`) + m("a", "null") + m("c", "null") + m("c", "null")
+	in := m("a", "null") + m("b", `"a"`) + "bad\n" + m("a", `"b"`) + m("a", "null") + m("c", "null") + m("c", "null") + "bad\n" + m("b", "null")
 	path := filepath.Join(t.TempDir(), "dup.jsonl")
 	os.WriteFile(path, []byte(in), 0o644)
 	res, err := Recover(path, Salvage)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.State() != StateDamaged || len(res.Errors) != 2 {
-		t.Fatalf("Recover = state %s errors %v, want damaged with a bad line and a duplicate", res.State(), res.Errors)
+	type want struct {
+		code  Code
+		line  int
+		id    string
+		lines string
 	}
-	bad, dup := res.Errors[0], res.Errors[1]
-	if bad.Code != CodeBadLine || bad.Line != 3 || dup.Code != CodeDuplicateID || dup.Line != 4 || dup.ID != "a" ||
-		len(dup.Lines) != 3 || dup.Lines[2] != 5 || !strings.Contains(dup.Message, "lines 1, 4, 5") {
-		t.Fatalf("errors = %v / %+v, want bad line 3 then duplicate a on line 4 (lines 1, 4, 5)", bad, dup)
+	wants := []want{{CodeBadLine, 3, "", "[]"}, {CodeDuplicateID, 4, "a", "[1 4 5]"}, {CodeDuplicateID, 7, "c", "[6 7]"},
+		{CodeBadLine, 8, "", "[]"}, {CodeDuplicateID, 9, "b", "[2 9]"}}
+	if res.State() != StateDamaged || len(res.Errors) != len(wants) {
+		t.Fatalf("Recover = state %s errors %v, want damaged with %d errors", res.State(), res.Errors, len(wants))
+	}
+	for i, w := range wants {
+		e := res.Errors[i]
+		if e.Code != w.code || e.Line != w.line || e.ID != w.id || fmt.Sprint(e.Lines) != w.lines && w.code == CodeDuplicateID {
+			t.Errorf("Errors[%d] = %s line %d id %q lines %v, want %s line %d id %q lines %s", i, e.Code, e.Line, e.ID, e.Lines, w.code, w.line, w.id, w.lines)
+		}
+	}
+	if msg := res.Errors[1].Message; !strings.Contains(msg, `"a"`) || !strings.Contains(msg, "lines 1, 4, 5)") {
+		t.Errorf("duplicate message = %q, want id a and lines 1, 4, 5", msg)
 	}
 	_, err = Recover(path, Strict)
 	if CodeOf(err) != CodeBadLine {
@@ -350,5 +364,17 @@ func TestRecover_DuplicateIDs(t *testing.T) {
 	os.WriteFile(path, []byte(m("a", "null")+m("a", "null")+"bad\n"), 0o644)
 	if _, err = Recover(path, Strict); CodeOf(err) != CodeDuplicateID {
 		t.Fatalf("strict = %v, want duplicate_id on line 2 before the bad line 3", err)
+	}
+}
+
+// A message names at most ten lines of a duplicated id; Lines has all.
+func TestDuplicateLinesError_Clips(t *testing.T) {
+	var lines []int
+	for l := 1; l <= 12; l++ {
+		lines = append(lines, l)
+	}
+	e := DuplicateLinesError("x", lines)
+	if len(e.Lines) != 12 || !strings.Contains(e.Message, "(lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 2 more)") {
+		t.Fatalf("DuplicateLinesError = %v %q, want 12 lines, the message naming ten and 2 more", e.Lines, e.Message)
 	}
 }

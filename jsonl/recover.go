@@ -1,61 +1,64 @@
 package jsonl
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // Recover reads the session file at path the way `grove recover` reports it
-// (SPEC §2.6, §8): every bad line, the tail, and the first duplicated id
-// (SPEC §4 rule 1, which the index also counts as damage, SPEC §6). Entries
-// are streamed and only their ids are kept, so memory grows with the number
-// of entries, not with their size.
+// (SPEC §2.6, §8): every bad line, the tail, the warnings, and every
+// duplicated id (SPEC §4 rule 1, which the index also counts as damage,
+// SPEC §6). Entries are streamed and only their ids are kept, so memory
+// grows with the number of entries, not with their size.
 //
-// In Salvage mode a duplicate id is one more error in Result.Errors, on the
-// line where the id appears the second time. In Strict mode the first bad
-// line or duplicate id, whichever comes first in the file, is returned as
-// the error.
+// In Salvage mode each duplicated id is one more error in Result.Errors, on
+// the line where the id appears the second time, with ID and every line
+// that holds it in Lines; Errors stay in file order. In Strict mode the
+// first bad line or the first entry reusing an id, whichever comes first in
+// the file, is returned as the error (its Lines then name the two lines
+// read so far).
 func Recover(path string, mode Mode) (*Result, error) {
 	f, size, err := OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	first := map[string]int{}
-	var dupID string
-	var dupErr *Error
+	first := map[string]int{}    // id -> the line it first appears on
+	dupOf := map[string]*Error{} // id -> its duplicate_id error
+	var dups []*Error            // in the order of their second lines
 	res, err := ReadOpen(f, size, Options{Path: path, Mode: mode}, func(e Entry) error {
 		line, seen := first[e.ID]
-		switch {
-		case !seen:
+		if !seen {
 			first[e.ID] = e.Line
-		case dupErr == nil:
-			dupID = e.ID
-			dupErr = &Error{Code: CodeDuplicateID, Path: path, Line: e.Line, Offset: e.Offset, ID: e.ID, Lines: []int{line, e.Line}}
-			if mode == Strict {
-				dupErr.Message = fmt.Sprintf("entry id %q is used again (first on line %d); every path in this session is ambiguous", e.ID, line)
-				return dupErr
-			}
-		case e.ID == dupID:
-			dupErr.Lines = append(dupErr.Lines, e.Line)
+			return nil
 		}
+		if d := dupOf[e.ID]; d != nil {
+			d.Lines = append(d.Lines, e.Line)
+			return nil
+		}
+		d := &Error{Code: CodeDuplicateID, Path: path, Line: e.Line, Offset: e.Offset, ID: e.ID, Lines: []int{line, e.Line}}
+		if mode == Strict {
+			d.Message = fmt.Sprintf("entry id %q is used again (first on line %d); every path in this session is ambiguous", e.ID, line)
+			return d
+		}
+		dupOf[e.ID] = d
+		dups = append(dups, d)
 		return nil
 	})
 	if err != nil {
 		return res, err
 	}
-	if dupErr != nil {
-		var ls []string
-		for _, l := range dupErr.Lines {
-			ls = append(ls, fmt.Sprint(l))
-		}
-		dupErr.Message = fmt.Sprintf("entry id %q is used by more than one entry (lines %s); every path in this session is ambiguous", dupID, strings.Join(ls, ", "))
-		// Keep Errors in file order.
-		i := 0
-		for i < len(res.Errors) && res.Errors[i].Line < dupErr.Line {
+	if len(dups) == 0 {
+		return res, nil
+	}
+	// Merge the duplicates into the bad lines, both in file order.
+	errs := make([]*Error, 0, len(res.Errors)+len(dups))
+	i := 0
+	for _, d := range dups {
+		d.Message = duplicateMessage(d.ID, d.Lines)
+		for i < len(res.Errors) && res.Errors[i].Line < d.Line {
+			errs = append(errs, res.Errors[i])
 			i++
 		}
-		res.Errors = append(res.Errors[:i], append([]*Error{dupErr}, res.Errors[i:]...)...)
+		errs = append(errs, d)
 	}
+	res.Errors = append(errs, res.Errors[i:]...)
 	return res, nil
 }

@@ -1,5 +1,11 @@
 package jsonl
 
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
 // FirstDuplicate applies SPEC §4 rule 1 to entries in file order: it returns
 // a duplicate_id *Error for the first id that appears a second time, with
 // every line that holds it, or nil when all ids are unique.
@@ -26,8 +32,35 @@ func DuplicateError(id string, entries []Entry) *Error {
 			lines = append(lines, x.Line)
 		}
 	}
-	return &Error{Code: CodeDuplicateID, ID: id, Lines: lines, Line: 0, Offset: -1,
-		Message: "entry id " + quote(id) + " is used by more than one entry; every path in this session is ambiguous"}
+	return DuplicateLinesError(id, lines)
+}
+
+// DuplicateLinesError is the duplicate_id error of SPEC §4 rule 1 for id,
+// used on lines (physical line numbers, file order), whose message names
+// them.
+func DuplicateLinesError(id string, lines []int) *Error {
+	return &Error{Code: CodeDuplicateID, ID: id, Lines: lines, Line: 0, Offset: -1, Message: duplicateMessage(id, lines)}
+}
+
+// maxListedLines is how many lines of a duplicated id a message names; the
+// Lines field always holds all of them.
+const maxListedLines = 10
+
+// duplicateMessage says that id is used on lines, naming at most
+// maxListedLines of them.
+func duplicateMessage(id string, lines []int) string {
+	var b strings.Builder
+	for i, l := range lines {
+		if i == maxListedLines {
+			fmt.Fprintf(&b, " and %d more", len(lines)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(l))
+	}
+	return "entry id " + quote(id) + " is used by more than one entry (lines " + b.String() + "); every path in this session is ambiguous"
 }
 
 func quote(s string) string { return "\"" + s + "\"" }

@@ -7,13 +7,22 @@ package jsonl
 // called per byte. It does not check UTF-8 (neither does json.Valid; the
 // reader checks it first). FuzzValidJSON holds it to json.Valid.
 func validJSON(b []byte) bool {
-	v := validator{b: b}
+	ok, _ := validJSONLone(b)
+	return ok
+}
+
+// validJSONLone is validJSON that also returns the index in b of the first
+// \u escape of a lone UTF-16 surrogate (SPEC §2.9), or -1: a high half
+// (D800-DBFF) not followed by an escaped low half (DC00-DFFF), or a low
+// half on its own. It costs one comparison per \u escape.
+func validJSONLone(b []byte) (bool, int) {
+	v := validator{b: b, lone: -1}
 	i := skipSpace(b, 0)
 	i = v.value(i)
 	if i < 0 {
-		return false
+		return false, -1
 	}
-	return skipSpace(b, i) == len(b)
+	return skipSpace(b, i) == len(b), v.lone
 }
 
 // maxDepth is encoding/json's nesting limit.
@@ -22,6 +31,8 @@ const maxDepth = 10000
 type validator struct {
 	b     []byte
 	stack []byte // open containers: '{' or '['
+	lone  int    // the first escaped lone surrogate, or -1
+	low   int    // the escape of the low half of the last pair seen
 }
 
 // strSafe marks the bytes that may appear in a string without escaping.
@@ -163,6 +174,9 @@ func (v *validator) str(i int) int {
 						return -1
 					}
 				}
+				if b[i+2]|0x20 == 'd' && b[i+3] >= '8' && v.lone < 0 { // U+D800-DFFF
+					v.surrogate(i)
+				}
 				i += 6
 			default:
 				return -1
@@ -172,6 +186,25 @@ func (v *validator) str(i int) int {
 		}
 	}
 	return -1
+}
+
+// surrogate looks at the escape at b[i] of a UTF-16 surrogate half, whose
+// hex digits are valid: a high half followed by an escaped low half is a
+// pair (and that low half no lone one); any other is v.lone.
+func (v *validator) surrogate(i int) {
+	b := v.b
+	if i == v.low && v.low > 0 {
+		return
+	}
+	if h := b[i+3] | 0x20; h == '8' || h == '9' || h == 'a' || h == 'b' {
+		if i+12 <= len(b) && b[i+6] == '\\' && b[i+7] == 'u' {
+			if lo, n := hex4(b[i+8 : i+12]); n > 0 && lo >= 0xDC00 && lo <= 0xDFFF {
+				v.low = i + 6
+				return
+			}
+		}
+	}
+	v.lone = i
 }
 
 // num validates -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? at b[i].

@@ -14,6 +14,7 @@ var validSeeds = []string{
 	strings.Repeat("[", 10000) + strings.Repeat("]", 10000),
 	strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
 	strings.Repeat(`{"a":`, 10000) + "1" + strings.Repeat("}", 10000),
+	`["\ud83c\udf33","\\ud800","\udc00"]`, `"\ud83d\ud83d\ude00"`, `"\uDBFF\uDFFF\uD800"`, `{"\ud800":1}`, `"\ud83d\u0041"`,
 }
 
 func TestValidJSON_MatchesEncodingJSON(t *testing.T) {
@@ -24,14 +25,23 @@ func TestValidJSON_MatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-// FuzzValidJSON holds validJSON to encoding/json.Valid on any input.
+// FuzzValidJSON holds validJSON to encoding/json.Valid on any input, and
+// the lone surrogate it finds to loneSurrogate.
 func FuzzValidJSON(f *testing.F) {
 	for _, s := range validSeeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := validJSON(b), json.Valid(b); got != want {
+		got, lone := validJSONLone(b)
+		if want := json.Valid(b); got != want {
 			t.Fatalf("validJSON(%q) = %v, json.Valid = %v", b, got, want)
+		}
+		// The validator finds the first lone surrogate where the plain
+		// scan over the valid text does (SPEC §2.9).
+		if got {
+			if want := loneSurrogate(b); lone != want {
+				t.Fatalf("validJSONLone(%q) finds a lone surrogate at %d, loneSurrogate at %d", b, lone, want)
+			}
 		}
 	})
 }

@@ -24,17 +24,24 @@ func recoverCommand(g *env) *cli.Command {
 	}
 }
 
+// warningJSON is one of recover's warnings; Path is the field path inside
+// the line of a lone_surrogate (SPEC §2.9).
 type warningJSON struct {
 	Code   jsonl.Code `json:"code"`
 	Line   int        `json:"line"`
 	Offset int64      `json:"offset"`
+	Path   string     `json:"path,omitempty"`
 }
 
+// errorJSON is one of recover's errors; a duplicate_id names its id and
+// every line that has it (SPEC §4 rule 1).
 type errorJSON struct {
 	Code    jsonl.Code `json:"code"`
 	Line    int        `json:"line"`
 	Offset  int64      `json:"offset"`
 	Message string     `json:"message"`
+	ID      string     `json:"id,omitempty"`
+	Lines   []int      `json:"lines,omitempty"`
 }
 
 func runRecover(ctx context.Context, g *env, path string, strict bool) error {
@@ -56,10 +63,10 @@ func runRecover(ctx context.Context, g *env, path string, strict bool) error {
 	}{res.Dialect, res.Lines, res.Entries, res.State(), nil, nil}
 	warnings, errs := []warningJSON{}, []errorJSON{}
 	for _, w := range res.Warnings {
-		warnings = append(warnings, warningJSON{w.Code, w.Line, w.Offset})
+		warnings = append(warnings, warningJSON{w.Code, w.Line, w.Offset, w.Field})
 	}
 	for _, e := range res.Errors {
-		errs = append(errs, errorJSON{e.Code, e.Line, e.Offset, e.Message})
+		errs = append(errs, errorJSON{e.Code, e.Line, e.Offset, e.Message, e.ID, e.Lines})
 	}
 	out.Warnings, out.Errors = warnings, errs
 	if g.json {

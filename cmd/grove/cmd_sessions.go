@@ -14,7 +14,7 @@ import (
 func sessionsCommand(g *env) *cli.Command {
 	return &cli.Command{
 		Name:  "sessions",
-		Usage: "list indexed sessions, most recently modified first",
+		Usage: "list indexed sessions, most recently modified first, then the diagnostics of each session that has any",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "workspace", Usage: "only sessions of this workspace (exact)"},
 			&cli.StringFlag{Name: "first", Usage: "only sessions whose first user message (its first 200 characters) contains this text, ignoring case"},
@@ -48,12 +48,17 @@ type sessionJSON struct {
 	Diagnostics  []diagnosticJSON `json:"diagnostics"`
 }
 
+// diagnosticJSON is a stored bad line or warning; a duplicate_id names its
+// id and every line that has it, a lone_surrogate the field path.
 type diagnosticJSON struct {
 	Severity string `json:"severity"`
 	Code     string `json:"code"`
 	Line     int    `json:"line"`
 	Offset   int64  `json:"offset"`
 	Message  string `json:"message"`
+	ID       string `json:"id,omitempty"`
+	Lines    []int  `json:"lines,omitempty"`
+	Path     string `json:"path,omitempty"`
 }
 
 // firstColumns is how wide the first message may be in the sessions
@@ -84,7 +89,8 @@ func runSessions(ctx context.Context, g *env, workspace, first string) error {
 				return err
 			}
 			for _, d := range ds {
-				j.Diagnostics = append(j.Diagnostics, diagnosticJSON(d))
+				j.Diagnostics = append(j.Diagnostics, diagnosticJSON{Severity: d.Severity, Code: d.Code, Line: d.Line,
+					Offset: d.Offset, Message: d.Message, ID: d.ID, Lines: d.Lines, Path: d.Field})
 			}
 		}
 		out = append(out, j)
@@ -109,7 +115,34 @@ func runSessions(ctx context.Context, g *env, workspace, first string) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", cell(s.SessionID), short(s.ModifiedMs), s.Entries, s.Leaves, state, cell(orDash(s.Workspace)), cell(orDash(s.Name)), firstCell(s.FirstMessage), cell(s.Path))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writeDiagnostics(g, out)
+}
+
+// maxShownDiagnostics is how many diagnostics of one session the table's
+// text output lists; --json and `grove recover FILE` give all of them.
+const maxShownDiagnostics = 10
+
+// writeDiagnostics lists, after the table, the diagnostics of every session
+// that has any: each duplicated id with all its lines, each bad line, each
+// warning (SPEC §6), at most maxShownDiagnostics per session.
+func writeDiagnostics(g *env, sessions []sessionJSON) error {
+	for _, s := range sessions {
+		if len(s.Diagnostics) == 0 {
+			continue
+		}
+		fmt.Fprintf(g.stdout, "\n%s (%s):\n", cell(s.ID), cell(s.Path))
+		for i, d := range s.Diagnostics {
+			if i == maxShownDiagnostics {
+				fmt.Fprintf(g.stdout, "  ... %d more: grove recover %s\n", len(s.Diagnostics)-i, shellQuote(s.Path))
+				break
+			}
+			fmt.Fprintf(g.stdout, "  %-7s line %d (byte %d): %s [%s]\n", d.Severity, d.Line, d.Offset, cell(d.Message), d.Code)
+		}
+	}
+	return nil
 }
 
 // firstContains keeps the sessions whose first message contains sub,

@@ -33,6 +33,7 @@ func TestMain(m *testing.M) {
 //	$WORK/plain/chapter-tree.jsonl   the session-tree chapter's plain file
 //	$WORK/pi/*.jsonl                 pi version 1, 2 and 3 files
 //	$WORK/cases/*.jsonl              the damaged cases
+//	$WORK/quirks/*.jsonl             lone surrogates, duplicated ids
 //
 // and GROVE_DB=$WORK/index.db, HOME=$WORK/home, XDG_DATA_HOME=$WORK/xdg, so
 // nothing outside $WORK is read or written.
@@ -57,7 +58,7 @@ func TestScripts(t *testing.T) {
 		Dir:  filepath.Join("testdata", "script"),
 		Cmds: scriptCmds,
 		Setup: func(e *testscript.Env) error {
-			for _, glob := range []string{"plain/*.jsonl", "pi/*.jsonl", "cases/*.jsonl"} {
+			for _, glob := range []string{"plain/*.jsonl", "pi/*.jsonl", "cases/*.jsonl", "quirks/*.jsonl"} {
 				if err := copyFixtures(filepath.Join(fixtures, glob), filepath.Join(e.WorkDir, filepath.Dir(glob))); err != nil {
 					return err
 				}

@@ -356,3 +356,22 @@ func TestBounded(t *testing.T) {
 		}
 	}
 }
+
+// A string escaping half of a UTF-16 surrogate pair (an agent cut the text
+// mid-emoji) shows U+FFFD in both formats; a whole pair shows its
+// character (SPEC §2.9).
+func TestRender_LoneSurrogateIsReplacementCharacter(t *testing.T) {
+	d := doc(msg(`{"role":"user","content":"ship it \ud83d"}`),
+		msg(`{"role":"assistant","content":[{"type":"text","text":"\ude80 shipped \ud83c\udf33"},{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"echo \ud83d"}}],"provider":"p","model":"m"}`))
+	md, page := render(t, d)
+	for name, out := range map[string]string{"Markdown": md, "HTML": page} {
+		for _, want := range []string{"ship it \uFFFD", "\uFFFD shipped \U0001F333", "echo \uFFFD"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s = %q, want it to contain %q", name, out, want)
+			}
+		}
+		if strings.Contains(out, `\ud83d`) || strings.Contains(out, `\ude80`) {
+			t.Errorf("%s shows the escape itself: %q", name, out)
+		}
+	}
+}
