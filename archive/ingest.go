@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -170,17 +171,30 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 	if _, err := os.Lstat(RebuildPath(a.db.File())); err == nil {
 		removeIndexFiles(RebuildPath(a.db.File()))
 	}
+	// One file is one session, however it is reached (SPEC §3.3): each
+	// name is resolved to its real path, and a file met again under another
+	// name (a hard link) is left out by device and inode below.
 	seen := map[string]bool{}
-	var files, gone []string
+	var files, gone, aliases []string
+	add := func(name string) {
+		real := name
+		if r, err := filepath.EvalSymlinks(name); err == nil {
+			real = r
+		}
+		if real != name {
+			aliases = append(aliases, name) // a symlink: its old row, if any, goes
+		}
+		if !seen[real] {
+			seen[real] = true
+			files = append(files, real)
+		}
+	}
 	for _, f := range opts.Files {
 		abs, err := filepath.Abs(f)
 		if err != nil {
 			return sum, err
 		}
-		if !seen[abs] {
-			seen[abs] = true
-			files = append(files, abs)
-		}
+		add(abs)
 	}
 	var roots []string
 	for _, r := range opts.Roots {
@@ -193,16 +207,13 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 		}
 		found, skipped, err := FindSessionFiles(abs)
 		if err != nil {
-			sum.Failed = append(sum.Failed, Failure{Path: abs, Code: jsonl.CodeIO, Message: "cannot read session root: " + errMsg(err)})
+			sum.Failed = append(sum.Failed, RootFailure(abs, err))
 			continue
 		}
 		sum.Failed = append(sum.Failed, skipped...)
 		roots = append(roots, abs)
 		for _, f := range found {
-			if !seen[f] {
-				seen[f] = true
-				files = append(files, f)
-			}
+			add(f)
 		}
 	}
 	known, notOK, err := a.db.FileStates(ctx)
@@ -220,12 +231,23 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 	}
 	var todo []work
 	var total int64
+	inodes := map[[2]int64]bool{}
 	for i, f := range files {
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
 		st, err := stats[i].st, stats[i].err
 		k, isKnown := known[f]
+		if err == nil && st.Ino != 0 {
+			if id := [2]int64{st.Dev, st.Ino}; inodes[id] {
+				if isKnown {
+					gone = append(gone, f) // a second name of a file indexed under its first
+				}
+				continue
+			} else {
+				inodes[id] = true
+			}
+		}
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) && isKnown {
 				gone = append(gone, f) // a named file that was indexed is gone
@@ -342,14 +364,22 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 		return sum, err
 	}
 	// Sessions whose file under an indexed root is gone leave the index.
+	// So do rows an older grove stored under a symlink's name: the file is
+	// indexed under its real path now.
 	for p := range known {
 		if !seen[p] && underAny(p, roots) {
-			if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			if fi, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) || (err == nil && fi.Mode()&fs.ModeSymlink != 0) {
 				gone = append(gone, p)
 			}
 		}
 	}
+	for _, p := range aliases {
+		if _, isKnown := known[p]; isKnown && !seen[p] && !slices.Contains(gone, p) {
+			gone = append(gone, p)
+		}
+	}
 	sort.Strings(gone)
+	gone = slices.Compact(gone)
 	if len(gone) > 0 {
 		if b, err = a.db.BeginBatch(ctx); err != nil {
 			return sum, err
@@ -379,11 +409,29 @@ func underAny(p string, roots []string) bool {
 }
 
 func errMsg(err error) string {
+	if errors.Is(err, syscall.ELOOP) {
+		return "symlink loop (a link that leads back to itself)"
+	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// RootFailure says why the session root root cannot be read, from the
+// error of statting or walking it: "no such directory", "symlink loop",
+// "not a directory", or the system's words (SPEC §8 `index`).
+func RootFailure(root string, err error) Failure {
+	msg := errMsg(err)
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+	case errors.Is(err, fs.ErrNotExist):
+		msg = "no such directory"
+	case errors.Is(err, syscall.ENOTDIR):
+		msg = "not a directory"
+	}
+	return Failure{Path: root, Code: jsonl.CodeIO, Message: "cannot read session root: " + msg}
 }
 
 type statResult struct {
