@@ -68,8 +68,7 @@ func runBranches(ctx context.Context, g *env, f archive.Filter) error {
 		return writeJSON(g.stdout, map[string]any{"branches": out})
 	}
 	if len(bs) == 0 {
-		fmt.Fprintln(g.stderr, "no branch points: no session picked has one (or none was picked)")
-		return nil
+		return noneInPicked(ctx, g, a, "branch points", f)
 	}
 	ids := make([]string, len(bs))
 	for i, b := range bs {

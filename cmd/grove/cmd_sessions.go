@@ -5,18 +5,21 @@ import (
 	"fmt"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/grove-sessions/grove/archive"
 )
 
 func sessionsCommand(g *env) *cli.Command {
 	return &cli.Command{
 		Name:  "sessions",
 		Usage: "list indexed sessions, most recently modified first",
-		Flags: []cli.Flag{&cli.StringFlag{Name: "workspace", Usage: "only sessions of this workspace (exact)"}},
+		Flags: []cli.Flag{workspaceFlag(),
+			&cli.StringFlag{Name: "dialect", Usage: "only sessions of this dialect (pi, plain)"}},
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 0, 0); err != nil {
 				return err
 			}
-			return runSessions(c.Context, g, workspaceArg(c.String("workspace")))
+			return runSessions(c.Context, g, filterOf(c))
 		},
 	}
 }
@@ -43,13 +46,13 @@ type diagnosticJSON struct {
 	Message  string `json:"message"`
 }
 
-func runSessions(ctx context.Context, g *env, workspace string) error {
+func runSessions(ctx context.Context, g *env, f archive.Filter) error {
 	a, err := g.openExisting(ctx)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	sessions, err := a.Sessions(ctx, workspace)
+	sessions, err := a.Pick(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -73,8 +76,7 @@ func runSessions(ctx context.Context, g *env, workspace string) error {
 		return writeJSON(g.stdout, map[string]any{"sessions": out})
 	}
 	if len(out) == 0 {
-		fmt.Fprintln(g.stderr, "no sessions in the index; run `grove index`")
-		return nil
+		return nothingMatched(ctx, g, a, "sessions", describe(f))
 	}
 	tw := table(g.stdout)
 	fmt.Fprintln(tw, "SESSION\tMODIFIED (UTC)\tENTRIES\tLEAVES\tSTATE\tWORKSPACE\tNAME\tFILE")
