@@ -3,6 +3,7 @@ package archive
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -161,4 +162,12 @@ func activity(l LeafInfo) int64 {
 		return *l.Leaf.TsMs
 	}
 	return math.MinInt64
+}
+
+// count is n with the noun in its number: "1 entry", "2 entries".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

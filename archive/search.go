@@ -173,7 +173,7 @@ func sessionHit(s *index.Session) SearchHit {
 		h.EntryID = *s.ActiveLeaf
 	}
 	h.TsMs = s.ModifiedMs
-	h.Snippet = fmt.Sprintf("session %s%s: %d entries, %d leaves", s.SessionID, nameSuffix(s.Name), s.Entries, s.Leaves)
+	h.Snippet = fmt.Sprintf("session %s%s: %s, %s", s.SessionID, nameSuffix(s.Name), count(s.Entries, "entry", "entries"), count(s.Leaves, "leaf", "leaves"))
 	return h
 }
 

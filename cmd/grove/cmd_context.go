@@ -71,8 +71,8 @@ func runContext(ctx context.Context, g *env, session, leaf string, llm bool) err
 	if at == "" {
 		at = "(the session has no entries)"
 	}
-	fmt.Fprintf(g.stdout, "context of %s at %s%s: %d messages from %d entries on the path; thinking level %s; model %s\n",
-		cell(p.Session.SessionID), cell(at), as, len(mc.Messages), len(p.Entries), jsonScalar(mc.ThinkingLevel), model)
+	fmt.Fprintf(g.stdout, "context of %s at %s%s: %s from %s on the path; thinking level %s; model %s\n",
+		cell(p.Session.SessionID), cell(at), as, counted(len(mc.Messages), "message", "messages"), counted(len(p.Entries), "entry", "entries"), jsonScalar(mc.ThinkingLevel), model)
 	for i, m := range mc.Messages {
 		fmt.Fprintln(g.stdout)
 		writeMessage(g, m, mc.KeptEntryIDs[i])

@@ -150,12 +150,12 @@ func reportIndex(g *env, a *archive.Archive, sum archive.IndexSummary) error {
 		}
 		return nil
 	}
-	fmt.Fprintf(g.stdout, "%d files: %d indexed", sum.Files, sum.Indexed)
+	fmt.Fprintf(g.stdout, "%s: %d indexed", counted(sum.Files, "file", "files"), sum.Indexed)
 	if sum.Appended > 0 {
 		fmt.Fprintf(g.stdout, " (%d read from where they had grown)", sum.Appended)
 	}
-	fmt.Fprintf(g.stdout, ", %d entries stored, %d unchanged, %d damaged or needing repair",
-		sum.Entries, sum.Unchanged, sum.Damaged)
+	fmt.Fprintf(g.stdout, ", %s stored, %d unchanged, %d damaged or needing repair",
+		counted(sum.Entries, "entry", "entries"), sum.Unchanged, sum.Damaged)
 	if sum.Removed > 0 {
 		fmt.Fprintf(g.stdout, ", %d removed (file gone)", sum.Removed)
 	}

@@ -230,7 +230,7 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 	if o.Offset > 0 && len(res.Hits) > 0 {
 		shown = fmt.Sprintf("%d-%d", o.Offset+1, o.Offset+len(res.Hits))
 	}
-	fmt.Fprintf(g.stdout, "%s of %d%s hits (%s)", shown, res.Total, more, order)
+	fmt.Fprintf(g.stdout, "%s of %d%s %s (%s)", shown, res.Total, more, plural(res.Total, "hit", "hits"), order)
 	if next := o.Offset + len(res.Hits); next < res.Total || (!res.Exact && len(res.Hits) > 0) {
 		fmt.Fprintf(g.stdout, "; --offset %d for more", next)
 	}

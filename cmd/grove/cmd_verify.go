@@ -44,7 +44,7 @@ func runVerify(ctx context.Context, g *env, session string) error {
 			}
 			fmt.Fprintf(g.stdout, "%s: %s\n", line, p.Message)
 		}
-		fmt.Fprintf(g.stdout, "%d sessions, %d leaves: %d mismatches, %d stale\n", rep.Sessions, rep.Leaves, rep.Mismatches, rep.Stale)
+		fmt.Fprintf(g.stdout, "%s, %s: %s, %d stale\n", counted(rep.Sessions, "session", "sessions"), counted(rep.Leaves, "leaf", "leaves"), counted(rep.Mismatches, "mismatch", "mismatches"), rep.Stale)
 	}
 	if rep.Mismatches > 0 || rep.Stale > 0 {
 		if !g.json {

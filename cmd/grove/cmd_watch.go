@@ -174,8 +174,8 @@ func (o *watchOutput) pass(trigger string, files []string, sum archive.IndexSumm
 		}{now.UTC().Format(time.RFC3339), trigger, sum})
 	}
 	if trigger == "start" || changed {
-		if _, err := fmt.Fprintf(o.g.stdout, "%s %d files: %d indexed (%d entries), %d unchanged, %d removed\n",
-			now.Format("15:04:05"), sum.Files, sum.Indexed, sum.Entries, sum.Unchanged, sum.Removed); err != nil {
+		if _, err := fmt.Fprintf(o.g.stdout, "%s %s: %d indexed (%s), %d unchanged, %d removed\n",
+			now.Format("15:04:05"), counted(sum.Files, "file", "files"), sum.Indexed, counted(sum.Entries, "entry", "entries"), sum.Unchanged, sum.Removed); err != nil {
 			return err
 		}
 	}

@@ -45,11 +45,6 @@ func describe(f archive.Filter) string {
 	return strings.Join(parts, " and ")
 }
 
-// count is n with the noun in its number: "1 leaf", "2 leaves".
-func count(n int, one, many string) string {
-	return fmt.Sprintf("%d %s", n, plural(n, one, many))
-}
-
 // nothingMatched says on stderr why a listing of what ("sessions",
 // "leaves", "hits for x") is empty (issue 13 item 11): the filters (see
 // describe) that left every session out, and what the index holds; or that
@@ -66,7 +61,7 @@ func nothingMatched(ctx context.Context, g *env, a *archive.Archive, what, filte
 	if filters != "" {
 		what += " " + filters
 	}
-	fmt.Fprintf(g.stderr, "no %s; the index holds %s in %s\n", what, count(n, "session", "sessions"), count(w, "workspace", "workspaces"))
+	fmt.Fprintf(g.stderr, "no %s; the index holds %s in %s\n", what, counted(n, "session", "sessions"), counted(w, "workspace", "workspaces"))
 	return nil
 }
 
@@ -81,7 +76,7 @@ func noneInPicked(ctx context.Context, g *env, a *archive.Archive, what string, 
 	if len(picked) == 0 {
 		return nothingMatched(ctx, g, a, what, describe(f))
 	}
-	in := count(len(picked), "session", "sessions")
+	in := counted(len(picked), "session", "sessions")
 	if d := describe(f); d != "" {
 		in += " " + d
 	}

@@ -54,7 +54,7 @@ func (r *progressReporter) update(p archive.Progress) {
 			progressbar.OptionFullWidth(),
 		)
 	}
-	r.bar.Describe(fmt.Sprintf("indexing %d/%d files", p.Files, p.FilesTotal))
+	r.bar.Describe(fmt.Sprintf("indexing %d/%s", p.Files, counted(p.FilesTotal, "file", "files")))
 	r.bar.Set64(p.Bytes)
 }
 

@@ -144,6 +144,14 @@ func timeSpan(entries []Entry) line {
 	return line{txt(stamp(lo) + " → " + stamp(hi) + " (" + d.String() + ")")}
 }
 
+// nouns is n with the noun in its number: "1 entry", "2 entries".
+func nouns(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
 // build turns d into the view both writers lay out.
 func build(d Doc) view {
 	v := view{Title: d.Name}
@@ -161,7 +169,7 @@ func build(d Doc) view {
 			messages++
 		}
 	}
-	count := strconv.Itoa(len(d.Entries)) + " entries, " + strconv.Itoa(messages) + " messages"
+	count := nouns(len(d.Entries), "entry", "entries") + ", " + nouns(messages, "message", "messages")
 	v.Facts = []fact{
 		{"Session", line{codeS(d.SessionID)}},
 		{"Workspace", line{codeS(d.Workspace)}},
