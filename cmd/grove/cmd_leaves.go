@@ -71,7 +71,7 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 	tw := table(g.stdout)
 	fmt.Fprintln(tw, "TIME (UTC)\tSESSION\tNAME\tLEAF\tTYPE\tDEPTH\tLABEL\tLAST USER MESSAGE")
 	for _, l := range leaves {
-		id := l.Leaf.EntryID
+		id := idCell(l.Leaf.EntryID)
 		if l.Active {
 			id += " *"
 		}
@@ -83,8 +83,8 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 		if l.Leaf.Depth != nil {
 			depth = fmt.Sprint(*l.Leaf.Depth)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(l.Leaf.TsMs), cell(sid[l.Session.SessionID]), clipWidth(cell(orDash(l.Session.Name)), nameColumns),
-			cell(id), cell(typ), depth, clipWidth(cell(orDash(l.Label)), nameColumns), cell(l.Preview))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(l.Leaf.TsMs), idCell(sid[l.Session.SessionID]), clipWidth(cell(orDash(l.Session.Name)), nameColumns),
+			id, cell(typ), depth, clipWidth(cell(orDash(l.Label)), nameColumns), cell(l.Preview))
 	}
 	if len(leaves) == 0 {
 		return noneInPicked(ctx, g, a, "leaves", f)

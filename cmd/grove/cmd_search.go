@@ -201,7 +201,7 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 		if h.Role != nil {
 			kind = *h.Role
 		}
-		fmt.Fprintf(g.stdout, "%s %s  %s  %s  %s\n", h.SessionID, h.EntryID, kind, short(h.TsMs), orDash(h.Workspace))
+		fmt.Fprintf(g.stdout, "%s %s  %s  %s  %s\n", idCell(h.SessionID), idCell(h.EntryID), kind, short(h.TsMs), cell(orDash(h.Workspace)))
 		switch {
 		case h.Stale:
 			fmt.Fprintf(g.stdout, "    (the session file changed since it was indexed; run `grove index`)\n")

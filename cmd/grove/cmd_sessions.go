@@ -85,7 +85,7 @@ func runSessions(ctx context.Context, g *env, f archive.Filter) error {
 		if s.Diagnostics > 0 {
 			state = fmt.Sprintf("%s (%s)", s.State, counted(s.Diagnostics, "diagnostic", "diagnostics"))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", cell(s.SessionID), short(s.ModifiedMs), s.Entries, s.Leaves, state, cell(orDash(s.Workspace)), cell(orDash(s.Name)), cell(s.Path))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", idCell(s.SessionID), short(s.ModifiedMs), s.Entries, s.Leaves, state, cell(orDash(s.Workspace)), cell(orDash(s.Name)), cell(s.Path))
 	}
 	return tw.Flush()
 }

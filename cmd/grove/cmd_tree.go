@@ -273,7 +273,7 @@ func (tw *treeWriter) line(prefix string, n *archive.TreeNode) {
 		return
 	}
 	e := &tw.t.Entries[n.Entry]
-	head := prefix + padRight(cell(e.EntryID), tw.idWidth) + "  " + padRight(kindOf(e), tw.kindWidth) + "  "
+	head := prefix + padRight(idCell(e.EntryID), tw.idWidth) + "  " + padRight(kindOf(e), tw.kindWidth) + "  "
 	var marks []string
 	if n.Label != "" {
 		marks = append(marks, "["+clipWidth(cell(n.Label), 40)+"]")
