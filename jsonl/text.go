@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"bytes"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -210,6 +211,16 @@ func cutBase64Runs(s []byte) []byte {
 
 func isBase64Byte(c byte) bool {
 	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_' || c == '='
+}
+
+// StripEscapes returns s without the terminal escape sequences that search
+// text leaves out (see stripANSI), so that a query is read as indexed text
+// is: `grove search $'\e[31merror'` finds "error" (SPEC §7).
+func StripEscapes(s string) string {
+	if !strings.Contains(s, "\x1b") {
+		return s
+	}
+	return string(stripANSI([]byte(s)))
 }
 
 // stripANSI returns s without terminal escape sequences, which tool output
