@@ -231,22 +231,31 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 	}
 	var todo []work
 	var total int64
-	inodes := map[[2]int64]bool{}
+	// Of the names of one file (hard links), the one the index holds wins,
+	// else the first.
+	owner := map[[2]int64]string{}
+	for i, f := range files {
+		if st := stats[i].st; stats[i].err == nil && st.Ino != 0 {
+			id := [2]int64{st.Dev, st.Ino}
+			_, isKnown := known[f]
+			if cur, ok := owner[id]; !ok {
+				owner[id] = f
+			} else if _, curKnown := known[cur]; isKnown && !curKnown {
+				owner[id] = f
+			}
+		}
+	}
 	for i, f := range files {
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
 		st, err := stats[i].st, stats[i].err
 		k, isKnown := known[f]
-		if err == nil && st.Ino != 0 {
-			if id := [2]int64{st.Dev, st.Ino}; inodes[id] {
-				if isKnown {
-					gone = append(gone, f) // a second name of a file indexed under its first
-				}
-				continue
-			} else {
-				inodes[id] = true
+		if err == nil && st.Ino != 0 && owner[[2]int64{st.Dev, st.Ino}] != f {
+			if isKnown {
+				gone = append(gone, f) // a second name of a file indexed under another
 			}
+			continue
 		}
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) && isKnown {
