@@ -119,8 +119,16 @@ func racy(s *index.Session) bool {
 // symlinked directories below it are not (no loops). Unreadable directories
 // are returned in skipped.
 func FindSessionFiles(root string) (files []string, skipped []Failure, err error) {
+	files, _, skipped, err = findSessionFiles(root)
+	return files, skipped, err
+}
+
+// findSessionFiles is FindSessionFiles, also saying which of the files are
+// symlinks: below a root with symlinks resolved, only those can have a
+// real path other than their name.
+func findSessionFiles(root string) (files []string, links map[string]bool, skipped []Failure, err error) {
 	if _, err := os.Stat(root); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real
@@ -140,12 +148,16 @@ func FindSessionFiles(root string) (files []string, skipped []Failure, err error
 			if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 				return nil // a symlinked directory named *.jsonl: not followed
 			}
+			if links == nil {
+				links = map[string]bool{}
+			}
+			links[p] = true
 		}
 		files = append(files, p)
 		return nil
 	})
 	sort.Strings(files)
-	return files, skipped, err
+	return files, links, skipped, err
 }
 
 // Index brings the index up to date with the session files of opts (SPEC
@@ -176,10 +188,12 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 	// name (a hard link) is left out by device and inode below.
 	seen := map[string]bool{}
 	var files, gone, aliases []string
-	add := func(name string) {
+	add := func(name string, mayBeLink bool) {
 		real := name
-		if r, err := filepath.EvalSymlinks(name); err == nil {
-			real = r
+		if mayBeLink {
+			if r, err := filepath.EvalSymlinks(name); err == nil {
+				real = r
+			}
 		}
 		if real != name {
 			aliases = append(aliases, name) // a symlink: its old row, if any, goes
@@ -194,7 +208,7 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 		if err != nil {
 			return sum, err
 		}
-		add(abs)
+		add(abs, true)
 	}
 	var roots []string
 	for _, r := range opts.Roots {
@@ -205,7 +219,7 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 		if real, err := filepath.EvalSymlinks(abs); err == nil {
 			abs = real
 		}
-		found, skipped, err := FindSessionFiles(abs)
+		found, links, skipped, err := findSessionFiles(abs)
 		if err != nil {
 			sum.Failed = append(sum.Failed, RootFailure(abs, err))
 			continue
@@ -213,7 +227,7 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 		sum.Failed = append(sum.Failed, skipped...)
 		roots = append(roots, abs)
 		for _, f := range found {
-			add(f)
+			add(f, links[f]) // the root's real path, walked without following links: only a link can be another name
 		}
 	}
 	known, notOK, err := a.db.FileStates(ctx)
