@@ -97,7 +97,7 @@ func (e *SessionError) Message() string {
 	for _, c := range e.Candidates {
 		ids = append(ids, c.ID+" ("+c.Path+")")
 	}
-	return fmt.Sprintf("%q names %d sessions: %s", e.Arg, len(e.Candidates), strings.Join(ids, ", "))
+	return fmt.Sprintf("%q names %s: %s", e.Arg, count(len(e.Candidates), "session", "sessions"), strings.Join(ids, ", "))
 }
 
 // Fresh checks that the file of s still is what the index saw: same size,
@@ -111,7 +111,7 @@ func Fresh(s *index.Session) error {
 	}
 	if !sameStat(s, st) {
 		return &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: s.Path, Offset: -1,
-			Message: fmt.Sprintf("the session file changed since it was indexed (%d bytes then, %d now)", s.FileSize, st.Size),
+			Message: fmt.Sprintf("the session file changed since it was indexed (%s then, %d now)", count(int(s.FileSize), "byte", "bytes"), st.Size),
 			Hint:    "run `grove index` to bring the index up to date"}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -118,8 +119,16 @@ func racy(s *index.Session) bool {
 // symlinked directories below it are not (no loops). Unreadable directories
 // are returned in skipped.
 func FindSessionFiles(root string) (files []string, skipped []Failure, err error) {
+	files, _, skipped, err = findSessionFiles(root)
+	return files, skipped, err
+}
+
+// findSessionFiles is FindSessionFiles, also saying which of the files are
+// symlinks: below a root with symlinks resolved, only those can have a
+// real path other than their name.
+func findSessionFiles(root string) (files []string, links map[string]bool, skipped []Failure, err error) {
 	if _, err := os.Stat(root); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real
@@ -139,12 +148,16 @@ func FindSessionFiles(root string) (files []string, skipped []Failure, err error
 			if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 				return nil // a symlinked directory named *.jsonl: not followed
 			}
+			if links == nil {
+				links = map[string]bool{}
+			}
+			links[p] = true
 		}
 		files = append(files, p)
 		return nil
 	})
 	sort.Strings(files)
-	return files, skipped, err
+	return files, links, skipped, err
 }
 
 // Index brings the index up to date with the session files of opts (SPEC
@@ -170,17 +183,32 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 	if _, err := os.Lstat(RebuildPath(a.db.File())); err == nil {
 		removeIndexFiles(RebuildPath(a.db.File()))
 	}
+	// One file is one session, however it is reached (SPEC §3.3): each
+	// name is resolved to its real path, and a file met again under another
+	// name (a hard link) is left out by device and inode below.
 	seen := map[string]bool{}
-	var files, gone []string
+	var files, gone, aliases []string
+	add := func(name string, mayBeLink bool) {
+		real := name
+		if mayBeLink {
+			if r, err := filepath.EvalSymlinks(name); err == nil {
+				real = r
+			}
+		}
+		if real != name {
+			aliases = append(aliases, name) // a symlink: its old row, if any, goes
+		}
+		if !seen[real] {
+			seen[real] = true
+			files = append(files, real)
+		}
+	}
 	for _, f := range opts.Files {
 		abs, err := filepath.Abs(f)
 		if err != nil {
 			return sum, err
 		}
-		if !seen[abs] {
-			seen[abs] = true
-			files = append(files, abs)
-		}
+		add(abs, true)
 	}
 	var roots []string
 	for _, r := range opts.Roots {
@@ -191,18 +219,15 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 		if real, err := filepath.EvalSymlinks(abs); err == nil {
 			abs = real
 		}
-		found, skipped, err := FindSessionFiles(abs)
+		found, links, skipped, err := findSessionFiles(abs)
 		if err != nil {
-			sum.Failed = append(sum.Failed, Failure{Path: abs, Code: jsonl.CodeIO, Message: "cannot read session root: " + errMsg(err)})
+			sum.Failed = append(sum.Failed, RootFailure(abs, err))
 			continue
 		}
 		sum.Failed = append(sum.Failed, skipped...)
 		roots = append(roots, abs)
 		for _, f := range found {
-			if !seen[f] {
-				seen[f] = true
-				files = append(files, f)
-			}
+			add(f, links[f]) // the root's real path, walked without following links: only a link can be another name
 		}
 	}
 	known, notOK, err := a.db.FileStates(ctx)
@@ -220,12 +245,32 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 	}
 	var todo []work
 	var total int64
+	// Of the names of one file (hard links), the one the index holds wins,
+	// else the first.
+	owner := map[[2]int64]string{}
+	for i, f := range files {
+		if st := stats[i].st; stats[i].err == nil && st.Ino != 0 {
+			id := [2]int64{st.Dev, st.Ino}
+			_, isKnown := known[f]
+			if cur, ok := owner[id]; !ok {
+				owner[id] = f
+			} else if _, curKnown := known[cur]; isKnown && !curKnown {
+				owner[id] = f
+			}
+		}
+	}
 	for i, f := range files {
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
 		st, err := stats[i].st, stats[i].err
 		k, isKnown := known[f]
+		if err == nil && st.Ino != 0 && owner[[2]int64{st.Dev, st.Ino}] != f {
+			if isKnown {
+				gone = append(gone, f) // a second name of a file indexed under another
+			}
+			continue
+		}
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) && isKnown {
 				gone = append(gone, f) // a named file that was indexed is gone
@@ -342,14 +387,22 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 		return sum, err
 	}
 	// Sessions whose file under an indexed root is gone leave the index.
+	// So do rows an older grove stored under a symlink's name: the file is
+	// indexed under its real path now.
 	for p := range known {
 		if !seen[p] && underAny(p, roots) {
-			if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			if fi, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) || (err == nil && fi.Mode()&fs.ModeSymlink != 0) {
 				gone = append(gone, p)
 			}
 		}
 	}
+	for _, p := range aliases {
+		if _, isKnown := known[p]; isKnown && !seen[p] && !slices.Contains(gone, p) {
+			gone = append(gone, p)
+		}
+	}
 	sort.Strings(gone)
+	gone = slices.Compact(gone)
 	if len(gone) > 0 {
 		if b, err = a.db.BeginBatch(ctx); err != nil {
 			return sum, err
@@ -379,11 +432,29 @@ func underAny(p string, roots []string) bool {
 }
 
 func errMsg(err error) string {
+	if errors.Is(err, syscall.ELOOP) {
+		return "symlink loop (a link that leads back to itself)"
+	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// RootFailure says why the session root root cannot be read, from the
+// error of statting or walking it: "no such directory", "symlink loop",
+// "not a directory", or the system's words (SPEC §8 `index`).
+func RootFailure(root string, err error) Failure {
+	msg := errMsg(err)
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+	case errors.Is(err, fs.ErrNotExist):
+		msg = "no such directory"
+	case errors.Is(err, syscall.ENOTDIR):
+		msg = "not a directory"
+	}
+	return Failure{Path: root, Code: jsonl.CodeIO, Message: "cannot read session root: " + msg}
 }
 
 type statResult struct {

@@ -3,18 +3,29 @@ package archive
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/grove-sessions/grove/index"
 )
 
-// Filter picks sessions for leaves and branches: by one session (any name
-// Resolve takes) or by an exact workspace. Both empty means every session.
+// Filter picks sessions for sessions, leaves and branches (SPEC §8). Each
+// empty field means all.
 type Filter struct {
-	Session   string
+	Session string // one session: any name Resolve takes
+	// Workspace is a clean absolute directory (WorkspaceDir): sessions
+	// whose workspace is it or below it (index.UnderWorkspace, SPEC §3.3).
 	Workspace string
+	Dialect   string // sessions of this dialect (pi, plain, ...)
+}
+
+// Pick returns the sessions f picks, most recently modified first.
+// Errors: unknown_session and ambiguous_session for f.Session.
+func (a *Archive) Pick(ctx context.Context, f Filter) ([]index.Session, error) {
+	return a.pick(ctx, f)
 }
 
 func (a *Archive) pick(ctx context.Context, f Filter) ([]index.Session, error) {
@@ -23,23 +34,55 @@ func (a *Archive) pick(ctx context.Context, f Filter) ([]index.Session, error) {
 		if err != nil {
 			return nil, err
 		}
-		if f.Workspace != "" && s.Workspace != f.Workspace {
+		if !index.UnderWorkspace(s.Workspace, f.Workspace) || (f.Dialect != "" && s.Dialect != f.Dialect) {
 			return nil, nil
 		}
 		return []index.Session{*s}, nil
 	}
-	return a.db.Sessions(ctx, index.SessionFilter{Workspace: f.Workspace})
+	return a.db.Sessions(ctx, index.SessionFilter{Workspace: f.Workspace, Dialect: f.Dialect})
 }
 
-// Sessions lists the indexed sessions of one workspace, or all when
-// workspace is "", most recently modified first.
+// Sessions lists the indexed sessions whose workspace is the clean
+// absolute directory workspace or below it (every one when workspace is
+// ""), most recently modified first.
 func (a *Archive) Sessions(ctx context.Context, workspace string) ([]index.Session, error) {
 	return a.db.Sessions(ctx, index.SessionFilter{Workspace: workspace})
 }
 
-// Workspaces lists the workspaces, most recently modified first.
-func (a *Archive) Workspaces(ctx context.Context) ([]index.Workspace, error) {
-	return a.db.Workspaces(ctx)
+// WorkspaceDir turns a --workspace argument into the directory the
+// workspace rule takes (SPEC §3.3): "" stays "" (no filter); anything else
+// is made absolute against the current directory and cleaned (".", "src",
+// "../x", a trailing slash, "//", "/./"), and, when it exists here,
+// resolved through symlinks, as pi records the cwd. A directory that does
+// not exist here is kept as it is (workspaces may be another machine's).
+func WorkspaceDir(arg string) string {
+	if arg == "" {
+		return ""
+	}
+	abs, err := filepath.Abs(arg)
+	if err != nil {
+		return filepath.Clean(arg)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
+}
+
+// Holdings is how many sessions and workspaces the index holds, to say
+// what a filter that matched nothing left out.
+func (a *Archive) Holdings(ctx context.Context) (sessions, workspaces int, err error) {
+	ws, err := a.db.Workspaces(ctx, "")
+	for _, w := range ws {
+		sessions += w.Sessions
+	}
+	return sessions, len(ws), err
+}
+
+// Workspaces lists the workspaces that are the clean absolute directory
+// dir or below it (every one when dir is ""), most recently modified first.
+func (a *Archive) Workspaces(ctx context.Context, dir string) ([]index.Workspace, error) {
+	return a.db.Workspaces(ctx, dir)
 }
 
 // LeafInfo is one row of `grove leaves` (SPEC §8).
@@ -119,4 +162,12 @@ func activity(l LeafInfo) int64 {
 		return *l.Leaf.TsMs
 	}
 	return math.MinInt64
+}
+
+// count is n with the noun in its number: "1 entry", "2 entries".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -118,7 +118,7 @@ func (a *Archive) Rebuild(ctx context.Context, opts IndexOptions) (IndexSummary,
 	if sum.Files == 0 {
 		if n, err := a.db.CountSessions(ctx); err == nil && n > 0 {
 			return sum, &jsonl.Error{Code: jsonl.CodeIO, Path: strings.Join(opts.Roots, ":"), Offset: -1,
-				Message: fmt.Sprintf("no session files found; the index was not replaced (it holds %d sessions)", n),
+				Message: fmt.Sprintf("no session files found; the index was not replaced (it holds %s)", count(n, "session", "sessions")),
 				Hint:    "name the roots to read with --root DIR"}
 		}
 	}

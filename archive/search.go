@@ -6,7 +6,6 @@ import (
 	"os"
 	"regexp"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/grove-sessions/grove/index"
@@ -16,7 +15,7 @@ import (
 // SearchOptions are `grove search`'s query and filters (SPEC §8).
 type SearchOptions struct {
 	Query     string
-	Workspace string // exact workspace or a path prefix of it
+	Workspace string // a clean absolute directory (WorkspaceDir): its sessions and those under it (SPEC §3.3)
 	Session   string // a session id, unique id prefix or file path
 	Roles     []string
 	Types     []string
@@ -157,7 +156,7 @@ func readHitLine(files map[string]*os.File, h *index.Hit) ([]byte, error) {
 
 // sessionPasses applies the session-level filters of p to s.
 func sessionPasses(s *index.Session, p *index.SearchParams) bool {
-	if w := strings.TrimRight(p.Workspace, "/"); p.Workspace != "" && s.Workspace != w && !strings.HasPrefix(s.Workspace, w+"/") {
+	if !index.UnderWorkspace(s.Workspace, p.Workspace) {
 		return false
 	}
 	if len(p.SIDs) > 0 && p.SIDs[0] != s.SID {
@@ -174,7 +173,7 @@ func sessionHit(s *index.Session) SearchHit {
 		h.EntryID = *s.ActiveLeaf
 	}
 	h.TsMs = s.ModifiedMs
-	h.Snippet = fmt.Sprintf("session %s%s: %d entries, %d leaves", s.SessionID, nameSuffix(s.Name), s.Entries, s.Leaves)
+	h.Snippet = fmt.Sprintf("session %s%s: %s, %s", s.SessionID, nameSuffix(s.Name), count(s.Entries, "entry", "entries"), count(s.Leaves, "leaf", "leaves"))
 	return h
 }
 

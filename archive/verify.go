@@ -209,7 +209,7 @@ func errAnswer(err error) []string {
 
 func sameEntries(rows []index.Entry, file []jsonl.Entry) string {
 	if len(rows) != len(file) {
-		return fmt.Sprintf("the file has %d entries, the index %d", len(file), len(rows))
+		return fmt.Sprintf("the file has %s, the index %d", count(len(file), "entry", "entries"), len(rows))
 	}
 	for i, r := range rows {
 		e := file[i]

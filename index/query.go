@@ -19,19 +19,25 @@ const sessionCols = `s.sid, s.path, s.session_id, s.dialect, s.version, s.worksp
 	s.activity_ms, s.first_message,
 	(SELECT count(*) FROM diagnostics g WHERE g.sid = s.sid) AS diagnostics`
 
-// SessionFilter narrows Sessions. Workspace matches exactly; empty means all.
+// SessionFilter narrows Sessions. Each empty field means all.
 type SessionFilter struct {
+	// Workspace is a clean absolute directory: sessions whose workspace is
+	// it or below it (UnderWorkspace, SPEC §3.3).
 	Workspace string
-	SessionID string // exact session id; empty means all
+	SessionID string // exact session id
+	Dialect   string // exact dialect (pi, plain, ...)
 }
 
 // Sessions lists the indexed sessions, most recently modified first.
 func (d *DB) Sessions(ctx context.Context, f SessionFilter) ([]Session, error) {
 	q := "SELECT " + sessionCols + " FROM sessions s WHERE 1=1"
 	var args []any
-	if f.Workspace != "" {
-		q += " AND s.workspace = ?"
-		args = append(args, f.Workspace)
+	cond, wargs := workspaceCond("s.workspace", f.Workspace)
+	q += cond
+	args = append(args, wargs...)
+	if f.Dialect != "" {
+		q += " AND s.dialect = ?"
+		args = append(args, f.Dialect)
 	}
 	if f.SessionID != "" {
 		q += " AND s.session_id = ?"
@@ -87,13 +93,15 @@ type Workspace struct {
 	ModifiedMs *int64 `db:"modified_ms"`
 }
 
-// Workspaces lists every workspace with its number of sessions and entries
-// and its latest modification, most recent first.
-func (d *DB) Workspaces(ctx context.Context) ([]Workspace, error) {
+// Workspaces lists every workspace that is dir or below it (every one when
+// dir is "", UnderWorkspace, SPEC §3.3) with its number of sessions and
+// entries and its latest modification, most recent first.
+func (d *DB) Workspaces(ctx context.Context, dir string) ([]Workspace, error) {
 	var out []Workspace
+	cond, args := workspaceCond("workspace", dir)
 	err := d.db.SelectContext(ctx, &out, `SELECT workspace, count(*) AS sessions, sum(entries) AS entries,
-		max(modified_ms) AS modified_ms FROM sessions GROUP BY workspace
-		ORDER BY coalesce(max(modified_ms), 0) DESC, workspace`)
+		max(modified_ms) AS modified_ms FROM sessions WHERE 1=1`+cond+` GROUP BY workspace
+		ORDER BY coalesce(max(modified_ms), 0) DESC, workspace`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list workspaces: %w", err)
 	}

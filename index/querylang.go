@@ -56,8 +56,10 @@ const (
 // tokens. Invalid UTF-8 is read as U+FFFD, a separator.
 func ParseQuery(s string) (*Query, error) {
 	q := &Query{Raw: s}
-	// Compatibility forms as the index stores them: halfwidth ﾃﾞ is デ.
-	s = norm.NFKC.String(strings.ToValidUTF8(s, "\uFFFD"))
+	// Read as the index reads text: terminal escapes removed (a query
+	// pasted from coloured output), compatibility forms as the index stores
+	// them (halfwidth ﾃﾞ is デ).
+	s = norm.NFKC.String(jsonl.StripEscapes(strings.ToValidUTF8(s, "\uFFFD")))
 	if w := strings.TrimSpace(s); len(w) >= 1 && w[0] != '-' && strings.IndexFunc(w, notIDRune) < 0 {
 		q.IDLike = w
 	}

@@ -9,8 +9,8 @@ import (
 // SearchParams narrow and order a search (SPEC §8 `search`).
 type SearchParams struct {
 	Query *Query
-	// Workspace matches a session's workspace exactly or as a path prefix
-	// ("/home/ana/src" matches "/home/ana/src/shop"); "" means all.
+	// Workspace is a clean absolute directory: sessions whose workspace is
+	// it or below it (UnderWorkspace, SPEC §3.3); "" means all.
 	Workspace string
 	SIDs      []int64  // only these sessions; empty means all
 	Roles     []string // message roles (user, assistant, toolResult, ...); empty means all
@@ -302,12 +302,8 @@ func (d *DB) selectRows(ctx context.Context, q string, args ...any) ([]matchRow,
 // each starting with " AND ", and their arguments.
 func (p *SearchParams) filters() (string, []any) {
 	var b strings.Builder
-	var args []any
-	if w := strings.TrimRight(p.Workspace, "/"); p.Workspace != "" {
-		// "/" trims to "": every absolute workspace matches the prefix "/".
-		b.WriteString(" AND (s.workspace = ? OR substr(s.workspace, 1, ?) = ?)")
-		args = append(args, w, len(w)+1, w+"/")
-	}
+	cond, args := workspaceCond("s.workspace", p.Workspace)
+	b.WriteString(cond)
 	in := func(col string, n int) {
 		b.WriteString(" AND " + col + " IN (" + strings.TrimSuffix(strings.Repeat("?,", n), ",") + ")")
 	}

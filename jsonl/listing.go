@@ -96,13 +96,3 @@ func MessageText(raw []byte) string {
 	})
 	return strings.Join(parts, " ")
 }
-
-// StripEscapes returns s without terminal escape sequences (CSI, OSC,
-// charset designations and two-byte escapes), the rule search text
-// follows (see AppendSearchText).
-func StripEscapes(s string) string {
-	if !strings.Contains(s, "\x1b") {
-		return s
-	}
-	return string(stripANSI([]byte(s)))
-}

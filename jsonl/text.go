@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"bytes"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -210,6 +211,18 @@ func cutBase64Runs(s []byte) []byte {
 
 func isBase64Byte(c byte) bool {
 	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_' || c == '='
+}
+
+// StripEscapes returns s without the terminal escape sequences (CSI, OSC,
+// charset designations, two-byte escapes) that search text leaves out (see
+// stripANSI), so that a query is read as indexed text is
+// (`grove search $'\e[31merror'` finds "error", SPEC §7) and a first
+// message shows no escapes.
+func StripEscapes(s string) string {
+	if !strings.Contains(s, "\x1b") {
+		return s
+	}
+	return string(stripANSI([]byte(s)))
 }
 
 // stripANSI returns s without terminal escape sequences, which tool output

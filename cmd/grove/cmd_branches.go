@@ -68,8 +68,7 @@ func runBranches(ctx context.Context, g *env, f archive.Filter) error {
 		return writeJSON(g.stdout, map[string]any{"branches": out})
 	}
 	if len(bs) == 0 {
-		fmt.Fprintln(g.stderr, "no branch points: no session picked has one (or none was picked)")
-		return nil
+		return noneInPicked(ctx, g, a, "branch points", f)
 	}
 	ids := make([]string, len(bs))
 	for i, b := range bs {
@@ -79,13 +78,13 @@ func runBranches(ctx context.Context, g *env, f archive.Filter) error {
 	tw := table(g.stdout)
 	fmt.Fprintln(tw, "SESSION\tNAME\tBRANCH POINT\tLEAVES\tLABEL\tPREVIEW")
 	for _, b := range bs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", cell(sid[b.Session.SessionID]), clipWidth(cell(orDash(b.Session.Name)), nameColumns), cell(b.EntryID), b.Leaves, clipWidth(cell(orDash(b.Label)), nameColumns), cell(b.Preview))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", idCell(sid[b.Session.SessionID]), clipWidth(cell(orDash(b.Session.Name)), nameColumns), idCell(b.EntryID), b.Leaves, clipWidth(cell(orDash(b.Label)), nameColumns), cell(b.Preview))
 		for k, c := range b.Children {
 			branch := "├── "
 			if k == len(b.Children)-1 {
 				branch = "└── "
 			}
-			fmt.Fprintf(tw, "\t\t%s%s\t%d\t\t%s\n", branch, cell(c), b.ChildLeaves[k], cell(b.ChildPreviews[k]))
+			fmt.Fprintf(tw, "\t\t%s%s\t%d\t\t%s\n", branch, idCell(c), b.ChildLeaves[k], cell(b.ChildPreviews[k]))
 		}
 	}
 	if err := tw.Flush(); err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -59,10 +61,6 @@ func runContext(ctx context.Context, g *env, session, leaf string, llm bool) err
 			Model         *archive.Model    `json:"model"`
 		}{p.Session.SessionID, p.Leaf, mc.Messages, mc.KeptEntryIDs, mc.ThinkingLevel, mc.Model})
 	}
-	model := "none"
-	if mc.Model != nil {
-		model = jsonScalar(mc.Model.Provider) + "/" + jsonScalar(mc.Model.ModelID)
-	}
 	as := ""
 	if llm {
 		as = " (as the model receives it)"
@@ -71,13 +69,50 @@ func runContext(ctx context.Context, g *env, session, leaf string, llm bool) err
 	if at == "" {
 		at = "(the session has no entries)"
 	}
-	fmt.Fprintf(g.stdout, "context of %s at %s%s: %d messages from %d entries on the path; thinking level %s; model %s\n",
-		cell(p.Session.SessionID), cell(at), as, len(mc.Messages), len(p.Entries), jsonScalar(mc.ThinkingLevel), model)
+	// What is absent is left out: no "model /" for a model without a
+	// provider, no "thinking level -".
+	facts := ""
+	if t := presentText(mc.ThinkingLevel); t != "" {
+		facts += "; thinking level " + cell(t)
+	}
+	if mc.Model != nil {
+		if m := joinPresent("/", presentText(mc.Model.Provider), presentText(mc.Model.ModelID)); m != "" {
+			facts += "; model " + cell(m)
+		}
+	}
+	fmt.Fprintf(g.stdout, "context of %s at %s%s: %s from %s on the path%s\n",
+		cell(p.Session.SessionID), cell(at), as, counted(len(mc.Messages), "message", "messages"), counted(len(p.Entries), "entry", "entries"), facts)
 	for i, m := range mc.Messages {
 		fmt.Fprintln(g.stdout)
 		writeMessage(g, m, mc.KeptEntryIDs[i])
 	}
 	return nil
+}
+
+// presentText renders a JSON value for people like jsonScalar, but "" for
+// a value that says nothing: missing, null, or an empty or blank string.
+func presentText(v json.RawMessage) string {
+	if len(v) == 0 || string(v) == "null" {
+		return ""
+	}
+	return strings.TrimSpace(jsonScalar(v))
+}
+
+// present is presentText for a decoded JSON value.
+func present(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return strings.TrimSpace(v)
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+// joinPresent joins the parts that are not "" with sep.
+func joinPresent(sep string, parts ...string) string {
+	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), sep)
 }
 
 // jsonScalar renders a JSON value for people: a string without quotes,

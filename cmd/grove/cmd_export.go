@@ -137,7 +137,7 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 			if err := archive.WriteFork(o.out, lines); err != nil {
 				return err
 			}
-			what := fmt.Sprintf("a new pi session %s forked from %s at %s: %d entries", id, p.Session.SessionID, p.Leaf, len(path))
+			what := fmt.Sprintf("a new pi session %s forked from %s at %s: %s", id, p.Session.SessionID, p.Leaf, counted(len(path), "entry", "entries"))
 			if fixes := len(lines) - 1 - len(path); fixes > 0 {
 				what += fmt.Sprintf(", then %d label %s to match the source's labels", fixes, plural(fixes, "entry", "entries"))
 			}
@@ -182,7 +182,7 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 	if err := writeDocument(o.out, doc.Bytes(), o.force); err != nil {
 		return err
 	}
-	return written(g, o.out, fmt.Sprintf("%s of %s, path to %s, %d entries", o.format, p.Session.SessionID, p.Leaf, len(path)))
+	return written(g, o.out, fmt.Sprintf("%s of %s, path to %s, %s", o.format, p.Session.SessionID, p.Leaf, counted(len(path), "entry", "entries")))
 }
 
 // written answers an export with --out. The file is complete by then, so

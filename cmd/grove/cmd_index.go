@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -36,7 +38,10 @@ func indexCommand(g *env) *cli.Command {
 			}
 			opts := indexOptions{roots: c.StringSlice("root"), files: c.Args().Slice(), force: c.Bool("force")}
 			if len(opts.roots) == 0 && len(opts.files) == 0 {
-				opts.roots = defaultRoots()
+				var err error
+				if opts.roots, err = defaultRoots(); err != nil {
+					return err
+				}
 			}
 			return runIndex(c.Context, g, opts)
 		},
@@ -48,8 +53,10 @@ func rootFlag() cli.Flag {
 	return &cli.StringSliceFlag{Name: "root", Usage: "a directory of session files (repeatable)"}
 }
 
-// defaultRoots is SPEC §8's default: $GROVE_ROOT, else ~/.pi/agent/sessions.
-func defaultRoots() []string {
+// defaultRoots is SPEC §8's default: $GROVE_ROOT (colon-separated), else
+// ~/.pi/agent/sessions. A GROVE_ROOT that names no directory at all (":",
+// "::") is a usage error, not "index nothing".
+func defaultRoots() ([]string, error) {
 	if r := os.Getenv("GROVE_ROOT"); r != "" {
 		var out []string
 		for _, p := range strings.Split(r, ":") {
@@ -57,25 +64,50 @@ func defaultRoots() []string {
 				out = append(out, p)
 			}
 		}
-		return out
+		if len(out) == 0 {
+			return nil, usagef("GROVE_ROOT=%q names no directory; set it to session directories separated by ':', or unset it", r)
+		}
+		return out, nil
 	}
 	home, _ := os.UserHomeDir()
-	return []string{filepath.Join(home, ".pi", "agent", "sessions")}
+	return []string{filepath.Join(home, ".pi", "agent", "sessions")}, nil
+}
+
+// unreadableRoots returns the error for roots none of which can be read as
+// a directory, naming each one's reason (no such directory, symlink loop,
+// not a directory), with doing what was not done ("nothing was indexed");
+// nil when one of them can be read.
+func unreadableRoots(roots []string, doing string) error {
+	var reasons []string
+	for _, r := range roots {
+		fi, err := os.Stat(r)
+		if err == nil && fi.IsDir() {
+			return nil
+		}
+		if err == nil {
+			err = syscall.ENOTDIR
+		}
+		reasons = append(reasons, archive.RootFailure(r, err).Message)
+	}
+	msg := reasons[len(reasons)-1]
+	if len(slices.Compact(slices.Clone(reasons))) > 1 {
+		msg = "cannot read any session root: "
+		for i, r := range roots {
+			if i > 0 {
+				msg += "; "
+			}
+			msg += r + ": " + strings.TrimPrefix(reasons[i], "cannot read session root: ")
+		}
+	}
+	return &jsonl.Error{Code: jsonl.CodeIO, Path: strings.Join(roots, ":"), Offset: -1, Message: msg + "; " + doing,
+		Hint: "pass --root DIR (repeatable) or set GROVE_ROOT to the directories holding your session files"}
 }
 
 func runIndex(ctx context.Context, g *env, opts indexOptions) error {
 	// When nothing at all can be read, say so without creating an index.
 	if len(opts.files) == 0 && len(opts.roots) > 0 {
-		missing := 0
-		for _, r := range opts.roots {
-			if _, err := os.Stat(r); err != nil {
-				missing++
-			}
-		}
-		if missing == len(opts.roots) {
-			return &jsonl.Error{Code: jsonl.CodeIO, Path: strings.Join(opts.roots, ":"), Offset: -1,
-				Message: "cannot read session root: no such directory; nothing was indexed",
-				Hint:    "pass --root DIR (repeatable) or set GROVE_ROOT to the directories holding your session files"}
+		if err := unreadableRoots(opts.roots, "nothing was indexed"); err != nil {
+			return err
 		}
 	}
 	a, err := g.open(ctx)
@@ -118,12 +150,12 @@ func reportIndex(g *env, a *archive.Archive, sum archive.IndexSummary) error {
 		}
 		return nil
 	}
-	fmt.Fprintf(g.stdout, "%d files: %d indexed", sum.Files, sum.Indexed)
+	fmt.Fprintf(g.stdout, "%s: %d indexed", counted(sum.Files, "file", "files"), sum.Indexed)
 	if sum.Appended > 0 {
 		fmt.Fprintf(g.stdout, " (%d read from where they had grown)", sum.Appended)
 	}
-	fmt.Fprintf(g.stdout, ", %d entries stored, %d unchanged, %d damaged or needing repair",
-		sum.Entries, sum.Unchanged, sum.Damaged)
+	fmt.Fprintf(g.stdout, ", %s stored, %d unchanged, %d damaged or needing repair",
+		counted(sum.Entries, "entry", "entries"), sum.Unchanged, sum.Damaged)
 	if sum.Removed > 0 {
 		fmt.Fprintf(g.stdout, ", %d removed (file gone)", sum.Removed)
 	}

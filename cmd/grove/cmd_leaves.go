@@ -3,30 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
 )
-
-var filterFlags = []cli.Flag{
-	&cli.StringFlag{Name: "session", Usage: "only this session (id, unique id prefix of 4+ characters, or file path)"},
-	&cli.StringFlag{Name: "workspace", Usage: "only sessions of this workspace (exact)"},
-}
-
-func filterOf(c *cli.Context) archive.Filter {
-	return archive.Filter{Session: c.String("session"), Workspace: workspaceArg(c.String("workspace"))}
-}
-
-// workspaceArg drops a trailing slash from a workspace directory, so that
-// --workspace "$PWD/" finds what --workspace "$PWD" does.
-func workspaceArg(w string) string {
-	if len(w) > 1 && strings.HasSuffix(w, "/") {
-		return strings.TrimRight(w, "/")
-	}
-	return w
-}
 
 func leavesCommand(g *env) *cli.Command {
 	return &cli.Command{
@@ -90,7 +71,7 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 	tw := table(g.stdout)
 	fmt.Fprintln(tw, "TIME (UTC)\tSESSION\tNAME\tLEAF\tTYPE\tDEPTH\tLABEL\tLAST USER MESSAGE")
 	for _, l := range leaves {
-		id := l.Leaf.EntryID
+		id := idCell(l.Leaf.EntryID)
 		if l.Active {
 			id += " *"
 		}
@@ -102,8 +83,11 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 		if l.Leaf.Depth != nil {
 			depth = fmt.Sprint(*l.Leaf.Depth)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(l.Leaf.TsMs), cell(sid[l.Session.SessionID]), clipWidth(cell(orDash(l.Session.Name)), nameColumns),
-			cell(id), cell(typ), depth, clipWidth(cell(orDash(l.Label)), nameColumns), cell(l.Preview))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(l.Leaf.TsMs), idCell(sid[l.Session.SessionID]), clipWidth(cell(orDash(l.Session.Name)), nameColumns),
+			id, cell(typ), depth, clipWidth(cell(orDash(l.Label)), nameColumns), cell(l.Preview))
+	}
+	if len(leaves) == 0 {
+		return noneInPicked(ctx, g, a, "leaves", f)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

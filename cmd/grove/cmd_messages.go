@@ -61,15 +61,19 @@ func writeMessage(g *env, raw json.RawMessage, entryID string) {
 		return
 	}
 	role, _ := m["role"].(string)
-	head := "── " + role
-	if role == "custom" || role == "hookMessage" {
-		head += fmt.Sprintf(" %v", m["customType"])
-		if m["display"] == false {
-			head += " (not displayed in pi)"
-		}
+	// Fields a message does not have are left out, never shown as
+	// "<nil>" or "()".
+	head := "── " + joinPresent(" ", role, present(m["customType"]))
+	if (role == "custom" || role == "hookMessage") && m["display"] == false {
+		head += " (not displayed in pi)"
 	}
 	if role == "toolResult" {
-		head += fmt.Sprintf(" %v (%v)", m["toolName"], m["toolCallId"])
+		if n := present(m["toolName"]); n != "" {
+			head += " " + n
+		}
+		if id := present(m["toolCallId"]); id != "" {
+			head += " (" + id + ")"
+		}
 		if m["isError"] == true {
 			head += " ERROR"
 		}
@@ -90,9 +94,13 @@ func writeMessage(g *env, raw json.RawMessage, entryID string) {
 			case "thinking":
 				fmt.Fprintln(g.stdout, "(thinking) "+strings.TrimSpace(fmt.Sprint(bm["thinking"])))
 			case "toolCall":
-				fmt.Fprintf(g.stdout, "→ %v %s  [%v]\n", bm["name"], archive.JSONText(bm["arguments"]), bm["id"])
+				line := "→ " + joinPresent(" ", present(bm["name"]), archive.JSONText(bm["arguments"]))
+				if id := present(bm["id"]); id != "" {
+					line += "  [" + id + "]"
+				}
+				fmt.Fprintln(g.stdout, line)
 			case "image":
-				fmt.Fprintf(g.stdout, "[image %v]\n", bm["mimeType"])
+				fmt.Fprintln(g.stdout, "["+joinPresent(" ", "image", present(bm["mimeType"]))+"]")
 			}
 		}
 	default:

@@ -52,7 +52,9 @@ func runRebuild(ctx context.Context, g *env, opts indexOptions) error {
 			return errors.Is(err, fs.ErrNotExist)
 		})
 		if len(opts.roots) == 0 && len(opts.files) == 0 {
-			opts.roots = defaultRoots()
+			if opts.roots, err = defaultRoots(); err != nil {
+				return err
+			}
 		}
 	}
 	iopts := archive.IndexOptions{Roots: opts.roots, Files: opts.files, Busy: g.busy}

@@ -72,7 +72,7 @@ func runRecover(ctx context.Context, g *env, path string, strict bool) error {
 	if g.json {
 		return writeJSON(g.stdout, out)
 	}
-	fmt.Fprintf(g.stdout, "%s: %s dialect, %d committed lines, %d entries, state %s\n", path, res.Dialect, res.Lines, res.Entries, res.State())
+	fmt.Fprintf(g.stdout, "%s: %s dialect, %s, %s, state %s\n", path, res.Dialect, counted(res.Lines, "committed line", "committed lines"), counted(res.Entries, "entry", "entries"), res.State())
 	for _, w := range res.Warnings {
 		fmt.Fprintf(g.stdout, "  warning line %d (byte %d): %s [%s]\n", w.Line, w.Offset, w.Message, w.Code)
 	}

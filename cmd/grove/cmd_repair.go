@@ -38,7 +38,7 @@ func runRepair(ctx context.Context, g *env, path string, dryRun bool) error {
 	if dryRun {
 		verb = "would truncate"
 	}
-	fmt.Fprintf(g.stdout, "%s %s at byte %d, removing %d bytes of unterminated tail\n", verb, path, plan.TruncateAt, plan.RemovedBytes)
+	fmt.Fprintf(g.stdout, "%s %s at byte %d, removing %s of unterminated tail\n", verb, path, plan.TruncateAt, counted(int(plan.RemovedBytes), "byte", "bytes"))
 	if dryRun {
 		fmt.Fprintf(g.stdout, "backup would be: %s\n", plan.Backup)
 	} else {

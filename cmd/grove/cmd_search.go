@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,7 +32,7 @@ func searchCommand(g *env) *cli.Command {
 		ArgsUsage:   "QUERY",
 		Description: searchQueryHelp,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "workspace", Usage: "only sessions of this workspace or of workspaces under this directory"},
+			workspaceFlag(),
 			&cli.StringFlag{Name: "session", Usage: "only this session (id, unique id prefix of 4+ characters, or file path)"},
 			&cli.StringSliceFlag{Name: "role", Usage: "only messages of this role (user, assistant, toolResult, bashExecution, ...); repeat or comma-separate"},
 			&cli.StringSliceFlag{Name: "type", Usage: "only entries of this type (message, compaction, branch_summary, label, ...); repeat or comma-separate"},
@@ -56,7 +57,7 @@ func searchCommand(g *env) *cli.Command {
 					return usagef("%s comes after the query, where it would be searched for: flags go before the query (grove search %s ... QUERY)", a, a)
 				}
 			}
-			o := archive.SearchOptions{Query: strings.Join(c.Args().Slice(), " "), Workspace: localDir(c.String("workspace")),
+			o := archive.SearchOptions{Query: strings.Join(c.Args().Slice(), " "), Workspace: archive.WorkspaceDir(c.String("workspace")),
 				Session: c.String("session"), Roles: splitList(c.StringSlice("role")), Types: splitList(c.StringSlice("type")),
 				Sort: c.String("sort"), Limit: c.Int("limit"), Offset: c.Int("offset"), NoDedupe: c.Bool("no-dedupe")}
 			switch c.String("branch") {
@@ -100,32 +101,26 @@ func searchCommand(g *env) *cli.Command {
 	return cmd
 }
 
-// localDir turns a --workspace given as a relative path of an existing
-// directory (".", "src", "../x") into its absolute, symlink-free path, as
-// pi records the cwd, so that --workspace . means this directory. An
-// absolute path is cleaned (//, /./, a trailing slash) and, when it exists
-// here, resolved through symlinks ("$PWD" in a symlinked directory);
-// anything else is taken as it is (workspaces may be another machine's).
-func localDir(w string) string {
-	if w == "" {
-		return w
+// describeSearch names the filters of o (see describe): "under /x and of
+// role user and since 2026-01-05T00:00:00Z".
+func describeSearch(o archive.SearchOptions) string {
+	parts := []string{describe(archive.Filter{Session: o.Session, Workspace: o.Workspace})}
+	if len(o.Roles) > 0 {
+		parts = append(parts, "of role "+cell(strings.Join(o.Roles, " or ")))
 	}
-	if filepath.IsAbs(w) {
-		w = filepath.Clean(w)
-		if real, err := filepath.EvalSymlinks(w); err == nil {
-			return real // pi records the cwd with symlinks resolved
-		}
-		return w
+	if len(o.Types) > 0 {
+		parts = append(parts, "of type "+cell(strings.Join(o.Types, " or ")))
 	}
-	if fi, err := os.Stat(w); err == nil && fi.IsDir() {
-		if abs, err := filepath.Abs(w); err == nil {
-			if real, err := filepath.EvalSymlinks(abs); err == nil {
-				return real
-			}
-			return abs
-		}
+	if o.Since != nil {
+		parts = append(parts, "since "+o.Since.UTC().Format(time.RFC3339))
 	}
-	return w
+	if o.Until != nil {
+		parts = append(parts, "before "+o.Until.UTC().Format(time.RFC3339))
+	}
+	if o.Active {
+		parts = append(parts, "on active paths")
+	}
+	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), " and ")
 }
 
 // splitList accepts repeated and comma-separated values.
@@ -174,6 +169,10 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 		}
 		if n, err := a.DB().CountSessions(ctx); err == nil && n == 0 {
 			fmt.Fprintf(g.stderr, "grove: the index at %s holds no sessions yet: run `grove index` (an index made by an older grove is emptied once, to add search text)\n", g.dbPath)
+		} else if err == nil && !g.json && o.Offset == 0 {
+			if err := nothingMatched(ctx, g, a, "hits for "+strconv.Quote(o.Query), describeSearch(o)); err != nil {
+				return err
+			}
 		}
 	}
 	if g.json {
@@ -202,7 +201,7 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 		if h.Role != nil {
 			kind = *h.Role
 		}
-		fmt.Fprintf(g.stdout, "%s %s  %s  %s  %s\n", h.SessionID, h.EntryID, kind, short(h.TsMs), orDash(h.Workspace))
+		fmt.Fprintf(g.stdout, "%s %s  %s  %s  %s\n", idCell(h.SessionID), idCell(h.EntryID), kind, short(h.TsMs), cell(orDash(h.Workspace)))
 		switch {
 		case h.Stale:
 			fmt.Fprintf(g.stdout, "    (the session file changed since it was indexed; run `grove index`)\n")
@@ -231,7 +230,7 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 	if o.Offset > 0 && len(res.Hits) > 0 {
 		shown = fmt.Sprintf("%d-%d", o.Offset+1, o.Offset+len(res.Hits))
 	}
-	fmt.Fprintf(g.stdout, "%s of %d%s hits (%s)", shown, res.Total, more, order)
+	fmt.Fprintf(g.stdout, "%s of %d%s %s (%s)", shown, res.Total, more, plural(res.Total, "hit", "hits"), order)
 	if next := o.Offset + len(res.Hits); next < res.Total || (!res.Exact && len(res.Hits) > 0) {
 		fmt.Fprintf(g.stdout, "; --offset %d for more", next)
 	}

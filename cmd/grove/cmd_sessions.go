@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -15,8 +16,8 @@ func sessionsCommand(g *env) *cli.Command {
 	return &cli.Command{
 		Name:  "sessions",
 		Usage: "list indexed sessions, most recently modified first, then the diagnostics of each session that has any",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "workspace", Usage: "only sessions of this workspace (exact)"},
+		Flags: []cli.Flag{workspaceFlag(),
+			&cli.StringFlag{Name: "dialect", Usage: "only sessions of this dialect (pi, plain)"},
 			&cli.StringFlag{Name: "first", Usage: "only sessions whose first user message (its first 200 characters) contains this text, ignoring case"},
 		},
 		Action: func(c *cli.Context) error {
@@ -26,7 +27,7 @@ func sessionsCommand(g *env) *cli.Command {
 			if c.IsSet("first") && archive.NormalizeText(c.String("first")) == "" {
 				return usagef("sessions --first: want some text to look for, got %q", c.String("first"))
 			}
-			return runSessions(c.Context, g, workspaceArg(c.String("workspace")), c.String("first"))
+			return runSessions(c.Context, g, filterOf(c), c.String("first"))
 		},
 	}
 }
@@ -65,13 +66,13 @@ type diagnosticJSON struct {
 // table, in terminal columns.
 const firstColumns = 40
 
-func runSessions(ctx context.Context, g *env, workspace, first string) error {
+func runSessions(ctx context.Context, g *env, f archive.Filter, first string) error {
 	a, err := g.openExisting(ctx)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	sessions, err := a.Sessions(ctx, workspace)
+	sessions, err := a.Pick(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -99,21 +100,20 @@ func runSessions(ctx context.Context, g *env, workspace, first string) error {
 		return writeJSON(g.stdout, map[string]any{"sessions": out})
 	}
 	if len(out) == 0 {
+		filters := describe(f)
 		if first != "" {
-			fmt.Fprintf(g.stderr, "no sessions whose first message contains %q\n", cell(first))
-			return nil
+			filters = strings.TrimPrefix(filters+" and whose first message contains "+strconv.Quote(cell(first)), " and ")
 		}
-		fmt.Fprintln(g.stderr, "no sessions in the index; run `grove index`")
-		return nil
+		return nothingMatched(ctx, g, a, "sessions", filters)
 	}
 	tw := table(g.stdout)
 	fmt.Fprintln(tw, "SESSION\tMODIFIED (UTC)\tENTRIES\tLEAVES\tSTATE\tWORKSPACE\tNAME\tFIRST MESSAGE\tFILE")
 	for _, s := range sessions {
 		state := s.State
 		if s.Diagnostics > 0 {
-			state = fmt.Sprintf("%s (%d diagnostics)", s.State, s.Diagnostics)
+			state = fmt.Sprintf("%s (%s)", s.State, counted(s.Diagnostics, "diagnostic", "diagnostics"))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", cell(s.SessionID), short(s.ModifiedMs), s.Entries, s.Leaves, state, cell(orDash(s.Workspace)), cell(orDash(s.Name)), firstCell(s.FirstMessage), cell(s.Path))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", idCell(s.SessionID), short(s.ModifiedMs), s.Entries, s.Leaves, state, cell(orDash(s.Workspace)), cell(orDash(s.Name)), firstCell(s.FirstMessage), cell(s.Path))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -155,7 +155,7 @@ func writeTreeText(w io.Writer, s *index.Session, t *archive.Tree) error {
 		}
 	}
 	if hidden := t.Folded + t.Cut; hidden > 0 {
-		fmt.Fprintf(bw, "\n(%d of %d entries shown", t.Shown, len(t.Entries))
+		fmt.Fprintf(bw, "\n(%d of %s shown", t.Shown, counted(len(t.Entries), "entry", "entries"))
 		if t.Folded > 0 {
 			bw.WriteString("; --full unfolds the runs")
 		}
@@ -273,7 +273,7 @@ func (tw *treeWriter) line(prefix string, n *archive.TreeNode) {
 		return
 	}
 	e := &tw.t.Entries[n.Entry]
-	head := prefix + padRight(cell(e.EntryID), tw.idWidth) + "  " + padRight(kindOf(e), tw.kindWidth) + "  "
+	head := prefix + padRight(idCell(e.EntryID), tw.idWidth) + "  " + padRight(kindOf(e), tw.kindWidth) + "  "
 	var marks []string
 	if n.Label != "" {
 		marks = append(marks, "["+clipWidth(cell(n.Label), 40)+"]")

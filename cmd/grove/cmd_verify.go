@@ -47,11 +47,11 @@ func runVerify(ctx context.Context, g *env, session string) error {
 			}
 			fmt.Fprintf(g.stdout, "%s: %s\n", line, p.Message)
 		}
-		summary := fmt.Sprintf("%d sessions, %d leaves: %d mismatches, %d stale", rep.Sessions, rep.Leaves, rep.Mismatches, rep.Stale)
+		summary := fmt.Sprintf("%s, %s: %s, %d stale", counted(rep.Sessions, "session", "sessions"), counted(rep.Leaves, "leaf", "leaves"), counted(rep.Mismatches, "mismatch", "mismatches"), rep.Stale)
 		if rep.Duplicates > 0 {
 			// Damage in the files, which the index records rightly: reported,
 			// but no failure of verify.
-			summary += fmt.Sprintf("; %d duplicated ids in the files (see `grove recover FILE`)", rep.Duplicates)
+			summary += fmt.Sprintf("; %s in the files (see `grove recover FILE`)", counted(rep.Duplicates, "duplicated id", "duplicated ids"))
 		}
 		fmt.Fprintln(g.stdout, summary)
 	}

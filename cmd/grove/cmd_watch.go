@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -49,7 +50,10 @@ func watchCommand(g *env) *cli.Command {
 			}
 			opts := watchOptions{roots: c.StringSlice("root"), debounce: c.Duration("debounce"), rescan: c.Duration("rescan")}
 			if len(opts.roots) == 0 {
-				opts.roots = defaultRoots()
+				var err error
+				if opts.roots, err = defaultRoots(); err != nil {
+					return err
+				}
 			}
 			if opts.debounce <= 0 || opts.rescan <= 0 {
 				return usagef("watch: --debounce and --rescan take a positive duration, such as 250ms or 5m")
@@ -71,12 +75,14 @@ func runWatch(ctx context.Context, g *env, opts watchOptions) error {
 		}
 	}
 	if len(roots) == 0 {
-		return &jsonl.Error{Code: jsonl.CodeIO, Path: strings.Join(opts.roots, ":"), Offset: -1,
-			Message: "cannot read session root: no such directory; nothing is watched",
-			Hint:    "pass --root DIR (repeatable) or set GROVE_ROOT to the directories holding your session files"}
+		return unreadableRoots(opts.roots, "nothing is watched")
 	}
 	for _, r := range missing {
-		fmt.Fprintf(g.stderr, "grove: %s: cannot read session root: no such directory; not watched\n", r)
+		_, err := os.Stat(r)
+		if err == nil {
+			err = syscall.ENOTDIR
+		}
+		fmt.Fprintf(g.stderr, "grove: %s: %s; not watched\n", r, archive.RootFailure(r, err).Message)
 	}
 	a, err := g.open(ctx)
 	if err != nil {
@@ -168,8 +174,8 @@ func (o *watchOutput) pass(trigger string, files []string, sum archive.IndexSumm
 		}{now.UTC().Format(time.RFC3339), trigger, sum})
 	}
 	if trigger == "start" || changed {
-		if _, err := fmt.Fprintf(o.g.stdout, "%s %d files: %d indexed (%d entries), %d unchanged, %d removed\n",
-			now.Format("15:04:05"), sum.Files, sum.Indexed, sum.Entries, sum.Unchanged, sum.Removed); err != nil {
+		if _, err := fmt.Fprintf(o.g.stdout, "%s %s: %d indexed (%s), %d unchanged, %d removed\n",
+			now.Format("15:04:05"), counted(sum.Files, "file", "files"), sum.Indexed, counted(sum.Entries, "entry", "entries"), sum.Unchanged, sum.Removed); err != nil {
 			return err
 		}
 	}

@@ -239,7 +239,7 @@ func TestWatch_Process(t *testing.T) {
 	if got := p.stderr.String(); !strings.HasSuffix(got, "grove: stopped\n") || strings.Count(got, "\n") != 2 {
 		t.Errorf("stderr = %q, want the start line and grove: stopped", got)
 	}
-	line := regexp.MustCompile(`^\d\d:\d\d:\d\d \d+ files: \d+ indexed \(\d+ entries\), \d+ unchanged, \d+ removed$`)
+	line := regexp.MustCompile(`^\d\d:\d\d:\d\d (1 file|\d+ files): \d+ indexed \((1 entry|\d+ entries)\), \d+ unchanged, \d+ removed$`)
 	lines := strings.Split(strings.TrimSuffix(p.stdout.String(), "\n"), "\n")
 	for _, l := range lines {
 		if !line.MatchString(l) {

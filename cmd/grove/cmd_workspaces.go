@@ -5,28 +5,32 @@ import (
 	"fmt"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/grove-sessions/grove/archive"
 )
 
 func workspacesCommand(g *env) *cli.Command {
 	return &cli.Command{
 		Name:  "workspaces",
 		Usage: "list workspaces with their sessions and entries",
+		Flags: []cli.Flag{&cli.StringFlag{Name: "workspace", Usage: "only workspaces that are `DIR` or below it (/a/b takes /a/b and /a/b/c, not /a/bc); " +
+			". and relative paths are from the current directory"}},
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 0, 0); err != nil {
 				return err
 			}
-			return runWorkspaces(c.Context, g)
+			return runWorkspaces(c.Context, g, archive.WorkspaceDir(c.String("workspace")))
 		},
 	}
 }
 
-func runWorkspaces(ctx context.Context, g *env) error {
+func runWorkspaces(ctx context.Context, g *env, dir string) error {
 	a, err := g.openExisting(ctx)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	ws, err := a.Workspaces(ctx)
+	ws, err := a.Workspaces(ctx, dir)
 	if err != nil {
 		return err
 	}
@@ -42,6 +46,9 @@ func runWorkspaces(ctx context.Context, g *env) error {
 	}
 	if g.json {
 		return writeJSON(g.stdout, map[string]any{"workspaces": out})
+	}
+	if len(ws) == 0 {
+		return nothingMatched(ctx, g, a, "workspaces", describe(archive.Filter{Workspace: dir}))
 	}
 	tw := table(g.stdout)
 	fmt.Fprintln(tw, "WORKSPACE\tSESSIONS\tENTRIES\tMODIFIED (UTC)")

@@ -77,6 +77,15 @@ func commonPrefix(a, b string) int {
 	return n
 }
 
+// idColumns is how wide an entry or session id may be in a table or a
+// listing line, in terminal columns: a UUID (36) fits; an absurd id of
+// hundreds of characters is cut with "…" (--json keeps it whole).
+const idColumns = 40
+
+// idCell is an id as a table shows it: escaped (see cell), then clipped to
+// idColumns.
+func idCell(id string) string { return clipWidth(cell(id), idColumns) }
+
 // nameColumns is how wide a session name or label may be in a table
 // column, in terminal columns (wide CJK characters count two).
 const nameColumns = 28

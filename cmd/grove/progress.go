@@ -19,19 +19,26 @@ func stderrIsTerminal(g *env) bool {
 }
 
 // progressReporter draws a progress bar for long index runs on w (issue 5
-// item 7): files read of those that changed, megabytes, rate and time
-// left. It is made only when stderr is a terminal; otherwise nothing is
-// drawn and only the one-line summary is printed at the end.
+// item 7): files read of those that changed, megabytes, and time left. It
+// is made only when stderr is a terminal; otherwise nothing is drawn and
+// only the one-line summary is printed at the end. Its percentage only
+// grows (issue 13 item 11), also when a second pass starts or the total is
+// estimated again: the bar counts in steps of a fixed scale, and a smaller
+// fraction than one drawn before keeps it where it was.
 type progressReporter struct {
 	w        io.Writer
 	bar      *progressbar.ProgressBar
 	throttle time.Duration // least time between two redraws
+	shown    float64       // the largest fraction drawn so far
 }
 
 // minProgressBytes is the least a run must read for a bar to be worth
 // drawing: a refresh that reads a few appended lines says nothing until
 // its summary.
 const minProgressBytes = 8 << 20
+
+// progressSteps is the bar's fixed scale: a hundredth of a percent.
+const progressSteps = 10000
 
 func newProgressReporter(w io.Writer) *progressReporter {
 	return &progressReporter{w: w, throttle: 200 * time.Millisecond}
@@ -43,10 +50,8 @@ func (r *progressReporter) update(p archive.Progress) {
 		if p.BytesTotal < minProgressBytes {
 			return
 		}
-		r.bar = progressbar.NewOptions64(p.BytesTotal,
+		r.bar = progressbar.NewOptions64(progressSteps,
 			progressbar.OptionSetWriter(r.w),
-			progressbar.OptionShowBytes(true),
-			progressbar.OptionShowCount(),
 			progressbar.OptionSetPredictTime(true),
 			progressbar.OptionSetElapsedTime(true),
 			progressbar.OptionThrottle(r.throttle),
@@ -54,9 +59,17 @@ func (r *progressReporter) update(p archive.Progress) {
 			progressbar.OptionFullWidth(),
 		)
 	}
-	r.bar.Describe(fmt.Sprintf("indexing %d/%d files", p.Files, p.FilesTotal))
-	r.bar.Set64(p.Bytes)
+	f := 0.0
+	if p.BytesTotal > 0 {
+		f = min(float64(p.Bytes)/float64(p.BytesTotal), 1)
+	}
+	r.shown = max(r.shown, f)
+	r.bar.Describe(fmt.Sprintf("indexing %d/%s, %s of %s", p.Files, counted(p.FilesTotal, "file", "files"), megabytes(p.Bytes), megabytes(p.BytesTotal)))
+	r.bar.Set64(int64(r.shown * progressSteps))
 }
+
+// megabytes renders n bytes for the bar: "12.3 MB".
+func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
 
 // finish clears the bar, if one was drawn.
 func (r *progressReporter) finish() {

@@ -44,3 +44,32 @@ func TestIndex_NoProgressWithoutTerminal(t *testing.T) {
 		t.Fatalf("summary %q, want one line saying 3 files were indexed", out.String())
 	}
 }
+
+// The bar's percentage only grows (issue 13 item 11): not when a second
+// pass starts from 0 bytes, nor when the total is estimated again.
+func TestProgressReporter_NeverBack(t *testing.T) {
+	var b bytes.Buffer
+	r := newProgressReporter(&b)
+	r.throttle = 0
+	last := -1.0
+	for i, p := range []archive.Progress{
+		{FilesTotal: 10, BytesTotal: 100 << 20},
+		{Files: 5, FilesTotal: 10, Bytes: 60 << 20, BytesTotal: 100 << 20},
+		{Files: 0, FilesTotal: 10, Bytes: 0, BytesTotal: 100 << 20},          // a second pass
+		{Files: 6, FilesTotal: 10, Bytes: 70 << 20, BytesTotal: 200 << 20},   // the total doubled
+		{Files: 7, FilesTotal: 10, Bytes: 130 << 20, BytesTotal: 200 << 20},  // 65%
+		{Files: 10, FilesTotal: 10, Bytes: 100 << 20, BytesTotal: 100 << 20}, // done
+		{Files: 10, FilesTotal: 10, Bytes: 300 << 20, BytesTotal: 100 << 20}, // more than the total
+	} {
+		r.update(p)
+		got := r.bar.State().CurrentPercent
+		if got < last {
+			t.Fatalf("update %d (%+v): the bar went back from %.3f to %.3f", i, p, last, got)
+		}
+		last = got
+	}
+	if last != 1 {
+		t.Fatalf("the bar ends at %.3f, want 1", last)
+	}
+	r.finish()
+}

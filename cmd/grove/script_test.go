@@ -46,6 +46,7 @@ func TestMain(m *testing.M) {
 //	jsonlen FILE PATH N               the array or object at PATH has N elements
 //	contains FILE WANTFILE            every non-empty line of WANTFILE occurs in FILE, byte for byte
 //	appendfile DST SRC                append the bytes of SRC to DST, as a writer would
+//	hardlink OLD NEW                  NEW is a hard link to OLD
 //
 // FILE may be stdout or stderr. The json commands also check that FILE holds
 // exactly one JSON document. See jsonPath for the PATH syntax.
@@ -142,6 +143,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"jsonlen":    cmdJSONLen,
 	"contains":   cmdContains,
 	"appendfile": cmdAppendFile,
+	"hardlink":   cmdHardlink,
 }
 
 // cmdJSONGet is `jsonget FILE PATH [WANT]`. A string value is compared
@@ -262,6 +264,15 @@ func cmdAppendFile(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	_, err = f.WriteString(ts.ReadFile(args[1]))
 	ts.Check(errors.Join(err, f.Close()))
+}
+
+// cmdHardlink is `hardlink OLD NEW`: NEW becomes a second name of OLD's
+// file (same device and inode).
+func cmdHardlink(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: hardlink OLD NEW")
+	}
+	ts.Check(os.Link(ts.MkAbs(args[0]), ts.MkAbs(args[1])))
 }
 
 // readJSON decodes FILE, which must hold exactly one JSON document (SPEC

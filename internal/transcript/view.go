@@ -140,8 +140,33 @@ func timeSpan(entries []Entry) line {
 	if !seen {
 		return line{txt("unknown")}
 	}
+	now := time.Now()
+	if !plausible(lo, now) || !plausible(hi, now) {
+		// A year-9999 (or 1970) stamp makes a span of nonsense, or one
+		// beyond what a time.Duration holds.
+		return line{txt(stamp(lo) + " → " + stamp(hi) + " (duration unknown)")}
+	}
 	d := utc(hi).Sub(utc(lo)).Round(time.Second)
 	return line{txt(stamp(lo) + " → " + stamp(hi) + " (" + d.String() + ")")}
+}
+
+// earliestPlausible is the earliest time (Unix milliseconds) a session
+// entry can truly have been written at: 1990-01-01 UTC.
+const earliestPlausible = 631152000000
+
+// plausible reports whether ms (Unix milliseconds) can be when an entry was
+// written: from 1990 to a day after now. A duration or age computed from
+// any other time is shown as unknown (issue 13 item 11).
+func plausible(ms int64, now time.Time) bool {
+	return ms >= earliestPlausible && ms <= now.Add(24*time.Hour).UnixMilli()
+}
+
+// nouns is n with the noun in its number: "1 entry", "2 entries".
+func nouns(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 // build turns d into the view both writers lay out.
@@ -161,7 +186,7 @@ func build(d Doc) view {
 			messages++
 		}
 	}
-	count := strconv.Itoa(len(d.Entries)) + " entries, " + strconv.Itoa(messages) + " messages"
+	count := nouns(len(d.Entries), "entry", "entries") + ", " + nouns(messages, "message", "messages")
 	v.Facts = []fact{
 		{"Session", line{codeS(d.SessionID)}},
 		{"Workspace", line{codeS(d.Workspace)}},

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grove-sessions/grove/archive"
+)
+
+// workspaceUsage is the workspace rule (SPEC §3.3), said the same way in
+// every command's --help.
+const workspaceUsage = "only sessions whose workspace is `DIR` or below it (/a/b takes /a/b and /a/b/c, not /a/bc); " +
+	". and relative paths are from the current directory"
+
+func workspaceFlag() cli.Flag {
+	return &cli.StringFlag{Name: "workspace", Usage: workspaceUsage}
+}
+
+var filterFlags = []cli.Flag{
+	&cli.StringFlag{Name: "session", Usage: "only this session (id, unique id prefix of 4+ characters, or file path)"},
+	workspaceFlag(),
+}
+
+func filterOf(c *cli.Context) archive.Filter {
+	return archive.Filter{Session: c.String("session"), Workspace: archive.WorkspaceDir(c.String("workspace")),
+		Dialect: c.String("dialect")}
+}
+
+// describe names the filters of f as they narrow a listing: "under /x",
+// "in session S", "of dialect pi", joined with "and"; "" for none.
+func describe(f archive.Filter) string {
+	var parts []string
+	if f.Session != "" {
+		parts = append(parts, "in session "+cell(f.Session))
+	}
+	if f.Workspace != "" {
+		parts = append(parts, "under "+cell(f.Workspace))
+	}
+	if f.Dialect != "" {
+		parts = append(parts, "of dialect "+cell(f.Dialect))
+	}
+	return strings.Join(parts, " and ")
+}
+
+// nothingMatched says on stderr why a listing of what ("sessions",
+// "leaves", "hits for x") is empty (issue 13 item 11): the filters (see
+// describe) that left every session out, and what the index holds; or that
+// the index holds no session at all.
+func nothingMatched(ctx context.Context, g *env, a *archive.Archive, what, filters string) error {
+	n, w, err := a.Holdings(ctx)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		fmt.Fprintf(g.stderr, "no %s: the index at %s holds no sessions; run `grove index`\n", what, g.dbPath)
+		return nil
+	}
+	if filters != "" {
+		what += " " + filters
+	}
+	fmt.Fprintf(g.stderr, "no %s; the index holds %s in %s\n", what, counted(n, "session", "sessions"), counted(w, "workspace", "workspaces"))
+	return nil
+}
+
+// noneInPicked says on stderr that the sessions f picks (picked of them)
+// hold no what ("leaves", "branch points"); when f picks none,
+// nothingMatched says why.
+func noneInPicked(ctx context.Context, g *env, a *archive.Archive, what string, f archive.Filter) error {
+	picked, err := a.Pick(ctx, f)
+	if err != nil {
+		return err
+	}
+	if len(picked) == 0 {
+		return nothingMatched(ctx, g, a, what, describe(f))
+	}
+	in := counted(len(picked), "session", "sessions")
+	if d := describe(f); d != "" {
+		in += " " + d
+	}
+	fmt.Fprintf(g.stderr, "no %s in the %s\n", what, in)
+	return nil
+}
