@@ -89,6 +89,14 @@ func SetAside(dbPath string) (backup string, err error) {
 		if err != nil {
 			return fail(err)
 		}
+		// The damaged copy holds every word the index did: 0600 (SPEC §6).
+		files := []string{backup}
+		for _, s := range sidecars {
+			files = append(files, backup+s)
+		}
+		if err := index.Tighten(index.FileMode, nil, files...); err != nil {
+			return fail(err)
+		}
 		return backup, nil
 	}
 }
@@ -114,14 +122,49 @@ func anyExists(name string) bool {
 // files are never moved or changed.
 func OpenForWrite(ctx context.Context, dbPath string, warn func(msg string)) (*Archive, error) {
 	before, _ := os.Stat(dbPath)
+	if before != nil && before.Mode().IsRegular() {
+		// Before SQLite opens it, so the -wal and -shm it makes are 0600
+		// too; only a grove index is changed (Open says which it is).
+		if _, err := index.Owned(dbPath); err == nil {
+			if err := tightenIndex(dbPath, warn); err != nil {
+				return nil, err
+			}
+		}
+	}
 	a, err := Open(ctx, dbPath)
 	if jsonl.CodeOf(err) != jsonl.CodeDamagedIndex {
+		if err == nil {
+			if terr := tightenIndex(dbPath, warn); terr != nil {
+				a.Close()
+				return nil, terr
+			}
+		}
 		return a, err
 	}
 	if err := setAsideDamaged(dbPath, before, err, warn); err != nil {
 		return nil, err
 	}
 	return Open(ctx, dbPath)
+}
+
+// tightenIndex makes the index at dbPath and the files beside it (its
+// SQLite sidecars and lock file) 0600, with a note for each one changed
+// (SPEC §6: an index made more open by an older grove is tightened on the
+// next write).
+func tightenIndex(dbPath string, warn func(string)) error {
+	real := dbPath
+	if r, err := filepath.EvalSymlinks(dbPath); err == nil {
+		real = r
+	}
+	files := []string{real, LockPath(dbPath)}
+	for _, s := range sidecars {
+		files = append(files, real+s)
+	}
+	if err := index.Tighten(index.FileMode, warn, files...); err != nil {
+		return &jsonl.Error{Code: jsonl.CodeIO, Path: dbPath, Offset: -1, Err: err,
+			Message: "cannot make the index private (0600): " + errMsg(err)}
+	}
+	return nil
 }
 
 // ReopenDamaged is OpenForWrite's remedy for damage met after the index was

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -78,6 +79,16 @@ func requiredTables(version int) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Owned reports, as owned does, whether the file at path is a grove index
+// (false for no file or an empty one), reading only its first 100 bytes.
+func Owned(path string) (bool, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false, err
+	}
+	return owned(path, abs)
 }
 
 // owned reads the first 100 bytes of the file at abs, without SQLite, and

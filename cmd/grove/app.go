@@ -62,7 +62,17 @@ type env struct {
 // open opens the index for a command that writes it, creating it if
 // needed. A damaged index is set aside, said on stderr, and replaced by a
 // new one; a file that is not a grove index, or a newer grove's, is refused.
+//
+// At the default location the directory is grove's own
+// ($XDG_DATA_HOME/grove): it is made 0700 if it is more open (SPEC §6).
+// A --db directory may be the user's and is left as it is.
 func (g *env) open(ctx context.Context) (*archive.Archive, error) {
+	if def := defaultDB(); g.dbPath == def {
+		if err := index.Tighten(index.DirMode, g.warn, filepath.Dir(def)); err != nil {
+			return nil, &jsonl.Error{Code: jsonl.CodeIO, Path: filepath.Dir(def), Offset: -1, Err: err,
+				Message: "cannot make the index directory private (0700): " + reason(err)}
+		}
+	}
 	return archive.OpenForWrite(ctx, g.dbPath, g.warn)
 }
 

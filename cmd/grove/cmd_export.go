@@ -230,16 +230,14 @@ func writeDocument(path string, data []byte, force bool) error {
 	fail := func(err error) error {
 		return &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot write the export: " + reason(err)}
 	}
+	// CreateTemp makes the file 0600 (less what the umask takes away):
+	// a transcript holds what the session did (SPEC §6).
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return fail(err)
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fail(err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
 		return fail(err)
 	}
