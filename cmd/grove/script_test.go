@@ -22,8 +22,8 @@ import (
 // exitcode helper) when a script runs them; see testscript.Main.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"grove":    func() { os.Exit(mainStatus()) },
-		"exitcode": exitcodeMain,
+		"grove":     func() { os.Exit(mainStatus()) },
+		"exitcode":  exitcodeMain,
 		"withumask": withumaskMain,
 	})
 }
