@@ -122,18 +122,11 @@ func anyExists(name string) bool {
 // files are never moved or changed.
 func OpenForWrite(ctx context.Context, dbPath string, warn func(msg string)) (*Archive, error) {
 	before, _ := os.Stat(dbPath)
-	if before != nil && before.Mode().IsRegular() {
-		// Before SQLite opens it, so the -wal and -shm it makes are 0600
-		// too; only a grove index is changed (Open says which it is).
-		if _, err := index.Owned(dbPath); err == nil {
-			if err := tightenIndex(dbPath, warn); err != nil {
-				return nil, err
-			}
-		}
-	}
 	a, err := Open(ctx, dbPath)
 	if jsonl.CodeOf(err) != jsonl.CodeDamagedIndex {
 		if err == nil {
+			// Only once Open has said it is a grove index this grove may
+			// write: a newer grove's or a foreign file is never changed.
 			if terr := tightenIndex(dbPath, warn); terr != nil {
 				a.Close()
 				return nil, terr
