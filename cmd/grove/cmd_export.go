@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/transcript"
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -228,6 +229,9 @@ func writeDocument(path string, data []byte, force bool) error {
 		}
 	}
 	fail := func(err error) error {
+		if df := index.DiskFull(path, err, int64(len(data)), "grove export"); df != nil {
+			return df // the document's size is what it wanted
+		}
 		return &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot write the export: " + reason(err)}
 	}
 	// CreateTemp makes the file 0600 (less what the umask takes away):

@@ -143,6 +143,14 @@ func TestRun_DiskFull(t *testing.T) {
 	mustDiskFull(t, "grove rebuild", code, stdout, fsDir)
 	check("grove rebuild")
 
+	// watch: its first pass does not fit; it stops, as on any index failure.
+	code, stdout, _ = grove("--json", "watch", "--root", small, "--root", big)
+	mustDiskFull(t, "grove watch", code, stdout, fsDir)
+	if !strings.Contains(stdout, "grove watch again") {
+		t.Errorf("grove watch: %s; want the hint to name grove watch", stdout)
+	}
+	check("grove watch")
+
 	// Without --json: one line, the code and the hint.
 	code, _, stderr = grove("index", "--root", small, "--root", big)
 	if code != 1 || !strings.Contains(stderr, "[disk_full]") || !strings.Contains(stderr, "free space on "+fsDir) {
@@ -165,6 +173,9 @@ func TestRun_DiskFull(t *testing.T) {
 	out := filepath.Join(fsDir, "t.md")
 	code, stdout, _ = grove("--json", "export", "--out", out, "5b7e")
 	mustDiskFull(t, "grove export --out", code, stdout, fsDir)
+	if !strings.Contains(stdout, " bytes could not be written") {
+		t.Errorf("grove export --out: %s; want the bytes it wanted", stdout)
+	}
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("grove export left %s", out)
 	}
