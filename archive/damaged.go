@@ -141,7 +141,7 @@ func OpenForWrite(ctx context.Context, dbPath string, warn func(msg string)) (*A
 }
 
 // tightenIndex makes the index at dbPath and the files beside it (its
-// SQLite sidecars and lock file) 0600, with a note for each one changed
+// SQLite sidecars, lock and sources files) 0600, with a note for each one changed
 // (SPEC §6: an index made more open by an older grove is tightened on the
 // next write).
 func tightenIndex(dbPath string, warn func(string)) error {
@@ -149,7 +149,7 @@ func tightenIndex(dbPath string, warn func(string)) error {
 	if r, err := filepath.EvalSymlinks(dbPath); err == nil {
 		real = r
 	}
-	files := []string{real, LockPath(dbPath)}
+	files := []string{real, LockPath(dbPath), SourcesPath(dbPath)}
 	for _, s := range sidecars {
 		files = append(files, real+s)
 	}
