@@ -89,6 +89,14 @@ func SetAside(dbPath string) (backup string, err error) {
 		if err != nil {
 			return fail(err)
 		}
+		// The damaged copy holds every word the index did: 0600 (SPEC §6).
+		files := []string{backup}
+		for _, s := range sidecars {
+			files = append(files, backup+s)
+		}
+		if err := index.Tighten(index.FileMode, nil, files...); err != nil {
+			return fail(err)
+		}
 		return backup, nil
 	}
 }
@@ -116,12 +124,40 @@ func OpenForWrite(ctx context.Context, dbPath string, warn func(msg string)) (*A
 	before, _ := os.Stat(dbPath)
 	a, err := Open(ctx, dbPath)
 	if jsonl.CodeOf(err) != jsonl.CodeDamagedIndex {
+		if err == nil {
+			// Only once Open has said it is a grove index this grove may
+			// write: a newer grove's or a foreign file is never changed.
+			if terr := tightenIndex(dbPath, warn); terr != nil {
+				a.Close()
+				return nil, terr
+			}
+		}
 		return a, err
 	}
 	if err := setAsideDamaged(dbPath, before, err, warn); err != nil {
 		return nil, err
 	}
 	return Open(ctx, dbPath)
+}
+
+// tightenIndex makes the index at dbPath and the files beside it (its
+// SQLite sidecars, lock and sources files) 0600, with a note for each one changed
+// (SPEC §6: an index made more open by an older grove is tightened on the
+// next write).
+func tightenIndex(dbPath string, warn func(string)) error {
+	real := dbPath
+	if r, err := filepath.EvalSymlinks(dbPath); err == nil {
+		real = r
+	}
+	files := []string{real, LockPath(dbPath), SourcesPath(dbPath)}
+	for _, s := range sidecars {
+		files = append(files, real+s)
+	}
+	if err := index.Tighten(index.FileMode, warn, files...); err != nil {
+		return &jsonl.Error{Code: jsonl.CodeIO, Path: dbPath, Offset: -1, Err: err,
+			Message: "cannot make the index private (0600): " + errMsg(err)}
+	}
+	return nil
 }
 
 // ReopenDamaged is OpenForWrite's remedy for damage met after the index was

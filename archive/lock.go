@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -29,7 +30,7 @@ func LockPath(dbPath string) string { return dbPath + ".lock" }
 // grove killed by SIGKILL never leaves it held. unlock releases it.
 func (a *Archive) Lock(ctx context.Context, busy func(holder string)) (unlock func(), err error) {
 	path := LockPath(a.db.File())
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, index.FileMode)
 	if err != nil {
 		return nil, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err,
 			Message: "cannot open the index's lock file: " + errMsg(err)}

@@ -61,9 +61,75 @@ func (a *Archive) Remember(ctx context.Context, opts IndexOptions) error {
 	for _, s := range srcs {
 		if !have[s] {
 			missing = append(missing, s)
+			have[s] = true
 		}
 	}
-	return a.db.AddSources(ctx, missing)
+	if err := a.db.AddSources(ctx, missing); err != nil {
+		return err
+	}
+	if _, err := os.Stat(SourcesPath(a.db.File())); len(missing) > 0 || err != nil {
+		return writeSourcesFile(a.db.File(), append(known, missing...))
+	}
+	return nil
+}
+
+// SourcesPath is "<dbPath>.sources": the sources of the index at dbPath,
+// one "root PATH" or "file PATH" a line, kept outside the SQLite file so
+// that `grove rebuild` knows what to read even when the page holding the
+// sources table is what is damaged (issue 13 item 3). 0600.
+func SourcesPath(dbPath string) string { return dbPath + ".sources" }
+
+// writeSourcesFile replaces SourcesPath(dbPath) with srcs, through a
+// temporary file and a rename.
+func writeSourcesFile(dbPath string, srcs []index.Source) error {
+	var b strings.Builder
+	for _, s := range srcs {
+		if strings.ContainsAny(s.Path, "\n\r") {
+			continue // not representable in a line; the table still has it
+		}
+		b.WriteString(s.Kind + " " + s.Path + "\n")
+	}
+	path := SourcesPath(dbPath)
+	fail := func(err error) error {
+		return index.Classify(dbPath, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err,
+			Message: "cannot write the list of session roots: " + errMsg(err)})
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fail(err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.WriteString(b.String()); err != nil {
+		tmp.Close()
+		return fail(err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// ReadSourcesFile returns the sources SourcesPath(dbPath) lists (none when
+// there is no such file).
+func ReadSourcesFile(dbPath string) ([]index.Source, error) {
+	b, err := os.ReadFile(SourcesPath(dbPath))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []index.Source
+	for _, line := range strings.Split(string(b), "\n") {
+		kind, path, ok := strings.Cut(line, " ")
+		if ok && (kind == "root" || kind == "file") && filepath.IsAbs(path) {
+			out = append(out, index.Source{Kind: kind, Path: path})
+		}
+	}
+	return out, nil
 }
 
 // Rebuild builds a new index of opts' files at RebuildPath(index file),
@@ -125,6 +191,11 @@ func (a *Archive) Rebuild(ctx context.Context, opts IndexOptions) (IndexSummary,
 	if err := a.db.RestoreFrom(ctx, tmp); err != nil {
 		return sum, a.db.Classify(err)
 	}
+	if srcs, err := a.db.Sources(ctx); err == nil {
+		if err := writeSourcesFile(a.db.File(), srcs); err != nil {
+			return sum, err
+		}
+	}
 	return sum, nil
 }
 
@@ -132,7 +203,7 @@ func (a *Archive) Rebuild(ctx context.Context, opts IndexOptions) (IndexSummary,
 // rebuild: the file, its SQLite sidecars and its lock file. Only grove
 // makes files by that name.
 func removeIndexFiles(path string) error {
-	for _, s := range append(append([]string{""}, sidecars...), ".lock") {
+	for _, s := range append(append([]string{""}, sidecars...), ".lock", ".sources") {
 		if err := os.Remove(path + s); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return &jsonl.Error{Code: jsonl.CodeIO, Path: path + s, Offset: -1, Err: err,
 				Message: "cannot remove what an interrupted rebuild left: " + errMsg(err)}

@@ -34,8 +34,11 @@ import (
 // sqliteHeader is the magic string at byte 0 of every SQLite database file.
 const sqliteHeader = "SQLite format 3\x00"
 
-// DamagedHint is the hint of every damaged_index error.
-const DamagedHint = "the index is only a cache of your session files: `grove rebuild` (or `grove index`) sets it aside and builds a new one"
+// DamagedHint is the hint of every damaged_index error. It names only the
+// command that repairs every kind of damage (SPEC §6): `grove index` on an
+// index whose damage lies deeper than Open looks finds nothing to re-read
+// and would leave it broken.
+const DamagedHint = "the index is only a cache of your session files: `grove rebuild` sets it aside and builds a new one from the session files"
 
 // requiredTables returns the tables an index of schema version has, as
 // the migrations up to it create and drop them (CREATE [VIRTUAL] TABLE,

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -137,7 +138,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index path %s: %w", path, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(abs), DirMode); err != nil {
 		return nil, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err,
 			Message: "cannot create the index directory: " + err.Error()}
 	}
@@ -149,6 +150,12 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		if err := probe(ctx, path, abs); err != nil {
 			return nil, err
 		}
+	} else if f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FileMode); err == nil {
+		// Made here, 0600, before SQLite opens it: SQLite makes the -wal
+		// and -shm files with the index file's mode (SPEC §6).
+		f.Close()
+	} else if !errors.Is(err, os.ErrExist) {
+		return nil, Classify(path, ioErr(path, "cannot create the index", err))
 	}
 	// A URI, so that '?', '#' and '%' in the path are the file's name and
 	// not parameters.
@@ -164,6 +171,12 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, Classify(path, err)
 	}
 	return d, nil
+}
+
+// ioErr is an io_error naming path, or disk_full when the disk is (see
+// DiskFull).
+func ioErr(path, what string, err error) error {
+	return &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err, Message: what + ": " + pathErrMsg(err)}
 }
 
 // uriEscaper escapes what a SQLite URI file name cannot hold literally.

@@ -41,6 +41,18 @@ const (
 	CodeWrongDialect     Code = "wrong_dialect"     // an operation for one dialect asked of a session of the other (a pi fork of a plain session)
 )
 
+// The codes of issue 13 (SPEC §8), in a block of their own.
+const (
+	// CodeWouldReplace is an export target that is a session file: the
+	// source, an indexed session's file, a file under an indexed root, or
+	// one whose first line is a session header or entry of any dialect.
+	// Refused even with --force; nothing is written.
+	CodeWouldReplace Code = "would_replace_session"
+	// CodeDiskFull is a write the file system had no room for (ENOSPC, or
+	// SQLite's SQLITE_FULL): Path names the file, the hint what to free.
+	CodeDiskFull Code = "disk_full"
+)
+
 // Sentinels for errors.Is: an *Error matches the sentinel of its Code, so
 // errors.Is(err, jsonl.ErrCycle) is true for any cycle error, whatever its
 // id or path.

@@ -62,7 +62,17 @@ type env struct {
 // open opens the index for a command that writes it, creating it if
 // needed. A damaged index is set aside, said on stderr, and replaced by a
 // new one; a file that is not a grove index, or a newer grove's, is refused.
+//
+// At the default location the directory is grove's own
+// ($XDG_DATA_HOME/grove): it is made 0700 if it is more open (SPEC §6).
+// A --db directory may be the user's and is left as it is.
 func (g *env) open(ctx context.Context) (*archive.Archive, error) {
+	if def := defaultDB(); g.dbPath == def {
+		if err := index.Tighten(index.DirMode, g.warn, filepath.Dir(def)); err != nil {
+			return nil, &jsonl.Error{Code: jsonl.CodeIO, Path: filepath.Dir(def), Offset: -1, Err: err,
+				Message: "cannot make the index directory private (0700): " + reason(err)}
+		}
+	}
 	return archive.OpenForWrite(ctx, g.dbPath, g.warn)
 }
 
@@ -205,10 +215,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
+	// A full disk, wherever it was met (SQLite's SQLITE_FULL is the index's).
+	if df := index.DiskFull(g.dbPath, err, 0, "grove "+commandOf(args)); df != nil {
+		err = df
+	}
 	// Damage met by a query or an ingest, after the index opened.
 	err = index.Classify(g.dbPath, err)
 	report(g, err)
 	return exitStatus(err)
+}
+
+// commandOf is the command named on a grove command line (program name
+// first): the first argument that is not a global flag or its value.
+func commandOf(args []string) string {
+	for i := 1; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--db" || a == "-db":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a
+		}
+	}
+	return ""
 }
 
 // exitStatus maps an error to SPEC §8's exit status.

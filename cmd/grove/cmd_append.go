@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -91,10 +92,16 @@ func runAppend(ctx context.Context, g *env, path string, in io.Reader, fsync boo
 			}
 			continue
 		}
+		if df := index.DiskFull(path, err, 0, "grove repair (for a torn last line), then grove append"); df != nil {
+			err = df // the writer is tainted by it, but what to do is free space
+		}
 		f := appendFailure{Line: is.line, Code: jsonl.CodeOf(err), Message: err.Error()}
 		var je *jsonl.Error
 		if errors.As(err, &je) {
 			f.Message = je.Message
+			if je.Code == jsonl.CodeDiskFull {
+				f.Message += "; " + je.Hint
+			}
 		}
 		out.Failed = append(out.Failed, f)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/transcript"
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -70,11 +71,14 @@ func exportCommand(g *env) *cli.Command {
          takes it as a new session.
 
 An existing --out file is never appended to; md and html replace one only
-with --force.`,
+with --force. A session file is never replaced, with or without --force
+(would_replace_session): the source, any indexed session's file, a file
+under a root the index remembers, or a file whose first line is a session
+header or entry of any dialect.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "md", Usage: "md, html or jsonl"},
 			&cli.StringFlag{Name: "out", Usage: "write to `FILE` (or, for jsonl, into directory FILE) instead of stdout (- is stdout)"},
-			&cli.BoolFlag{Name: "force", Usage: "replace an existing md or html --out file"},
+			&cli.BoolFlag{Name: "force", Usage: "replace an existing md or html --out file (never a session file)"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 1, 2); err != nil {
@@ -131,6 +135,9 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 				stamp := strings.NewReplacer(":", "-", ".", "-").Replace(now.UTC().Format("2006-01-02T15:04:05.000Z"))
 				o.out = filepath.Join(o.out, stamp+"_"+id.String()+".jsonl")
 			}
+			if err := a.CheckExportTarget(ctx, p.Session, o.out); err != nil {
+				return err
+			}
 			if err := ctx.Err(); err != nil {
 				return err // Ctrl-C while the fork was being made: write nothing
 			}
@@ -179,6 +186,9 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 		_, err := g.stdout.Write(doc.Bytes())
 		return err
 	}
+	if err := a.CheckExportTarget(ctx, p.Session, o.out); err != nil {
+		return err
+	}
 	if err := writeDocument(o.out, doc.Bytes(), o.force); err != nil {
 		return err
 	}
@@ -219,18 +229,19 @@ func writeDocument(path string, data []byte, force bool) error {
 		}
 	}
 	fail := func(err error) error {
+		if df := index.DiskFull(path, err, int64(len(data)), "grove export"); df != nil {
+			return df // the document's size is what it wanted
+		}
 		return &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot write the export: " + reason(err)}
 	}
+	// CreateTemp makes the file 0600 (less what the umask takes away):
+	// a transcript holds what the session did (SPEC §6).
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return fail(err)
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fail(err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
 		return fail(err)
 	}

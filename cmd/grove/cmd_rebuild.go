@@ -10,6 +10,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/jsonl"
 )
 
 func rebuildCommand(g *env) *cli.Command {
@@ -36,14 +38,47 @@ func rebuildCommand(g *env) *cli.Command {
 }
 
 func runRebuild(ctx context.Context, g *env, opts indexOptions) error {
+	// What to read, asked before a damaged index is set aside (g.open):
+	// the new index must read what the old one was asked to, not the
+	// default roots.
+	given := len(opts.roots) > 0 || len(opts.files) > 0
+	var known []index.Source
+	var knownErr error
+	_, statErr := os.Stat(g.dbPath)
+	if !given && statErr == nil {
+		known, knownErr = index.SourcesOf(ctx, g.dbPath)
+	}
 	a, err := g.open(ctx)
 	if err != nil {
 		return err
 	}
-	defer a.Close()
-	if len(opts.roots) == 0 && len(opts.files) == 0 {
+	defer func() { a.Close() }()
+	if !given {
 		if opts.roots, opts.files, err = a.Sources(ctx); err != nil {
-			return a.DB().Classify(err)
+			damaged := a.DB().Classify(err)
+			if jsonl.CodeOf(damaged) != jsonl.CodeDamagedIndex {
+				return damaged
+			}
+			// Damage deeper than Open looks, in the sources table itself.
+			if a, err = archive.ReopenDamaged(ctx, a, damaged, g.warn); err != nil {
+				return err
+			}
+			opts.roots, opts.files = nil, nil
+		}
+		if len(known) == 0 || knownErr != nil {
+			// The sources table is unreadable: the copy beside the index.
+			known, knownErr = archive.ReadSourcesFile(g.dbPath)
+		}
+		if len(opts.roots) == 0 && len(opts.files) == 0 && knownErr == nil && len(known) > 0 {
+			for _, s := range known {
+				if s.Kind == "root" {
+					opts.roots = append(opts.roots, s.Path)
+				} else {
+					opts.files = append(opts.files, s.Path)
+				}
+			}
+		} else if len(opts.roots) == 0 && len(opts.files) == 0 {
+			g.warn("the damaged index does not say what it was asked to read; reading the default roots (name them with --root DIR)")
 		}
 		// A single file indexed once and deleted since is no reason to
 		// refuse; a root that is gone is (a disk not mounted?).

@@ -302,3 +302,44 @@ func TestWatch_ProcessJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestWatch_PrivateModes: a grove watch started under umask 000 makes the
+// index directory 0700 and the index, its -wal, -shm and lock files 0600,
+// checked while it runs, after its first pass and after a change pass
+// (SPEC §6, issue 13 item 2). Not parallel: the umask is the process's, and
+// the watch inherits it when it starts.
+func TestWatch_PrivateModes(t *testing.T) {
+	work := t.TempDir()
+	root := filepath.Join(work, "sessions")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "a.jsonl"), []byte(piSession("watch-a", 2)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(work, "grove-made", "index.db")
+	old := syscall.Umask(0)
+	p := mustStartWatch(t, db, false, "--root", root, "--debounce", "100ms")
+	syscall.Umask(old)
+	modes := func(when string) {
+		t.Helper()
+		for _, c := range []struct {
+			path string
+			want os.FileMode
+		}{{filepath.Dir(db), 0o700}, {db, 0o600}, {db + "-wal", 0o600}, {db + "-shm", 0o600}, {db + ".lock", 0o600}} {
+			fi, err := os.Stat(c.path)
+			if err != nil {
+				t.Errorf("%s: %s: %v", when, c.path, err)
+			} else if got := fi.Mode().Perm(); got != c.want {
+				t.Errorf("%s: %s is %04o, want %04o", when, c.path, got, c.want)
+			}
+		}
+	}
+	p.waitFor(t, "the first pass's line", func() bool { return strings.Contains(p.stdout.String(), " 1 files: ") })
+	modes("after the first pass")
+	if err := os.WriteFile(filepath.Join(root, "b.jsonl"), []byte(piSession("watch-b", 3)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.waitFor(t, "b.jsonl indexed", func() bool { return p.sessions(t)[filepath.Join(root, "b.jsonl")] == 3 })
+	modes("after a change pass")
+}

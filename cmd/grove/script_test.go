@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -21,8 +22,9 @@ import (
 // exitcode helper) when a script runs them; see testscript.Main.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"grove":    func() { os.Exit(mainStatus()) },
-		"exitcode": exitcodeMain,
+		"grove":     func() { os.Exit(mainStatus()) },
+		"exitcode":  exitcodeMain,
+		"withumask": withumaskMain,
 	})
 }
 
@@ -144,6 +146,52 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"contains":   cmdContains,
 	"appendfile": cmdAppendFile,
 	"hardlink":   cmdHardlink,
+	"mode":       cmdMode,
+}
+
+// withumaskMain is `withumask MASK PROG [ARGS...]`: it sets the umask
+// (octal) and runs PROG in its place, with the script's environment and
+// streams, exiting with PROG's status. Its own process, so the test
+// process's umask is never changed.
+func withumaskMain() {
+	if len(os.Args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: withumask MASK PROG [ARGS...]")
+		os.Exit(3)
+	}
+	mask, err := strconv.ParseUint(os.Args[1], 8, 32)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "withumask: bad mask %q\n", os.Args[1])
+		os.Exit(3)
+	}
+	syscall.Umask(int(mask))
+	cmd := exec.Command(os.Args[2], os.Args[3:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			os.Exit(ee.ExitCode())
+		}
+		fmt.Fprintln(os.Stderr, "withumask:", err)
+		os.Exit(3)
+	}
+	os.Exit(0)
+}
+
+// cmdMode is `mode FILE PERM`: FILE (not followed if a symlink) has exactly
+// the permission bits PERM (octal, such as 0600).
+func cmdMode(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: mode FILE PERM")
+	}
+	want, err := strconv.ParseUint(args[1], 8, 32)
+	if err != nil {
+		ts.Fatalf("mode: bad PERM %q", args[1])
+	}
+	fi, err := os.Lstat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if got := uint64(fi.Mode().Perm()); (got == want) == neg {
+		ts.Fatalf("%s is %04o, want %s%04o", args[0], got, map[bool]string{true: "not ", false: ""}[neg], want)
+	}
 }
 
 // cmdJSONGet is `jsonget FILE PATH [WANT]`. A string value is compared

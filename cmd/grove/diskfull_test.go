@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/grove-sessions/grove/internal/testutil"
+)
+
+// mustSmallFS mounts a tmpfs of size bytes on a new directory and unmounts
+// it when the test ends. It skips the test, saying why, when not root or
+// when the mount fails (CI runs as root, so there it runs).
+func mustSmallFS(t *testing.T, size string) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("disk-full tests mount a tmpfs, which needs root; run go test as root to include them")
+	}
+	dir := filepath.Join(t.TempDir(), "small")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs on %s (%v: %s); the disk-full tests need one", dir, err, bytes.TrimSpace(out))
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+	return dir
+}
+
+// fill writes a file into dir until the file system is full, then frees
+// leave bytes of it.
+func fill(t *testing.T, dir string, leave int64) string {
+	t.Helper()
+	name := filepath.Join(dir, "filler")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			break
+		}
+	}
+	fi, _ := f.Stat()
+	if err := f.Truncate(max(0, fi.Size()-leave)); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// diskFullErr is the --json error object of a disk_full answer.
+type diskFullErr struct{ Code, Message, Path, Hint string }
+
+func mustDiskFull(t *testing.T, what string, code int, stdout, fsDir string) {
+	t.Helper()
+	var got struct{ Error diskFullErr }
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil || code != 1 || got.Error.Code != "disk_full" ||
+		!strings.HasPrefix(got.Error.Path, fsDir) || !strings.Contains(got.Error.Hint, "free space on "+fsDir) {
+		t.Fatalf("%s on a full disk = %d, %s; want exit 1, disk_full naming a file under %s, a hint to free space on it", what, code, stdout, fsDir)
+	}
+}
+
+// mustWholeIndex checks the index with SQLite's integrity check and that
+// no WAL is left taking space.
+func mustWholeIndex(t *testing.T, db string) {
+	t.Helper()
+	conn, err := sql.Open("sqlite", "file:"+db+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var res string
+	if err := conn.QueryRow("PRAGMA integrity_check").Scan(&res); err != nil || res != "ok" {
+		t.Fatalf("integrity_check of %s = %q, %v; want ok", db, res, err)
+	}
+	if fi, err := os.Stat(db + "-wal"); err == nil && fi.Size() > 0 {
+		t.Errorf("%s-wal is %d bytes after the failed write; want it checkpointed or removed", db, fi.Size())
+	}
+}
+
+// TestRun_DiskFull: on a 3 MB tmpfs, every command that writes answers
+// disk_full (the file, a hint naming the file system), exit 1; the old
+// index stays whole and answers as before; no WAL, rebuild file or
+// temporary file is left (SPEC §8, issue 13 item 4).
+func TestRun_DiskFull(t *testing.T) {
+	fsDir := mustSmallFS(t, "3m")
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := filepath.Join(fsDir, "index.db")
+	small := filepath.Join(dir, "small")
+	for _, f := range []string{"pi/v3-tree.jsonl", "plain/chapter-tree.jsonl"} {
+		testutil.MustCopy(t, testutil.Testdata(t, f), small, filepath.Base(f))
+	}
+	big := filepath.Join(dir, "big")
+	for i := range 6 {
+		testutil.MustWriteFile(t, big, fmt.Sprintf("s%d.jsonl", i), testutil.PiSession(1<<20, int64(i)))
+	}
+	grove := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := run(ctx, append([]string{"grove", "--db", db}, args...), &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
+	}
+	if code, _, stderr := grove("index", "--root", small); code != 0 {
+		t.Fatalf("grove index of the small root = %d, %s", code, stderr)
+	}
+	_, before, _ := grove("--json", "path", "5b7e")
+
+	check := func(what string) {
+		t.Helper()
+		mustWholeIndex(t, db)
+		if code, got, stderr := grove("--json", "path", "5b7e"); code != 0 || got != before {
+			t.Fatalf("after %s: grove path = %d, %s %s; want the old index's answer", what, code, got, stderr)
+		}
+		left, _ := filepath.Glob(filepath.Join(filepath.Dir(db), ".*.tmp"))
+		if reb, _ := filepath.Glob(db + ".rebuild*"); len(reb)+len(left) > 0 {
+			t.Errorf("after %s: left behind %v %v", what, reb, left)
+		}
+	}
+
+	// index: the big root does not fit.
+	code, stdout, stderr := grove("--json", "index", "--root", small, "--root", big)
+	mustDiskFull(t, "grove index", code, stdout, fsDir)
+	if !strings.Contains(stdout, "grove index again") || strings.Contains(stdout, "migrate") {
+		t.Errorf("grove index: %s %s; want the hint to name grove index, no migration message", stdout, stderr)
+	}
+	check("grove index")
+
+	// rebuild: the new index beside the old one does not fit.
+	code, stdout, _ = grove("--json", "rebuild", "--root", small, "--root", big)
+	mustDiskFull(t, "grove rebuild", code, stdout, fsDir)
+	check("grove rebuild")
+
+	// watch: its first pass does not fit; it stops, as on any index failure.
+	code, stdout, _ = grove("--json", "watch", "--root", small, "--root", big)
+	mustDiskFull(t, "grove watch", code, stdout, fsDir)
+	if !strings.Contains(stdout, "grove watch again") {
+		t.Errorf("grove watch: %s; want the hint to name grove watch", stdout)
+	}
+	check("grove watch")
+
+	// Without --json: one line, the code and the hint.
+	code, _, stderr = grove("index", "--root", small, "--root", big)
+	if code != 1 || !strings.Contains(stderr, "[disk_full]") || !strings.Contains(stderr, "free space on "+fsDir) {
+		t.Errorf("grove index = %d, %q; want one disk_full line", code, stderr)
+	}
+	check("grove index (text)")
+
+	// Even a reader needs room for the index's -shm file.
+	filler := fill(t, fsDir, 2<<10)
+	code, stdout, _ = grove("--json", "sessions")
+	mustDiskFull(t, "grove sessions", code, stdout, fsDir)
+	os.Remove(filler)
+
+	// export --out, append and repair on another disk with a few KB left.
+	outDir := mustSmallFS(t, "1m")
+	sess := testutil.MustWriteFile(t, outDir, "s.jsonl", []byte(`{"id":"a","parentId":null,"timestamp":1767225600000,"type":"message","message":{"role":"user","content":"hi"}}`+"\n"))
+	torn := testutil.MustWriteFile(t, outDir, "torn.jsonl", []byte(`{"id":"a","parentId":null,"timestamp":1767225600000,"type":"message","message":{"role":"user","content":"hi"}}`+"\n"+`{"id":"b","par`))
+	fill(t, outDir, 2<<10)
+	fsDir = outDir
+	out := filepath.Join(fsDir, "t.md")
+	code, stdout, _ = grove("--json", "export", "--out", out, "5b7e")
+	mustDiskFull(t, "grove export --out", code, stdout, fsDir)
+	if !strings.Contains(stdout, " bytes could not be written") {
+		t.Errorf("grove export --out: %s; want the bytes it wanted", stdout)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("grove export left %s", out)
+	}
+	code, stdout, _ = grove("--json", "export", "--format", "jsonl", "--out", filepath.Join(fsDir, "f.jsonl"), "5b7e")
+	mustDiskFull(t, "grove export --format jsonl --out", code, stdout, fsDir)
+	check("grove export")
+	if left, _ := filepath.Glob(filepath.Join(fsDir, ".*")); len(left) > 0 {
+		t.Errorf("grove export left %v", left)
+	}
+
+	line := `{"id":"b","parentId":"a","timestamp":1767225601000,"type":"message","message":{"role":"user","content":"` + strings.Repeat("x", 64<<10) + `"}}` + "\n"
+	in := testutil.MustWriteFile(t, dir, "stdin", []byte(line))
+	stdin, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	saved := os.Stdin
+	os.Stdin = stdin // append reads os.Stdin; this test is not parallel
+	var so, se bytes.Buffer
+	code = run(ctx, []string{"grove", "--db", db, "--json", "append", sess}, &so, &se)
+	os.Stdin = saved
+	var app struct {
+		Failed []struct{ Code, Message string }
+	}
+	json.Unmarshal(so.Bytes(), &app)
+	if code != 1 || len(app.Failed) != 1 || app.Failed[0].Code != "disk_full" || !strings.Contains(app.Failed[0].Message, "free space on "+fsDir) {
+		t.Errorf("grove append on a full disk = %d, %s %s; want the line failed with disk_full and a hint", code, so.String(), se.String())
+	}
+
+	code, stdout, _ = grove("--json", "repair", torn)
+	mustDiskFull(t, "grove repair", code, stdout, fsDir)
+	check("grove repair")
+}

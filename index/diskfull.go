@@ -1,0 +1,94 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/grove-sessions/grove/jsonl"
+)
+
+// IsDiskFull reports whether err says the file system had no room:
+// ENOSPC or EDQUOT anywhere in its chain, SQLite's SQLITE_FULL (13), or
+// SQLITE_IOERR_SHMSIZE (4874: the -shm file could not be made its size,
+// which even a reader needs).
+func IsDiskFull(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return true
+	}
+	var se *sqlite.Error
+	return errors.As(err, &se) && (se.Code()&0xff == sqlite3.SQLITE_FULL || se.Code() == sqlite3.SQLITE_IOERR_SHMSIZE)
+}
+
+// DiskFull returns err as a disk_full *jsonl.Error when IsDiskFull (SPEC §8,
+// issue 13 item 4), else nil. Its Path is the file the operating system
+// named, else that of a *jsonl.Error in the chain, else path (the index,
+// for SQLite's SQLITE_FULL). wanted is the size in bytes of what was being
+// written, 0 when not known. The hint names the file system's mount point
+// and again, the command to run once there is room.
+func DiskFull(path string, err error, wanted int64, again string) error {
+	if !IsDiskFull(err) {
+		return nil
+	}
+	if e, ok := err.(*jsonl.Error); ok && e.Code == jsonl.CodeDiskFull {
+		return err
+	}
+	file := path
+	var je *jsonl.Error
+	var pe *os.PathError
+	switch {
+	case errors.As(err, &pe) && pe.Path != "":
+		file = pe.Path
+	case errors.As(err, &je) && je.Path != "":
+		file = je.Path
+	}
+	msg := "the disk is full"
+	if wanted > 0 {
+		msg += fmt.Sprintf(": %d bytes could not be written", wanted)
+	}
+	msg += " (" + pathErrMsg(err) + ")"
+	if again == "" {
+		again = "the command"
+	}
+	return &jsonl.Error{Code: jsonl.CodeDiskFull, Path: file, Offset: -1, Err: err, Message: msg,
+		Hint: "free space on " + MountPoint(file) + " and run " + again + " again"}
+}
+
+// MountPoint is the directory at the top of the file system holding path
+// (path itself or its nearest existing parent): the last directory, going
+// up, on the same device. It is path's directory when that cannot be told.
+func MountPoint(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Dir(path)
+	}
+	dir := abs
+	var st syscall.Stat_t
+	for syscall.Stat(dir, &st) != nil {
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return filepath.Dir(abs)
+		}
+		dir = parent
+	}
+	dev := st.Dev
+	for {
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return dir
+		}
+		var pst syscall.Stat_t
+		if syscall.Stat(parent, &pst) != nil || pst.Dev != dev {
+			return dir
+		}
+		dir = parent
+	}
+}
