@@ -335,7 +335,7 @@ func TestWatch_PrivateModes(t *testing.T) {
 			}
 		}
 	}
-	p.waitFor(t, "the first pass's line", func() bool { return strings.Contains(p.stdout.String(), " 1 files: ") })
+	p.waitFor(t, "the first pass's line", func() bool { return strings.Contains(p.stdout.String(), " 1 file: ") })
 	modes("after the first pass")
 	if err := os.WriteFile(filepath.Join(root, "b.jsonl"), []byte(piSession("watch-b", 3)), 0o644); err != nil {
 		t.Fatal(err)
