@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -113,7 +112,7 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 	if err != nil {
 		return err
 	}
-	var doc bytes.Buffer
+	var doc docBuffer // in pieces, not doubled (SPEC §2.8)
 	var lines [][]byte
 	switch o.format {
 	case "jsonl":
@@ -144,13 +143,7 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 			return written(g, o.out, what)
 		}
 		// To stdout, each line goes through what the writer would check
-		// (SPEC §5), so the document equals what --out writes. Its size is
-		// known: one allocation, not a doubling for each long line (§2.8).
-		n := 0
-		for _, l := range lines {
-			n += len(l) + 1
-		}
-		doc.Grow(n)
+		// (SPEC §5), so the document equals what --out writes.
 		for i, l := range lines {
 			b, err := jsonl.MarshalEntry(json.RawMessage(l))
 			if err != nil {
@@ -182,7 +175,7 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 		return err // Ctrl-C while the document was being made: write nothing
 	}
 	if o.out == "" {
-		_, err := g.stdout.Write(doc.Bytes())
+		_, err := doc.WriteTo(g.stdout)
 		return err
 	}
 	if err := writeDocument(o.out, doc.Bytes(), o.force); err != nil {
