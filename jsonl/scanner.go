@@ -84,7 +84,9 @@ func (s *Scanner) Scan() bool {
 	if s.done {
 		return false
 	}
-	s.buf = s.buf[:0]
+	// The last long line's buffer is let go, not kept for the rest of the
+	// file: the next long line gets one of its own size (see reserve).
+	s.buf = nil
 	var chunk []byte
 	var err error
 	for {
