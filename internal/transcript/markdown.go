@@ -67,7 +67,8 @@ func mdPartOut(w mdWriter, p part) {
 			mdCode(w, nil, "", p.Text)
 			return
 		}
-		w.WriteString(s + "\n\n")
+		w.WriteString(s) // not s + "\n\n": no copy of a 25 MB text (SPEC §2.8)
+		w.WriteString("\n\n")
 	case pCode:
 		mdCode(w, p.Caption, p.Lang, p.Text)
 	case pFold:
