@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"io"
 )
 
@@ -57,7 +58,11 @@ func HTML(w io.Writer, d Doc) error {
 	// error is a bug, a write error w's.
 	ew := &errWriter{w: w}
 	b := bufio.NewWriterSize(ew, 64<<10)
-	err := page.Execute(b, build(d))
+	sp := newImageSplicer(b)
+	t, err := page.Clone()
+	if err == nil {
+		err = t.Funcs(template.FuncMap{"image": sp.view, "md": sp.md}).Execute(sp, build(d))
+	}
 	if err == nil {
 		err = b.Flush()
 	}
