@@ -80,8 +80,8 @@ func BuildContext(path []jsonl.Entry) (*ModelContext, error) {
 		if !contextTypes[e.Type] {
 			continue
 		}
-		var o map[string]json.RawMessage
-		if json.Unmarshal(e.Raw, &o) != nil || o == nil {
+		o, ok := objectFields(e.Raw)
+		if !ok {
 			return nil, &jsonl.Error{Code: jsonl.CodeBadLine, Line: e.Line, Offset: e.Offset, Message: e.Type + " entry is not a JSON object"}
 		}
 		fields[i] = o
@@ -91,8 +91,8 @@ func BuildContext(path []jsonl.Entry) (*ModelContext, error) {
 		case "model_change":
 			c.Model = &Model{Provider: o["provider"], ModelID: o["modelId"]}
 		case "message":
-			var m map[string]json.RawMessage
-			if json.Unmarshal(o["message"], &m) != nil || m == nil {
+			m, ok := objectFields(o["message"])
+			if !ok {
 				return nil, &jsonl.Error{Code: jsonl.CodeBadLine, Line: e.Line, Offset: e.Offset, Message: "message entry without a message object"}
 			}
 			if jsString(m["role"]) == "assistant" {
@@ -199,4 +199,17 @@ func orNull(v json.RawMessage) json.RawMessage {
 		return json.RawMessage("null")
 	}
 	return v
+}
+
+// objectFields decodes the JSON object raw one level deep, as json.Unmarshal
+// into a map[string]json.RawMessage does (of a key given twice the last
+// wins), but each value is a sub-slice of raw rather than a copy, so a
+// 50 MB image in a line is not held twice (SPEC §2.8). ok is false when raw
+// is not one valid JSON object (JSON null included).
+func objectFields(raw []byte) (map[string]json.RawMessage, bool) {
+	m := map[string]json.RawMessage{}
+	if !jsonl.Members(raw, func(k string, v []byte) bool { m[k] = v; return true }) {
+		return nil, false
+	}
+	return m, true
 }

@@ -42,8 +42,8 @@ func (c *ModelContext) ForLLM() *ModelContext {
 // llmMessage is one message of ForLLM, or nil when a model does not get it;
 // v3 says the file is pi version 3 or later, where hookMessage is no role.
 func llmMessage(raw json.RawMessage, v3 bool) json.RawMessage {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil || m == nil {
+	m, ok := objectFields(raw)
+	if !ok {
 		return nil
 	}
 	user := func(content json.RawMessage) json.RawMessage {

@@ -68,11 +68,15 @@ type Header struct {
 // Field returns the raw JSON value of key in the JSON object raw, exactly as
 // it is written there, or nil when raw is not an object or lacks the key.
 // Message bodies read back by offset go through here (SPEC §4: kept
-// byte-for-byte).
+// byte-for-byte). The value is a sub-slice of raw, not a copy (§2.8); of a
+// key given twice, the last is returned, as encoding/json does.
 func Field(raw []byte, key string) json.RawMessage {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return nil
-	}
-	return m[key]
+	var v json.RawMessage
+	Members(raw, func(k string, value []byte) bool {
+		if k == key {
+			v = value
+		}
+		return true
+	})
+	return v
 }

@@ -44,6 +44,8 @@ func isBlank(b []byte) bool {
 // the last LF, when there are any.
 type Scanner struct {
 	r    *bufio.Reader
+	ra   io.ReaderAt // r's source when it has ReadAt: a long line's length is found first
+	base int64       // the file offset of ra's byte 0
 	buf  []byte
 	line Line
 	off  int64
@@ -58,14 +60,22 @@ const scanBufSize = 256 << 10
 // NewScanner returns a Scanner reading r from its current position, which it
 // takes to be byte 0 of the file.
 func NewScanner(r io.Reader) *Scanner {
-	return &Scanner{r: bufio.NewReaderSize(r, scanBufSize)}
+	return NewScannerAt(r, 0, 1)
 }
 
 // NewScannerAt is NewScanner for a reader positioned at byte offset off of
 // the file, on the first byte of physical line num (1-based). A BOM is only
 // skipped when off is 0.
 func NewScannerAt(r io.Reader, off int64, num int) *Scanner {
-	return &Scanner{r: bufio.NewReaderSize(r, scanBufSize), off: off, num: num - 1}
+	s := &Scanner{r: bufio.NewReaderSize(r, scanBufSize), off: off, num: num - 1, base: off}
+	ra, isRA := r.(io.ReaderAt)
+	sk, isSeeker := r.(io.Seeker)
+	if isRA && isSeeker {
+		if pos, err := sk.Seek(0, io.SeekCurrent); err == nil {
+			s.ra, s.base = ra, off-pos
+		}
+	}
+	return s
 }
 
 // Scan advances to the next line. It returns false at the end of the file or
@@ -74,12 +84,17 @@ func (s *Scanner) Scan() bool {
 	if s.done {
 		return false
 	}
-	s.buf = s.buf[:0]
+	// The last long line's buffer is let go, not kept for the rest of the
+	// file: the next long line gets one of its own size (see reserve).
+	s.buf = nil
 	var chunk []byte
 	var err error
 	for {
 		chunk, err = s.r.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
+			if len(s.buf) == 0 {
+				s.reserve(len(chunk))
+			}
 			s.buf = append(s.buf, chunk...)
 			continue
 		}
@@ -116,6 +131,38 @@ func (s *Scanner) Scan() bool {
 	l.Bytes = data
 	s.line = l
 	return true
+}
+
+// reserve makes room in buf for the whole of a line longer than the read
+// buffer, whose first n bytes were just read: its length is found by
+// reading ahead (ReadAt, which moves no position) to the next LF, so the
+// line is copied into one allocation of its size, not into a slice grown
+// by doubling, whose copies would cost twice the line again (SPEC §2.8).
+// Without ReadAt and Seek, or on a read error (which the next read
+// reports), buf grows as append grows it. A reader that counts its bytes
+// counts such a line twice.
+func (s *Scanner) reserve(n int) {
+	if s.ra == nil {
+		return
+	}
+	var probe [64 << 10]byte
+	at := s.off - s.base + int64(n) // ReadSlice filled the buffer: nothing more is buffered
+	need := n
+	for {
+		k, err := s.ra.ReadAt(probe[:], at)
+		if i := bytes.IndexByte(probe[:k], '\n'); i >= 0 {
+			need += i + 1
+			break
+		}
+		need += k
+		at += int64(k)
+		if err != nil || k == 0 {
+			break
+		}
+	}
+	if cap(s.buf) < need {
+		s.buf = make([]byte, 0, need)
+	}
 }
 
 // Line returns the current line. Its Bytes are only valid until the next Scan.

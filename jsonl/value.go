@@ -76,14 +76,18 @@ func compactRaw(raw []byte) ([]byte, error) {
 		var x json.RawMessage
 		return nil, invalidEntry("", "invalid JSON: "+fmt.Sprint(json.Unmarshal(raw, &x)))
 	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil {
-		return nil, invalidEntry("", "invalid JSON: "+err.Error())
+	out := raw[:len(raw):len(raw)] // capped: appending to the result never writes into raw
+	if !IsCompact(raw) {           // a committed line usually is: no copy of it (SPEC §2.8)
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, raw); err != nil {
+			return nil, invalidEntry("", "invalid JSON: "+err.Error())
+		}
+		out = buf.Bytes()
 	}
-	if field, why := roundTrip(buf.Bytes()); why != "" {
+	if field, why := roundTrip(out); why != "" {
 		return nil, invalidEntry(field, why)
 	}
-	return buf.Bytes(), nil
+	return out, nil
 }
 
 // valueChecker walks an in-memory value. Nesting is bounded by the value

@@ -36,6 +36,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringSliceFlag{Name: "only", Usage: "measure only these sections: " + strings.Join(sections, ", ") + " (without index, the index of an earlier run in --work is used)"},
 			&cli.IntFlag{Name: "refresh-files", Value: 10000, Usage: "files of 4-9 KB in the many-files corpus (cold index, no-op refresh, watch); 0 skips"},
 			&cli.StringFlag{Name: "append-sizes", Value: "10MB,100MB", Usage: "sizes of the single sessions a 1 KB entry is appended to, comma-separated; empty skips"},
+			&cli.StringFlag{Name: "long-line-size", Value: "50MB", Usage: "size of the base64 image line of the long-line step's session (its text line is half that); 0 skips"},
 			&cli.StringFlag{Name: "big-mem-size", Value: "500MB", Usage: "size of the single session whose cold index's peak RSS is measured; 0 skips"},
 			&cli.DurationFlag{Name: "watch-idle", Value: 10 * time.Second, Usage: "how long grove watch is sampled while nothing changes"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON document"},
@@ -106,6 +107,10 @@ func configOf(c *cli.Context) (config, error) {
 	if err != nil || (bigMem > 0 && bigMem < minSessionBytes) {
 		return config{}, fmt.Errorf("--big-mem-size: %q is not 0 or a size of %d bytes or more (%v)", c.String("big-mem-size"), minSessionBytes, err)
 	}
+	longLine, err := corpusgen.ParseSize(c.String("long-line-size"))
+	if err != nil || longLine < 0 {
+		return config{}, fmt.Errorf("--long-line-size: %q is not 0 or a size (%v)", c.String("long-line-size"), err)
+	}
 	if c.Int("refresh-files") < 0 || c.Duration("watch-idle") <= 0 {
 		return config{}, fmt.Errorf("--refresh-files must not be negative and --watch-idle must be above 0")
 	}
@@ -119,7 +124,7 @@ func configOf(c *cli.Context) (config, error) {
 		}
 	}
 	return config{Corpus: o, Dir: dir, ExplicitDir: c.String("corpus") != "", Work: work, Runs: c.Int("runs"), SearchRuns: c.Int("search-runs"), Grove: c.String("grove"), Only: only,
-		RefreshFiles: c.Int("refresh-files"), AppendSizes: sizes, BigMem: bigMem, WatchIdle: c.Duration("watch-idle")}, nil
+		RefreshFiles: c.Int("refresh-files"), AppendSizes: sizes, BigMem: bigMem, LongLine: longLine, WatchIdle: c.Duration("watch-idle")}, nil
 }
 
 // minSessionBytes is the smallest session corpusgen writes.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/grove-sessions/grove/internal/corpusgen"
+	"github.com/grove-sessions/grove/internal/testutil"
 )
 
 // allowedSkips are the reasons a figure of the smoke test may be skipped
@@ -38,7 +39,7 @@ func TestSuite_Smoke(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	app := newApp(&stdout, &stderr)
 	args := []string{"grove-bench", "--size", "3MB", "--runs", "1", "--search-runs", "3", "--work", work, "--json",
-		"--refresh-files", "200", "--append-sizes", "1MB,4MB", "--big-mem-size", "8MB", "--watch-idle", "1s"}
+		"--refresh-files", "200", "--append-sizes", "1MB,4MB", "--big-mem-size", "8MB", "--long-line-size", "4MB", "--watch-idle", "1s"}
 	if err := app.RunContext(context.Background(), args); err != nil {
 		t.Fatalf("grove-bench %s: %v\n%s", strings.Join(args[1:], " "), err, stderr.String())
 	}
@@ -59,7 +60,7 @@ func TestSuite_Smoke(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"index", "refresh", "search in-process", "search whole-process", "path", "verify", "baseline",
-		"many-files", "watch", "append", "big-mem"} {
+		"many-files", "watch", "append", "big-mem", "long-line"} {
 		if sections[s] == 0 {
 			t.Errorf("no %q figures", s)
 		}
@@ -129,6 +130,7 @@ func checkRefreshFigures(t *testing.T, res *Result) {
 		"append/4.0 MB session: refresh peak RSS", "append/1.0 MB session: bytes read by the refresh",
 		"append/4.0 MB session: bytes read by the refresh",
 		"big-mem/cold index: wall time", "big-mem/cold index: throughput", "big-mem/cold index: peak RSS",
+		"long-line/index: peak RSS", "long-line/export --format html: peak RSS", "long-line/search " + testutil.LongLineWord + ": peak RSS",
 		"watch/idle CPU",
 	} {
 		if _, ok := figs[name]; !ok {

@@ -46,6 +46,7 @@ func (s *suite) targets() {
 		add("search", "index size ÷ JSONL size", "≤ 1.0", r, "×", r <= 1, fmt.Sprintf("%.2f over", r-1))
 	}
 	s.refreshTargets(add)
+	s.longLineTargets(add)
 }
 
 // refreshTargets checks the refresh issue's goals on the figures of the

@@ -36,11 +36,14 @@ type config struct {
 	RefreshFiles int
 	AppendSizes  []int64
 	BigMem       int64
-	WatchIdle    time.Duration // how long grove watch is sampled idle
+	// LongLine is the base64 image line of the long-line step's session,
+	// bytes (its text line is half that); 0 skips the step.
+	LongLine  int64
+	WatchIdle time.Duration // how long grove watch is sampled idle
 }
 
 // sections are the names --only accepts.
-var sections = []string{"index", "refresh", "search", "path", "verify", "baseline", "many-files", "watch", "append", "big-mem"}
+var sections = []string{"index", "refresh", "search", "path", "verify", "baseline", "many-files", "watch", "append", "big-mem", "long-line"}
 
 // queries is the fixed query set of the search figures (issue: search):
 // grove's query and the literal text rg looks for.
@@ -109,6 +112,8 @@ type suite struct {
 	byName map[string]Figure
 	// watchExit is grove watch's exit status after SIGINT, when measured.
 	watchExit *int
+	// longLineGoal is the long-line step's memory goal, MB (0 until run).
+	longLineGoal float64
 }
 
 func (s *suite) add(f Figure) Figure {
@@ -154,6 +159,7 @@ func (s *suite) run(ctx context.Context) (*Result, error) {
 		{"grove watch idle", "watch", "", s.watchIdle},
 		{"refresh after an append to one session", "append", "", s.appendSessions},
 		{"big-session memory", "big-mem", "", s.bigSession},
+		{"long-line memory", "long-line", "", s.longLine},
 	}
 	selected := func(section string) bool {
 		return section != "" && (len(s.cfg.Only) == 0 || s.cfg.Only[section])

@@ -52,7 +52,7 @@ func runContext(ctx context.Context, g *env, session, leaf string, llm bool) err
 		mc = mc.ForLLM()
 	}
 	if g.json {
-		return writeJSON(g.stdout, struct {
+		return writeJSONStream(g.stdout, struct {
 			Session       string            `json:"session"`
 			Leaf          string            `json:"leaf"`
 			Messages      []json.RawMessage `json:"messages"`

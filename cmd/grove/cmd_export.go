@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -117,7 +116,7 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 	if err != nil {
 		return err
 	}
-	var doc bytes.Buffer
+	var doc docBuffer // in pieces, not doubled (SPEC §2.8)
 	var lines [][]byte
 	switch o.format {
 	case "jsonl":
@@ -183,7 +182,7 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 		return err // Ctrl-C while the document was being made: write nothing
 	}
 	if o.out == "" {
-		_, err := g.stdout.Write(doc.Bytes())
+		_, err := doc.WriteTo(g.stdout)
 		return err
 	}
 	if err := a.CheckExportTarget(ctx, p.Session, o.out); err != nil {

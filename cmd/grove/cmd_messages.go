@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/jsonl"
 )
 
 func messagesCommand(g *env) *cli.Command {
@@ -36,7 +39,7 @@ func runMessages(ctx context.Context, g *env, session, leaf string) error {
 		return err
 	}
 	if g.json {
-		return writeJSON(g.stdout, struct {
+		return writeJSONStream(g.stdout, struct {
 			Session  string            `json:"session"`
 			Leaf     string            `json:"leaf"`
 			Messages []json.RawMessage `json:"messages"`
@@ -55,26 +58,26 @@ func runMessages(ctx context.Context, g *env, session, leaf string) error {
 // entry it came from, when given), then its text, tool calls with their
 // arguments, tool results, bash runs and summaries.
 func writeMessage(g *env, raw json.RawMessage, entryID string) {
-	var m map[string]any
-	if json.Unmarshal(raw, &m) != nil {
+	m, ok := lazyObject(raw)
+	if !ok {
 		fmt.Fprintln(g.stdout, string(raw))
 		return
 	}
-	role, _ := m["role"].(string)
+	role, _ := m.get("role").(string)
 	// Fields a message does not have are left out, never shown as
 	// "<nil>" or "()".
-	head := "── " + joinPresent(" ", role, present(m["customType"]))
-	if (role == "custom" || role == "hookMessage") && m["display"] == false {
+	head := "── " + joinPresent(" ", role, present(m.get("customType")))
+	if (role == "custom" || role == "hookMessage") && m.get("display") == false {
 		head += " (not displayed in pi)"
 	}
 	if role == "toolResult" {
-		if n := present(m["toolName"]); n != "" {
+		if n := present(m.get("toolName")); n != "" {
 			head += " " + n
 		}
-		if id := present(m["toolCallId"]); id != "" {
+		if id := present(m.get("toolCallId")); id != "" {
 			head += " (" + id + ")"
 		}
-		if m["isError"] == true {
+		if m.get("isError") == true {
 			head += " ERROR"
 		}
 	}
@@ -82,35 +85,77 @@ func writeMessage(g *env, raw json.RawMessage, entryID string) {
 		head += "  [entry " + entryID + "]"
 	}
 	fmt.Fprintln(g.stdout, head)
-	switch c := m["content"].(type) {
-	case string:
-		fmt.Fprintln(g.stdout, c)
-	case []any:
-		for _, b := range c {
-			bm, _ := b.(map[string]any)
-			switch bm["type"] {
+	content := m["content"]
+	var blocks []json.RawMessage
+	switch {
+	case len(content) > 0 && content[0] == '"':
+		writeLine(g, m.get("content"))
+	case jsonl.Elements(content, func(b []byte) { blocks = append(blocks, b) }):
+		for _, b := range blocks {
+			// A block's fields are decoded only when printed: an image's
+			// base64 data never is (SPEC §2.8).
+			bm, _ := lazyObject(b)
+			switch bm.get("type") {
 			case "text":
-				fmt.Fprintln(g.stdout, bm["text"])
+				writeLine(g, bm.get("text"))
 			case "thinking":
-				fmt.Fprintln(g.stdout, "(thinking) "+strings.TrimSpace(fmt.Sprint(bm["thinking"])))
+				fmt.Fprintln(g.stdout, "(thinking) "+strings.TrimSpace(fmt.Sprint(bm.get("thinking"))))
 			case "toolCall":
-				line := "→ " + joinPresent(" ", present(bm["name"]), archive.JSONText(bm["arguments"]))
-				if id := present(bm["id"]); id != "" {
+				line := "→ " + joinPresent(" ", present(bm.get("name")), archive.JSONText(bm.get("arguments")))
+				if id := present(bm.get("id")); id != "" {
 					line += "  [" + id + "]"
 				}
 				fmt.Fprintln(g.stdout, line)
 			case "image":
-				fmt.Fprintln(g.stdout, "["+joinPresent(" ", "image", present(bm["mimeType"]))+"]")
+				fmt.Fprintln(g.stdout, "["+joinPresent(" ", "image", present(bm.get("mimeType")))+"]")
 			}
 		}
 	default:
-		switch summary, _ := m["summary"].(string); {
+		switch summary, _ := m.get("summary").(string); {
 		case role == "bashExecution":
-			fmt.Fprintf(g.stdout, "$ %v\n%v\n", m["command"], m["output"])
+			fmt.Fprintf(g.stdout, "$ %v\n%v\n", m.get("command"), m.get("output"))
 		case role == "compactionSummary" || role == "branchSummary":
 			fmt.Fprintln(g.stdout, summary)
 		default:
 			fmt.Fprintln(g.stdout, archive.Preview(raw, 200))
 		}
 	}
+}
+
+// writeLine is fmt.Fprintln(g.stdout, v) without fmt's copy of a string.
+func writeLine(g *env, v any) {
+	if s, ok := v.(string); ok {
+		io.WriteString(g.stdout, s)
+		io.WriteString(g.stdout, "\n")
+		return
+	}
+	fmt.Fprintln(g.stdout, v)
+}
+
+// rawObject is a JSON object's members as raw sub-slices of its text
+// (jsonl.Members); of a key given twice the last wins.
+type rawObject map[string]json.RawMessage
+
+// lazyObject splits raw into its members without decoding them; JSON null
+// is the empty object, as json.Unmarshal into a map makes it. ok is false
+// for anything else that is not a JSON object.
+func lazyObject(raw []byte) (rawObject, bool) {
+	m := rawObject{}
+	if string(bytes.TrimSpace(raw)) == "null" {
+		return m, true
+	}
+	ok := jsonl.Members(raw, func(k string, v []byte) bool { m[k] = v; return true })
+	return m, ok
+}
+
+// get decodes the member key as json.Unmarshal into any decodes it (nil
+// when it is missing).
+func (m rawObject) get(key string) any {
+	raw, ok := m[key]
+	if !ok {
+		return nil
+	}
+	var v any
+	_ = json.Unmarshal(raw, &v)
+	return v
 }

@@ -82,7 +82,7 @@ func newImageView(im image) imageView {
 	switch im.Mime {
 	case "image/png", "image/jpeg", "image/gif", "image/webp":
 		if im.Valid {
-			v.Src = template.URL("data:" + im.Mime + ";base64," + im.Data) // base64 alphabet only: checked by decodeImage
+			v.Src = template.URL("data:" + im.Mime + ";base64," + string(im.Data)) // base64 alphabet only: checked by decodeImage
 		}
 	}
 	return v

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/grove-sessions/grove/jsonl"
 )
 
 // field is one key of a JSON object, its value kept raw.
@@ -22,43 +24,24 @@ type field struct {
 type object []field
 
 // parseObject decodes raw as one JSON object. ok is false for anything else
-// (another JSON value, trailing data, invalid JSON).
+// (another JSON value, trailing data, invalid JSON). The values are
+// sub-slices of raw, not copies (jsonl.Members): a line holding a 50 MB
+// image is not held twice over (SPEC §2.8).
 func parseObject(raw []byte) (o object, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, false
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, false
-		}
-		k, isKey := t.(string)
-		if !isKey {
-			return nil, false
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, false
-		}
+	ok = jsonl.Members(raw, func(k string, v []byte) bool {
 		o = append(o, field{k, v})
-	}
-	if _, err := dec.Token(); err != nil { // the closing brace
-		return nil, false
-	}
-	if _, err := dec.Token(); err != io.EOF {
+		return true
+	})
+	if !ok {
 		return nil, false
 	}
 	return o, true
 }
 
-// parseArray decodes raw as one JSON array of raw values.
+// parseArray decodes raw as one JSON array of raw values, sub-slices of raw.
 func parseArray(raw []byte) ([]json.RawMessage, bool) {
-	if kind(raw) != '[' {
-		return nil, false
-	}
-	var a []json.RawMessage
-	if json.Unmarshal(raw, &a) != nil {
+	a := []json.RawMessage{}
+	if !jsonl.Elements(raw, func(e []byte) { a = append(a, e) }) {
 		return nil, false
 	}
 	return a, true
@@ -153,6 +136,21 @@ func quote(s string) string {
 	e.SetEscapeHTML(false)
 	_ = e.Encode(s)
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// stringBytes is the JSON string raw's value as bytes: a sub-slice of raw,
+// not a copy, when it holds no escape and is valid UTF-8 (then its bytes
+// are its value), else asString's value.
+func stringBytes(raw json.RawMessage) ([]byte, bool) {
+	if kind(raw) != '"' {
+		return nil, false
+	}
+	t := bytes.TrimSpace(raw)
+	if len(t) >= 2 && t[len(t)-1] == '"' && bytes.IndexByte(t, '\\') < 0 && utf8.Valid(t) {
+		return t[1 : len(t)-1], true
+	}
+	s, ok := asString(raw)
+	return []byte(s), ok
 }
 
 func asString(raw json.RawMessage) (string, bool) {
@@ -315,7 +313,7 @@ func (n *node) write(b *strings.Builder, indent string) {
 		if n.delim == '{' {
 			b.WriteString(quote(n.keys[i]) + ": ")
 			if isImg && n.keys[i] == "data" {
-				b.WriteString(quote("[" + imageNote(mime, img) + "]"))
+				b.WriteString(quote("[" + imageNote(mime, []byte(img)) + "]"))
 				continue
 			}
 		}
@@ -328,21 +326,25 @@ func (n *node) write(b *strings.Builder, indent string) {
 // image is a decoded pi image block.
 type image struct {
 	Mime  string
-	Data  string // base64 as in the file
+	Data  []byte // base64 as in the file (a sub-slice of the line when it has no escapes)
 	Valid bool   // Data is standard base64
 	Size  int    // decoded bytes, when Valid
 }
 
-func decodeImage(mime, data string) image {
+func decodeImage(mime string, data []byte) image {
 	im := image{Mime: mime, Data: data}
-	if n, err := base64.StdEncoding.DecodeString(data); err == nil {
-		im.Valid, im.Size = true, len(n)
+	// Decoded through a small buffer and counted, not kept: a transcript
+	// needs only the size (SPEC §2.8). The stream decoder accepts what
+	// DecodeString accepts (newlines ignored, padding only at the end).
+	n, err := io.Copy(io.Discard, base64.NewDecoder(base64.StdEncoding, bytes.NewReader(data)))
+	if err == nil {
+		im.Valid, im.Size = true, int(n)
 	}
 	return im
 }
 
 // imageNote describes an image without its data: "image: image/png, 12.3 KB".
-func imageNote(mime, data string) string {
+func imageNote(mime string, data []byte) string {
 	im := decodeImage(mime, data)
 	if mime == "" {
 		mime = "unknown type"

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"html"
+	"io"
 	"strconv"
 	"strings"
 )
@@ -17,7 +18,15 @@ const (
 
 // writeMarkdown lays v out as CommonMark with GitHub's extensions
 // (<details>, <sub>).
-func writeMarkdown(w *bytes.Buffer, v view) {
+// mdWriter is where Markdown goes: a bufio.Writer on the output, or a
+// bytes.Buffer for a part quoted afterwards.
+type mdWriter interface {
+	io.Writer
+	io.StringWriter
+	io.ByteWriter
+}
+
+func writeMarkdown(w mdWriter, v view) {
 	w.WriteString("# " + mdEscape(oneLine(v.Title)) + "\n\n")
 	for _, f := range v.Facts {
 		w.WriteString("- **" + f.Name + ":** " + mdLine(f.Value, false) + "\n")
@@ -28,7 +37,7 @@ func writeMarkdown(w *bytes.Buffer, v view) {
 	}
 }
 
-func mdBlock(w *bytes.Buffer, b block) {
+func mdBlock(w mdWriter, b block) {
 	if b.Note {
 		w.WriteString(mdLine(b.Title, false) + " " + mdMeta(b.Meta) + "\n\n")
 	} else {
@@ -41,13 +50,13 @@ func mdBlock(w *bytes.Buffer, b block) {
 	mdParts(w, b.Parts)
 }
 
-func mdParts(w *bytes.Buffer, ps []part) {
+func mdParts(w mdWriter, ps []part) {
 	for _, p := range ps {
 		mdPartOut(w, p)
 	}
 }
 
-func mdPartOut(w *bytes.Buffer, p part) {
+func mdPartOut(w mdWriter, p part) {
 	switch p.Kind {
 	case pMarkdown:
 		s := strings.TrimRight(neutralize(p.Text), "\n ")
@@ -58,7 +67,8 @@ func mdPartOut(w *bytes.Buffer, p part) {
 			mdCode(w, nil, "", p.Text)
 			return
 		}
-		w.WriteString(s + "\n\n")
+		w.WriteString(s) // not s + "\n\n": no copy of a 25 MB text (SPEC §2.8)
+		w.WriteString("\n\n")
 	case pCode:
 		mdCode(w, p.Caption, p.Lang, p.Text)
 	case pFold:
@@ -89,7 +99,7 @@ func mdPartOut(w *bytes.Buffer, p part) {
 
 // mdCode writes text as a fenced code block, its fence longer than any run
 // of backticks in it; past foldAfter lines the rest goes under <details>.
-func mdCode(w *bytes.Buffer, caption line, lang, text string) {
+func mdCode(w mdWriter, caption line, lang, text string) {
 	fence := strings.Repeat("`", max(3, longestRun(text, '`')+1))
 	if len(caption) > 0 {
 		w.WriteString(mdLine(caption, false) + "\n")

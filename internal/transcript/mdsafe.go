@@ -35,6 +35,9 @@ func parse(src []byte) (doc ast.Node, ok bool) {
 // Markdown src, so the HTML shows as text instead of acting: a message
 // holding "</details>" or "<script>" stays inside its block.
 func neutralize(src string) string {
+	if !strings.Contains(src, "<") {
+		return src // nothing to escape: no parse, whose tree of a 25 MB text is 100 MB (SPEC §2.8)
+	}
 	b := []byte(src)
 	doc, ok := parse(b)
 	if !ok {
@@ -87,6 +90,12 @@ const sentinel = "grove-transcript-sentinel"
 // written after it (past a blank line) stays a paragraph of its own instead
 // of being swallowed by an unclosed code fence or HTML block.
 func bounded(src string) bool {
+	// Only a fenced code block or an HTML block runs on past a blank line
+	// into a paragraph at column 0 (CommonMark 0.31 §4.4, §4.5, §4.6); a
+	// text with neither opener is bounded without a parse (SPEC §2.8).
+	if !strings.Contains(src, "<") && !strings.Contains(src, "```") && !strings.Contains(src, "~~~") {
+		return true
+	}
 	s := []byte(src + "\n\n" + sentinel)
 	doc, ok := parse(s)
 	if !ok {
@@ -103,19 +112,25 @@ func bounded(src string) bool {
 // mdHTML renders the Markdown src to HTML: raw HTML shows as text, links
 // keep only safe schemes and images become links, so the page loads
 // nothing. If the renderer fails, the text is shown preformatted.
-func mdHTML(src string) (h template.HTML) {
+func mdHTML(src string) template.HTML {
+	return template.HTML(mdHTMLBytes(src)) // goldmark escapes all text; raw HTML is omitted
+}
+
+// mdHTMLBytes is mdHTML's HTML as bytes, not yet copied into a string.
+func mdHTMLBytes(src string) (h []byte) {
 	defer func() {
 		if recover() != nil {
-			h = template.HTML("<pre>" + template.HTMLEscapeString(src) + "</pre>")
+			h = []byte("<pre>" + template.HTMLEscapeString(src) + "</pre>")
 		}
 	}()
 	b := []byte(neutralize(src))
 	doc, ok := parse(b)
 	var out bytes.Buffer
+	out.Grow(len(b) + len(b)/8 + 64) // about its size: no doubling of a 25 MB text (SPEC §2.8)
 	if !ok || gm.Renderer().Render(&out, b, doc) != nil {
-		return template.HTML("<pre>" + template.HTMLEscapeString(src) + "</pre>")
+		return []byte("<pre>" + template.HTMLEscapeString(src) + "</pre>")
 	}
-	return template.HTML(out.String()) // goldmark escapes all text; raw HTML is omitted
+	return out.Bytes()
 }
 
 // linkGuard makes the AST safe to render into a self-contained page: a link

@@ -93,7 +93,7 @@ func content(raw json.RawMessage, verbatim bool, lang string) []part {
 
 // imagePart is pi's image block {"type":"image","data":base64,"mimeType"}.
 func imagePart(bo object, raw json.RawMessage) part {
-	data, ok := bo.str("data")
+	data, ok := stringBytes(bo.get("data"))
 	if !ok {
 		return captioned(codePart("json", pretty(raw)), txt("image block without data"))
 	}

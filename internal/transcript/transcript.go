@@ -1,9 +1,10 @@
 package transcript
 
 import (
-	"bytes"
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"io"
 )
 
@@ -37,9 +38,11 @@ type Entry struct {
 // replaced by a note of its type and size. Any Doc renders, however
 // malformed its entries' Raw; the only error is w's.
 func Markdown(w io.Writer, d Doc) error {
-	var b bytes.Buffer
-	writeMarkdown(&b, build(d))
-	if _, err := w.Write(b.Bytes()); err != nil {
+	// Written as it is made, not gathered first: a 25 MB message then
+	// costs its text once, not twice more in a buffer (SPEC §2.8).
+	b := bufio.NewWriterSize(w, 64<<10)
+	writeMarkdown(b, build(d))
+	if err := b.Flush(); err != nil {
 		return fmt.Errorf("write markdown transcript: %w", err)
 	}
 	return nil
@@ -51,12 +54,39 @@ func Markdown(w io.Writer, d Doc) error {
 // html/template, and message Markdown is rendered by goldmark without raw
 // HTML. Any Doc renders; the only error is w's.
 func HTML(w io.Writer, d Doc) error {
-	var b bytes.Buffer
-	if err := page.Execute(&b, build(d)); err != nil {
+	// Executed straight into a buffered writer (SPEC §2.8); a template
+	// error is a bug, a write error w's.
+	ew := &errWriter{w: w}
+	b := bufio.NewWriterSize(ew, 64<<10)
+	sp := newImageSplicer(b)
+	t, err := page.Clone()
+	if err == nil {
+		err = t.Funcs(template.FuncMap{"image": sp.view, "md": sp.md}).Execute(sp, build(d))
+	}
+	if err == nil {
+		err = b.Flush()
+	}
+	if ew.err != nil {
+		return fmt.Errorf("write html transcript: %w", ew.err)
+	}
+	if err != nil {
 		return fmt.Errorf("render html transcript: %w", err)
 	}
-	if _, err := w.Write(b.Bytes()); err != nil {
-		return fmt.Errorf("write html transcript: %w", err)
-	}
 	return nil
+}
+
+// errWriter remembers w's first write error, so HTML can tell it from a
+// template's.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
 }

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"reflect"
+	"strings"
+
+	"github.com/grove-sessions/grove/jsonl"
+)
+
+// rawListType is the type writeJSONStream streams element by element.
+var rawListType = reflect.TypeOf([]json.RawMessage(nil))
+
+// writeJSONStream writes the struct v as writeJSON does, byte for byte, but
+// a []json.RawMessage field goes out one element at a time instead of the
+// whole document being built in memory first: `messages` and `context` of a
+// path holding a 50 MB image line then need that line once, not three
+// times over (SPEC §2.8). Other fields are encoded as writeJSON encodes
+// them; the json tag's name and omitempty are honoured.
+func writeJSONStream(w io.Writer, v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Struct {
+		return writeJSON(w, v)
+	}
+	ew := &errWriter{w: w}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	encode := func(x any) error {
+		buf.Reset()
+		if err := enc.Encode(x); err != nil {
+			return err
+		}
+		ew.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		return nil
+	}
+	ew.WriteString("{")
+	first := true
+	t := rv.Type()
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name == "-" && opts == "" {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		fv := rv.Field(i)
+		if strings.Contains(","+opts+",", ",omitempty,") && emptyJSON(fv) {
+			continue
+		}
+		if !first {
+			ew.WriteString(",")
+		}
+		first = false
+		if err := encode(name); err != nil {
+			return err
+		}
+		ew.WriteString(":")
+		if sf.Type != rawListType || fv.IsNil() {
+			if err := encode(fv.Interface()); err != nil {
+				return err
+			}
+			continue
+		}
+		ew.WriteString("[")
+		for j, raw := range fv.Interface().([]json.RawMessage) {
+			if j > 0 {
+				ew.WriteString(",")
+			}
+			if err := writeCompact(ew, raw, &buf); err != nil {
+				return err
+			}
+		}
+		ew.WriteString("]")
+	}
+	ew.WriteString("}\n")
+	return ew.err
+}
+
+// writeCompact writes raw as encoding/json writes a json.RawMessage: compact,
+// HTML characters as they are; null for an empty one. A line already
+// compact (every committed line grove reads back is one line) is written
+// as it is, without a copy.
+func writeCompact(w io.Writer, raw json.RawMessage, buf *bytes.Buffer) error {
+	if len(raw) == 0 {
+		_, err := io.WriteString(w, "null")
+		return err
+	}
+	if jsonl.IsCompact(raw) {
+		_, err := w.Write(raw)
+		return err
+	}
+	buf.Reset()
+	if err := json.Compact(buf, raw); err != nil {
+		return &json.MarshalerError{Type: reflect.TypeOf(raw), Err: err}
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// emptyJSON is encoding/json's omitempty rule.
+func emptyJSON(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return v.Len() == 0
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Interface, reflect.Pointer:
+		return v.IsZero()
+	}
+	return false
+}
+
+// errWriter keeps the first write error and drops later writes.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) WriteString(s string) { _, _ = io.WriteString(e, s) }
