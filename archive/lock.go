@@ -66,7 +66,7 @@ func (a *Archive) Lock(ctx context.Context, busy func(holder string)) (unlock fu
 	}
 	cmd := "grove"
 	if len(os.Args) > 1 {
-		cmd = "grove " + commandName(os.Args[1:])
+		cmd = "grove " + CommandName(os.Args[1:])
 	}
 	// Best effort: who holds the lock is for messages only.
 	if err := f.Truncate(0); err == nil {
@@ -88,8 +88,11 @@ func readHolder(path string) string {
 	return "its process id is not known yet"
 }
 
-// commandName is the first argument that is not a flag or a flag's value.
-func commandName(args []string) string {
+// CommandName is the grove command named by args (os.Args without the
+// program name): the first argument that is not a global flag or its value
+// ("" when there is none). It names the command in the lock file and in
+// the hints of disk_full errors.
+func CommandName(args []string) string {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {

@@ -18,7 +18,7 @@ const FirstMessageLen = 200
 // whitespace and control characters made one space, trimmed, and cut to
 // FirstMessageLen runes, the last of them "…" when cut.
 func FirstMessage(text string) string {
-	return clipRunes(oneLine(jsonl.StripEscapes(text)), FirstMessageLen)
+	return ClipRunes(oneLine(jsonl.StripEscapes(text)), FirstMessageLen)
 }
 
 // NormalizeText is FirstMessage without the cut: what a `--first`
@@ -47,8 +47,9 @@ func oneLine(s string) string {
 	return b.String()
 }
 
-// clipRunes cuts s to n runes, the last one "…" when cut.
-func clipRunes(s string, n int) string {
+// ClipRunes cuts s to n runes (n ≥ 1), the last one "…" when cut, with
+// the spaces before the "…" trimmed.
+func ClipRunes(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}

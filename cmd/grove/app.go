@@ -216,28 +216,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	// A full disk, wherever it was met (SQLite's SQLITE_FULL is the index's).
-	if df := index.DiskFull(g.dbPath, err, 0, "grove "+commandOf(args)); df != nil {
+	if df := index.DiskFull(g.dbPath, err, 0, "grove "+archive.CommandName(args[1:])); df != nil {
 		err = df
 	}
 	// Damage met by a query or an ingest, after the index opened.
 	err = index.Classify(g.dbPath, err)
 	report(g, err)
 	return exitStatus(err)
-}
-
-// commandOf is the command named on a grove command line (program name
-// first): the first argument that is not a global flag or its value.
-func commandOf(args []string) string {
-	for i := 1; i < len(args); i++ {
-		switch a := args[i]; {
-		case a == "--db" || a == "-db":
-			i++
-		case strings.HasPrefix(a, "-"):
-		default:
-			return a
-		}
-	}
-	return ""
 }
 
 // exitStatus maps an error to SPEC §8's exit status.

@@ -460,7 +460,7 @@ func (jw *treeJSON) members(i int) {
 	w.WriteString(`,"label":`)
 	jw.strOrNull(n.Label)
 	fmt.Fprintf(w, `,"active":%t,"preview":`, n.Active)
-	jw.str(clipWidthRunes(n.Preview, archive.PreviewWidth))
+	jw.str(archive.ClipRunes(n.Preview, archive.PreviewWidth))
 	var problems []string
 	if n.Missing {
 		problems = append(problems, `"missing_parent"`)
@@ -542,20 +542,4 @@ func (jw *treeJSON) str(s string) {
 		jw.err = err
 	}
 	jw.w.Write(bytes.TrimSuffix(jw.buf.Bytes(), []byte("\n")))
-}
-
-// clipWidthRunes cuts a preview to n runes, ending in "…" when cut: the
-// JSON preview is as long as `grove leaves` gives.
-func clipWidthRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	k := 0
-	for i := range s {
-		if k == n-1 {
-			return strings.TrimRight(s[:i], " ") + "…"
-		}
-		k++
-	}
-	return s
 }
