@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"math/rand"
 	"os"
@@ -25,18 +24,13 @@ var hintCommand = regexp.MustCompile("`grove ([a-z]+)`")
 // command answer as on the whole index (SPEC §6, issue 13 item 3: search
 // once named `grove index`, which answered "unchanged").
 func TestRun_EveryDamagedPageRepairedByItsHint(t *testing.T) {
-	ctx := context.Background()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "index.db")
 	roots := filepath.Join(dir, "sessions")
 	for _, f := range []string{"pi/v1-linear.jsonl", "pi/v2-branches.jsonl", "pi/v3-tree.jsonl", "plain/chapter-tree.jsonl"} {
 		testutil.MustCopy(t, testutil.Testdata(t, f), roots, filepath.Base(f))
 	}
-	grove := func(args ...string) (int, string, string) {
-		var stdout, stderr bytes.Buffer
-		code := run(ctx, append([]string{"grove", "--db", db}, args...), &stdout, &stderr)
-		return code, stdout.String(), stderr.String()
-	}
+	grove := groveOn(t, db)
 	if code, _, stderr := grove("index", "--root", roots); code != 0 {
 		t.Fatalf("grove index = %d, %s", code, stderr)
 	}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"database/sql"
 	"encoding/json"
 	"math/rand"
@@ -19,18 +17,13 @@ import (
 // damaged_index with the index path; grove index --force meets it while
 // re-indexing, sets the index aside and builds a new one in the same run.
 func TestRun_DamageFoundAfterOpen(t *testing.T) {
-	ctx := context.Background()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "index.db")
 	roots := filepath.Join(dir, "sessions")
 	for _, f := range []string{"pi/v3-tree.jsonl", "plain/chapter-tree.jsonl"} {
 		testutil.MustCopy(t, testutil.Testdata(t, f), roots, filepath.Base(f))
 	}
-	grove := func(args ...string) (int, string, string) {
-		var stdout, stderr bytes.Buffer
-		code := run(ctx, append([]string{"grove", "--db", db}, args...), &stdout, &stderr)
-		return code, stdout.String(), stderr.String()
-	}
+	grove := groveOn(t, db)
 	if code, _, stderr := grove("index", "--root", roots); code != 0 {
 		t.Fatalf("grove index = %d, %s", code, stderr)
 	}

@@ -108,11 +108,7 @@ func TestRun_DiskFull(t *testing.T) {
 	for i := range 6 {
 		testutil.MustWriteFile(t, big, fmt.Sprintf("s%d.jsonl", i), testutil.PiSession(1<<20, int64(i)))
 	}
-	grove := func(args ...string) (int, string, string) {
-		var stdout, stderr bytes.Buffer
-		code := run(ctx, append([]string{"grove", "--db", db}, args...), &stdout, &stderr)
-		return code, stdout.String(), stderr.String()
-	}
+	grove := groveOn(t, db)
 	if code, _, stderr := grove("index", "--root", small); code != 0 {
 		t.Fatalf("grove index of the small root = %d, %s", code, stderr)
 	}
