@@ -82,6 +82,7 @@ func (s *imageSplicer) Write(p []byte) (int, error) {
 		if n, err := strconv.Atoi(string(p[i+len(s.nonce):])); err == nil && n >= 0 && n < len(s.images) {
 			s.write(p[:i])
 			data := s.images[n]
+			s.images[n] = nil // written once: the line can go (SPEC §2.8)
 			for len(data) > 0 {
 				j := bytes.IndexByte(data, '+')
 				if j < 0 {
