@@ -56,6 +56,12 @@ func mdParts(w mdWriter, ps []part) {
 func mdPartOut(w mdWriter, p part) {
 	switch p.Kind {
 	case pMarkdown:
+		if len(p.Text) >= hugeText && !plainMarkdown(p.Text) {
+			if strings.TrimSpace(p.Text) != "" {
+				mdCode(w, nil, "", p.Text) // not parsed: see hugeText
+			}
+			return
+		}
 		s := strings.TrimRight(neutralize(p.Text), "\n ")
 		if strings.TrimSpace(s) == "" {
 			return
