@@ -74,7 +74,13 @@ An existing --out file is never appended to; md and html replace one only
 with --force. A session file is never replaced, with or without --force
 (would_replace_session): the source, any indexed session's file, a file
 under a root the index remembers, or a file whose first line is a session
-header or entry of any dialect.`,
+header or entry of any dialect.
+
+md and html are written as they are made, one entry at a time: --out FILE
+goes into a temporary file beside FILE, put in place only when whole (a
+Ctrl-C or a failure leaves nothing); on stdout a Ctrl-C stops the
+document part-way. A message text of 1 MiB or more is shown as written,
+not parsed as Markdown.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "md", Usage: "md, html or jsonl"},
 			&cli.StringFlag{Name: "out", Usage: "write to `FILE` (or, for jsonl, into directory FILE) instead of stdout (- is stdout)"},
