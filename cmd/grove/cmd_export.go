@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,7 +74,13 @@ An existing --out file is never appended to; md and html replace one only
 with --force. A session file is never replaced, with or without --force
 (would_replace_session): the source, any indexed session's file, a file
 under a root the index remembers, or a file whose first line is a session
-header or entry of any dialect.`,
+header or entry of any dialect.
+
+md and html are written as they are made, one entry at a time: --out FILE
+goes into a temporary file beside FILE, put in place only when whole (a
+Ctrl-C or a failure leaves nothing); on stdout a Ctrl-C stops the
+document part-way. A message text of 1 MiB or more is shown as written,
+not parsed as Markdown.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "md", Usage: "md, html or jsonl"},
 			&cli.StringFlag{Name: "out", Usage: "write to `FILE` (or, for jsonl, into directory FILE) instead of stdout (- is stdout)"},
@@ -161,37 +168,42 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 		}
 	default:
 		d := transcript.Doc{SessionID: p.Session.SessionID, Name: p.Session.Name, Workspace: p.Session.Workspace,
-			Path: p.Session.Path, Dialect: p.Session.Dialect, Version: p.Session.Version, Leaf: p.Leaf}
-		for _, e := range path {
+			Path: p.Session.Path, Dialect: p.Session.Dialect, Version: p.Session.Version, Leaf: p.Leaf,
+			Release: true}
+		for i, e := range path {
 			te := transcript.Entry{ID: e.ID, Type: e.Type, Role: e.Role, Label: labels[e.ID], FirstKept: e.FirstKept, Raw: e.Raw}
 			if e.HasTime {
 				ms := e.Timestamp
 				te.TimestampMs = &ms
 			}
 			d.Entries = append(d.Entries, te)
+			path[i].Raw = nil // d holds the line now; the renderer lets it go once shown (SPEC §2.8)
 		}
 		render := transcript.Markdown
 		if o.format == "html" {
 			render = transcript.HTML
 		}
-		if err := render(&doc, d); err != nil {
+		n := len(path)
+		what := fmt.Sprintf("%s of %s, path to %s, %s", o.format, p.Session.SessionID, p.Leaf, counted(n, "entry", "entries"))
+		if o.out == "" {
+			// Streamed to stdout as it is made: a Ctrl-C stops the output
+			// where it is (see output), leaving part of a document on the
+			// pipe, as any streaming tool does.
+			return render(g.stdout, d)
+		}
+		if err := a.CheckExportTarget(ctx, p.Session, o.out); err != nil {
 			return err
 		}
+		if err := writeDocument(ctx, o.out, o.force, func(w io.Writer) error { return render(w, d) }); err != nil {
+			return err
+		}
+		return written(g, o.out, what)
 	}
 	if err := ctx.Err(); err != nil {
-		return err // Ctrl-C while the document was being made: write nothing
+		return err // Ctrl-C while the fork was being made: write nothing
 	}
-	if o.out == "" {
-		_, err := doc.WriteTo(g.stdout)
-		return err
-	}
-	if err := a.CheckExportTarget(ctx, p.Session, o.out); err != nil {
-		return err
-	}
-	if err := writeDocument(o.out, doc.Bytes(), o.force); err != nil {
-		return err
-	}
-	return written(g, o.out, fmt.Sprintf("%s of %s, path to %s, %s", o.format, p.Session.SessionID, p.Leaf, counted(len(path), "entry", "entries")))
+	_, err = doc.WriteTo(g.stdout)
+	return err
 }
 
 // written answers an export with --out. The file is complete by then, so
@@ -205,14 +217,21 @@ func written(g *env, file, what string) error {
 	return err
 }
 
-// writeDocument writes data to path through a temporary file beside it and
-// a rename, so a reader never sees half a document; an existing path is
-// replaced only when force is set.
+// writeDocument writes the document render makes to path, as it is made,
+// into a temporary file beside path (mode 0600 less the umask), synced,
+// then renamed into place, so a reader never sees half a document and a
+// failure or a Ctrl-C while it is made (ctx cancelled) leaves nothing: the
+// document is never held whole in memory (SPEC §2.8). An existing path is
+// replaced only when force is set; without force the file is linked into
+// place, which fails if another process made path meanwhile.
 //
 // Only a regular file is ever replaced, and only one this user may write:
 // a directory, symlink, device or FIFO at path is refused even with force
 // (a rename would put a new file in its place, not write through it).
-func writeDocument(path string, data []byte, force bool) error {
+// Errors: file_exists, io, disk_full (with the bytes that could not be
+// written), or ctx's error.
+func writeDocument(ctx context.Context, path string, force bool, render func(io.Writer) error) error {
+	exists := false
 	if fi, err := os.Lstat(path); err == nil {
 		if !fi.Mode().IsRegular() {
 			return &jsonl.Error{Code: jsonl.CodeFileExists, Path: path, Offset: -1,
@@ -226,10 +245,12 @@ func writeDocument(path string, data []byte, force bool) error {
 			return &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err,
 				Message: "cannot replace the file: you may not write it (" + err.Error() + ")"}
 		}
+		exists = true
 	}
+	tw := &tempWriter{}
 	fail := func(err error) error {
-		if df := index.DiskFull(path, err, int64(len(data)), "grove export"); df != nil {
-			return df // the document's size is what it wanted
+		if df := index.DiskFull(path, err, tw.lost, "grove export"); df != nil {
+			return df
 		}
 		return &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot write the export: " + reason(err)}
 	}
@@ -240,15 +261,57 @@ func writeDocument(path string, data []byte, force bool) error {
 		return fail(err)
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
+	tw.f = tmp
+	if err := render(tw); err != nil {
+		tmp.Close()
+		if tw.err != nil {
+			return fail(tw.err)
+		}
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		tmp.Close()
+		return err // Ctrl-C while the document was being made: write nothing
+	}
+	if err := tmp.Sync(); err != nil {
 		tmp.Close()
 		return fail(err)
 	}
 	if err := tmp.Close(); err != nil {
 		return fail(err)
 	}
+	if !exists {
+		err := os.Link(tmp.Name(), path)
+		if errors.Is(err, os.ErrExist) {
+			return archive.ExistsError(path) // made by someone else since the check
+		}
+		if err == nil {
+			return nil
+		}
+		// A file system without hard links: rename, as for --force.
+	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fail(err)
 	}
 	return nil
+}
+
+// tempWriter is the temporary file an export is written into. It
+// remembers the first write error, and how many bytes that write could not
+// write (for disk_full), and stops at it.
+type tempWriter struct {
+	f    *os.File
+	err  error
+	lost int64
+}
+
+func (t *tempWriter) Write(p []byte) (int, error) {
+	if t.err != nil {
+		return 0, t.err
+	}
+	n, err := t.f.Write(p)
+	if err != nil {
+		t.err, t.lost = err, int64(len(p)-n)
+	}
+	return n, err
 }

@@ -23,8 +23,10 @@ import (
 // of them, not just the peak) must stay within a bound that the code
 // before §2.8 was kept broke on every command: it allocated 5.7× the
 // file to index it, 4-5× for messages, context and the jsonl export, 25×
-// for the Markdown export and 33× for HTML (now 1.1-2.2×, and 11× for
-// HTML, whose template copies the image several times).
+// for the Markdown export and 33× for HTML (now 1.1-2.2×; HTML was 11×
+// while it parsed the 4 MB text with goldmark and held the page whole, 4.5×
+// streamed but parsed, 1.9× now that a text of 1 MiB or more is shown
+// preformatted, unparsed). HTML to --out is the same page as on stdout.
 func TestLongLines(t *testing.T) {
 	const imageBytes, textBytes = 8 << 20, 4 << 20
 	dir := t.TempDir()
@@ -119,9 +121,17 @@ func TestLongLines(t *testing.T) {
 	if !strings.Contains(md, "*\\[image: image/png, 6.3 MB\\]*") || !strings.Contains(md, testutil.LongLineWord) || strings.Contains(md, data[:64]) {
 		t.Errorf("export: want the image noted as image/png, 6.3 MB, not its data, and the long text whole")
 	}
-	html := run(12, "export", "--format", "html", "longline-1")
+	html := run(2.5, "export", "--format", "html", "longline-1")
 	if !strings.Contains(html, `src="data:image/png;base64,`+strings.ReplaceAll(data, "+", "&#43;")+`"`) || !strings.Contains(html, testutil.LongLineWord) {
 		t.Errorf("export --format html: want the image embedded whole and the long text")
+	}
+	if !strings.Contains(html, `<div class="md"><pre>`) {
+		t.Errorf("export --format html: want the 4 MB text preformatted, not parsed")
+	}
+	page := filepath.Join(dir, "page.html")
+	run(2.5, "export", "--format", "html", "--out", page, "longline-1")
+	if b, err := os.ReadFile(page); err != nil || string(b) != html {
+		t.Errorf("export --format html --out: %d bytes (%v), want the %d bytes of the page on stdout", len(b), err, len(html))
 	}
 	fork := run(2.5, "export", "--format", "jsonl", "longline-1")
 	forked := strings.SplitAfter(fork, "\n")

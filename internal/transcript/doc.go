@@ -46,6 +46,11 @@
 //     entries without one show none and do not count in the time span.
 //   - Folded HTML (<details>) prints folded, except in browsers that support
 //     ::details-content, where print opens it.
-//   - The whole document is built in memory before it is written: a session
-//     with tens of megabytes of images needs that much memory again.
+//   - A text of 1 MiB or more (hugeText) is not parsed as Markdown: the
+//     parser's tree costs several times the text. HTML shows it escaped
+//     and preformatted; Markdown writes it as it is, or, when it holds raw
+//     HTML or a code fence, verbatim in a code block.
+//   - The document is written as it is made, one entry at a time; only
+//     that entry's text and images are held besides the path's lines
+//     (with Doc.Release, not even the lines already shown) (SPEC §2.8).
 package transcript

@@ -96,7 +96,11 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"image":  newImageView,
 	"anchor": anchor,
 	"blank":  func(s string) bool { return strings.TrimSpace(s) == "" },
-}).Parse(`<!DOCTYPE html>
+}).Parse(`{{template "head" .}}{{range .Blocks}}{{template "block" .}}{{end}}{{template "foot"}}`))
+
+// The page's head (title and facts) and foot, between which HTML writes
+// the blocks one at a time.
+var _ = template.Must(page.New("ends").Parse(`{{define "head"}}<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -113,11 +117,10 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 {{range .Facts}}<dt>{{.Name}}</dt><dd>{{template "line" .Value}}</dd>
 {{end}}</dl>
 </header>
-{{range .Blocks}}{{template "block" .}}{{end -}}
-</main>
+{{end}}{{define "foot"}}</main>
 </body>
 </html>
-`))
+{{end}}`))
 
 // The page's parts; newlines between them are not output.
 var _ = template.Must(page.New("parts").Parse(`

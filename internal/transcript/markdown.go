@@ -16,8 +16,6 @@ const (
 	foldSlack = 10
 )
 
-// writeMarkdown lays v out as CommonMark with GitHub's extensions
-// (<details>, <sub>).
 // mdWriter is where Markdown goes: a bufio.Writer on the output, or a
 // bytes.Buffer for a part quoted afterwards.
 type mdWriter interface {
@@ -26,15 +24,14 @@ type mdWriter interface {
 	io.ByteWriter
 }
 
-func writeMarkdown(w mdWriter, v view) {
+// writeHead writes the title and the facts of v as CommonMark with
+// GitHub's extensions (<details>, <sub>); mdBlock writes each block.
+func writeHead(w mdWriter, v view) {
 	w.WriteString("# " + mdEscape(oneLine(v.Title)) + "\n\n")
 	for _, f := range v.Facts {
 		w.WriteString("- **" + f.Name + ":** " + mdLine(f.Value, false) + "\n")
 	}
 	w.WriteString("\n---\n\n")
-	for _, b := range v.Blocks {
-		mdBlock(w, b)
-	}
 }
 
 func mdBlock(w mdWriter, b block) {
@@ -59,6 +56,12 @@ func mdParts(w mdWriter, ps []part) {
 func mdPartOut(w mdWriter, p part) {
 	switch p.Kind {
 	case pMarkdown:
+		if len(p.Text) >= hugeText && !plainMarkdown(p.Text) {
+			if strings.TrimSpace(p.Text) != "" {
+				mdCode(w, nil, "", p.Text) // not parsed: see hugeText
+			}
+			return
+		}
 		s := strings.TrimRight(neutralize(p.Text), "\n ")
 		if strings.TrimSpace(s) == "" {
 			return

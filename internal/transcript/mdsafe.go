@@ -93,7 +93,7 @@ func bounded(src string) bool {
 	// Only a fenced code block or an HTML block runs on past a blank line
 	// into a paragraph at column 0 (CommonMark 0.31 §4.4, §4.5, §4.6); a
 	// text with neither opener is bounded without a parse (SPEC §2.8).
-	if !strings.Contains(src, "<") && !strings.Contains(src, "```") && !strings.Contains(src, "~~~") {
+	if plainMarkdown(src) {
 		return true
 	}
 	s := []byte(src + "\n\n" + sentinel)
@@ -107,6 +107,19 @@ func bounded(src string) bool {
 	}
 	seg := p.Lines().At(0)
 	return seg.Start == len(s)-len(sentinel) && string(seg.Value(s)) == sentinel
+}
+
+// hugeText is the length, bytes, from which a text is not parsed as
+// Markdown: goldmark's tree of a text costs several times the text (about
+// 145 MB for 25 MB), so a longer text is shown as it is written,
+// preformatted in HTML and, when parsing it could change it, a code block
+// in Markdown (SPEC §2.8).
+const hugeText = 1 << 20
+
+// plainMarkdown reports whether src holds neither raw HTML nor a code
+// fence, so neutralize and bounded leave it as it is without a parse.
+func plainMarkdown(src string) bool {
+	return !strings.Contains(src, "<") && !strings.Contains(src, "```") && !strings.Contains(src, "~~~")
 }
 
 // mdHTML renders the Markdown src to HTML: raw HTML shows as text, links
@@ -123,6 +136,9 @@ func mdHTMLBytes(src string) (h []byte) {
 			h = []byte("<pre>" + template.HTMLEscapeString(src) + "</pre>")
 		}
 	}()
+	if len(src) >= hugeText {
+		return []byte("<pre>" + template.HTMLEscapeString(src) + "</pre>") // see hugeText
+	}
 	b := []byte(neutralize(src))
 	doc, ok := parse(b)
 	var out bytes.Buffer

@@ -24,16 +24,23 @@ type imageSplicer struct {
 	nonce  string
 	images [][]byte
 	html   [][]byte // rendered Markdown, dropped once written
+	texts  []string // huge texts, shown preformatted, dropped once written
 	err    error
 }
 
 // spliceAbove is the length, bytes, from which Markdown's HTML is spliced.
 const spliceAbove = 64 << 10
 
-// md is mdHTML with a stand-in for a long text's HTML.
+// md is mdHTML with a stand-in for a long text's HTML. A text of
+// hugeText bytes or more is not parsed at all: its stand-in is replaced by
+// the text escaped and preformatted, written from the text itself.
 func (s *imageSplicer) md(src string) template.HTML {
 	if len(src) < spliceAbove {
 		return mdHTML(src)
+	}
+	if len(src) >= hugeText {
+		s.texts = append(s.texts, src)
+		return template.HTML(s.nonce + "t" + strconv.Itoa(len(s.texts)-1))
 	}
 	s.html = append(s.html, mdHTMLBytes(src))
 	return template.HTML(s.nonce + "m" + strconv.Itoa(len(s.html)-1))
@@ -78,10 +85,18 @@ func (s *imageSplicer) Write(p []byte) (int, error) {
 			return len(p), s.err
 		}
 	}
+	if rest, ok := bytes.CutPrefix(p, []byte(s.nonce+"t")); ok {
+		if n, err := strconv.Atoi(string(rest)); err == nil && n >= 0 && n < len(s.texts) {
+			s.writePre(s.texts[n])
+			s.texts[n] = ""
+			return len(p), s.err
+		}
+	}
 	if i := bytes.Index(p, []byte(s.nonce)); i >= 0 && bytes.HasPrefix(p, []byte("data:image/")) {
 		if n, err := strconv.Atoi(string(p[i+len(s.nonce):])); err == nil && n >= 0 && n < len(s.images) {
 			s.write(p[:i])
 			data := s.images[n]
+			s.images[n] = nil // written once: the line can go (SPEC §2.8)
 			for len(data) > 0 {
 				j := bytes.IndexByte(data, '+')
 				if j < 0 {
@@ -103,4 +118,27 @@ func (s *imageSplicer) write(p []byte) {
 	if s.err == nil {
 		_, s.err = s.w.Write(p)
 	}
+}
+
+// writePre writes text as mdHTML's fallback does, <pre>, the text escaped
+// by template.HTMLEscape, </pre>, through a small buffer: HTMLEscape works
+// byte by byte, so the text is escaped in pieces without a copy of it.
+func (s *imageSplicer) writePre(text string) {
+	s.write([]byte("<pre>"))
+	buf := make([]byte, 0, 32<<10)
+	for len(text) > 0 && s.err == nil {
+		k := min(len(text), cap(buf))
+		buf = append(buf[:0], text[:k]...)
+		template.HTMLEscape(rawWriter{s}, buf)
+		text = text[k:]
+	}
+	s.write([]byte("</pre>"))
+}
+
+// rawWriter writes to the splicer's output, past its stand-ins.
+type rawWriter struct{ s *imageSplicer }
+
+func (r rawWriter) Write(p []byte) (int, error) {
+	r.s.write(p)
+	return len(p), r.s.err
 }

@@ -18,6 +18,11 @@ type Doc struct {
 	Version   int     // pi version (1..3), 0 for plain
 	Leaf      string  // id of the leaf the path ends at
 	Entries   []Entry // the path, root first
+	// Release lets Markdown and HTML drop each entry's Raw (set it to nil
+	// in Entries) once the entry is shown, so a 50 MB line is not held
+	// for the rest of the document (SPEC §2.8). The caller then holds no
+	// other reference to the lines, and renders d once.
+	Release bool
 }
 
 // Entry is one entry of the path.
@@ -41,7 +46,12 @@ func Markdown(w io.Writer, d Doc) error {
 	// Written as it is made, not gathered first: a 25 MB message then
 	// costs its text once, not twice more in a buffer (SPEC §2.8).
 	b := bufio.NewWriterSize(w, 64<<10)
-	writeMarkdown(b, build(d))
+	v := titleView(d)
+	writeHead(b, v)
+	_ = eachBlock(d, func(blk block) error {
+		mdBlock(b, blk)
+		return nil
+	})
 	if err := b.Flush(); err != nil {
 		return fmt.Errorf("write markdown transcript: %w", err)
 	}
@@ -61,7 +71,21 @@ func HTML(w io.Writer, d Doc) error {
 	sp := newImageSplicer(b)
 	t, err := page.Clone()
 	if err == nil {
-		err = t.Funcs(template.FuncMap{"image": sp.view, "md": sp.md}).Execute(sp, build(d))
+		// One block at a time (SPEC §2.8), byte for byte what page
+		// makes of the whole view.
+		t = t.Funcs(template.FuncMap{"image": sp.view, "md": sp.md})
+		err = t.ExecuteTemplate(sp, "head", titleView(d))
+	}
+	if err == nil {
+		err = eachBlock(d, func(blk block) error {
+			if ew.err != nil {
+				return ew.err
+			}
+			return t.ExecuteTemplate(sp, "block", blk)
+		})
+	}
+	if err == nil {
+		err = t.ExecuteTemplate(sp, "foot", nil)
 	}
 	if err == nil {
 		err = b.Flush()

@@ -169,8 +169,19 @@ func nouns(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
-// build turns d into the view both writers lay out.
+// build turns d into the view both writers lay out, every block at once
+// (the writers make one block at a time: see each).
 func build(d Doc) view {
+	v := titleView(d)
+	b := newBuilder(d)
+	for _, e := range d.Entries {
+		v.Blocks = append(v.Blocks, b.entry(e))
+	}
+	return v
+}
+
+// titleView is d's view without its blocks: the title and the facts.
+func titleView(d Doc) view {
 	v := view{Title: d.Name}
 	if v.Title == "" {
 		v.Title = "Session " + d.SessionID
@@ -201,9 +212,24 @@ func build(d Doc) view {
 			v.Facts[i].Value = line{txt("(none)")}
 		}
 	}
-	b := newBuilder(d)
-	for _, e := range d.Entries {
-		v.Blocks = append(v.Blocks, b.entry(e))
-	}
 	return v
+}
+
+// eachBlock makes the blocks of d's entries in order and hands each to
+// out, keeping only that one: a 25 MB text is live while it is written,
+// not for the whole document (SPEC §2.8). With d.Release, each entry's Raw
+// is dropped from d.Entries once its block is made. It stops at out's
+// first error.
+func eachBlock(d Doc, out func(block) error) error {
+	b := newBuilder(d)
+	for i := range d.Entries {
+		blk := b.entry(d.Entries[i])
+		if d.Release {
+			d.Entries[i].Raw = nil
+		}
+		if err := out(blk); err != nil {
+			return err
+		}
+	}
+	return nil
 }
