@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/grove-sessions/grove/internal/iox"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -24,7 +25,7 @@ func writeJSONStream(w io.Writer, v any) error {
 	if rv.Kind() != reflect.Struct {
 		return writeJSON(w, v)
 	}
-	ew := &errWriter{w: w}
+	ew := &iox.StickyWriter{W: w}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -81,7 +82,7 @@ func writeJSONStream(w io.Writer, v any) error {
 		ew.WriteString("]")
 	}
 	ew.WriteString("}\n")
-	return ew.err
+	return ew.Err
 }
 
 // writeCompact writes raw as encoding/json writes a json.RawMessage: compact,
@@ -117,20 +118,3 @@ func emptyJSON(v reflect.Value) bool {
 	}
 	return false
 }
-
-// errWriter keeps the first write error and drops later writes.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
-func (e *errWriter) WriteString(s string) { _, _ = io.WriteString(e, s) }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+
+	"github.com/grove-sessions/grove/internal/iox"
 )
 
 // Doc is one path of a session: what a transcript shows.
@@ -66,7 +68,7 @@ func Markdown(w io.Writer, d Doc) error {
 func HTML(w io.Writer, d Doc) error {
 	// Executed straight into a buffered writer (SPEC §2.8); a template
 	// error is a bug, a write error w's.
-	ew := &errWriter{w: w}
+	ew := &iox.StickyWriter{W: w}
 	b := bufio.NewWriterSize(ew, 64<<10)
 	sp := newImageSplicer(b)
 	t, err := page.Clone()
@@ -78,8 +80,8 @@ func HTML(w io.Writer, d Doc) error {
 	}
 	if err == nil {
 		err = eachBlock(d, func(blk block) error {
-			if ew.err != nil {
-				return ew.err
+			if ew.Err != nil {
+				return ew.Err
 			}
 			return t.ExecuteTemplate(sp, "block", blk)
 		})
@@ -90,27 +92,11 @@ func HTML(w io.Writer, d Doc) error {
 	if err == nil {
 		err = b.Flush()
 	}
-	if ew.err != nil {
-		return fmt.Errorf("write html transcript: %w", ew.err)
+	if ew.Err != nil {
+		return fmt.Errorf("write html transcript: %w", ew.Err)
 	}
 	if err != nil {
 		return fmt.Errorf("render html transcript: %w", err)
 	}
 	return nil
-}
-
-// errWriter remembers w's first write error, so HTML can tell it from a
-// template's.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
 }
