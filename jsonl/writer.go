@@ -188,6 +188,15 @@ func (w *Writer) AppendAsync(v any) *Pending {
 func (w *Writer) issue(prep func(line int) (*request, error)) *Pending {
 	w.q.mu.Lock()
 	defer w.q.mu.Unlock()
+	// Idle first, then the size: every request queued before settles
+	// after its commit has set w.size, and none can be queued meanwhile
+	// (q.mu is held), so an idle queue's size is final. Read the other
+	// way round, the queue could commit every earlier line between the
+	// two reads and an issued line would see an "empty" file.
+	idle := w.q.pending.Load() == 0
+	if issueHook != nil {
+		issueHook(w)
+	}
 	w.mu.Lock()
 	refused := w.refusal()
 	empty := w.size == 0
@@ -198,7 +207,7 @@ func (w *Writer) issue(prep func(line int) (*request, error)) *Pending {
 	// An empty file's dialect is decided by its first line that commits:
 	// when nothing is committed or queued, forget what a refused or failed
 	// first append decided.
-	if empty && w.q.pending.Load() == 0 {
+	if idle && empty {
 		w.checker = newParser(Options{Mode: Strict, KeepRaw: true}, nil)
 	}
 	r, err := prep(w.checker.res.Lines + 1)
@@ -211,6 +220,11 @@ func (w *Writer) issue(prep func(line int) (*request, error)) *Pending {
 	}
 	return w.q.push(r)
 }
+
+// issueHook, when set (tests only), runs in issue between reading whether
+// the queue is idle and reading the file's size: the window in which the
+// queue may commit every earlier line.
+var issueHook func(w *Writer)
 
 // Append is AppendAsync followed by Wait.
 func (w *Writer) Append(v any) error { return w.AppendAsync(v).Wait() }
