@@ -88,8 +88,9 @@ func (a *Archive) CheckExportTarget(ctx context.Context, src *index.Session, tar
 	return nil
 }
 
-// SessionLine reads the first non-blank line of the file at path and
-// returns what session line of which dialect it is ("a pi session
+// SessionLine reads the first non-blank line of the file at path (byte
+// order marks and JSON whitespace before it skipped) and returns what
+// session line of which dialect it is ("a pi session
 // header", "a Claude Code entry", ...), or "" when it is none, or the file
 // cannot be read. The tests are FORMATS.md §0's, on the line's top-level
 // members only; member values are read as a stream, so a long first line
@@ -106,6 +107,15 @@ func SessionLine(path string) string {
 	defer f.Close()
 	r := bufio.NewReader(f)
 	for {
+		// A byte order mark at byte 0 is skipped by grove's reader (SPEC
+		// §2.2), and tools that write one may write it where a line
+		// starts: before the first line it never makes a session less of
+		// one here (refusing too much loses nothing; too little loses a
+		// session).
+		if bom, _ := r.Peek(len(utf8BOM)); string(bom) == utf8BOM {
+			r.Discard(len(utf8BOM))
+			continue
+		}
 		b, err := r.ReadByte()
 		if err != nil {
 			return ""
@@ -189,6 +199,9 @@ func SessionLine(path string) string {
 	}
 	return ""
 }
+
+// utf8BOM is the UTF-8 byte order mark, U+FEFF.
+const utf8BOM = "\xef\xbb\xbf"
 
 // claudeTypes are the Claude Code line types of FORMATS.md §0.
 var claudeTypes = map[string]bool{
