@@ -74,7 +74,9 @@ An existing --out file is never appended to; md and html replace one only
 with --force. A session file is never replaced, with or without --force
 (would_replace_session): the source, any indexed session's file, a file
 under a root the index remembers, or a file whose first line is a session
-header or entry of any dialect.
+header or entry of any dialect. Nor is grove's index (would_replace_index):
+the --db file, the files beside it (-wal, -shm, -journal, .lock, .sources,
+.rebuild, .damaged-*), or any file that is a grove index.
 
 md and html are written as they are made, one entry at a time: --out FILE
 goes into a temporary file beside FILE, put in place only when whole (a
@@ -84,7 +86,7 @@ not parsed as Markdown.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "md", Usage: "md, html or jsonl"},
 			&cli.StringFlag{Name: "out", Usage: "write to `FILE` (or, for jsonl, into directory FILE) instead of stdout (- is stdout)"},
-			&cli.BoolFlag{Name: "force", Usage: "replace an existing md or html --out file (never a session file)"},
+			&cli.BoolFlag{Name: "force", Usage: "replace an existing md or html --out file (never a session file or the index)"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 1, 2); err != nil {
