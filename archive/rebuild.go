@@ -177,14 +177,14 @@ func (a *Archive) Rebuild(ctx context.Context, opts IndexOptions) (IndexSummary,
 	// old one holds: keep the old one.
 	if len(sum.Failed) > 0 {
 		return sum, &jsonl.Error{Code: jsonl.CodeIO, Path: sum.Failed[0].Path, Offset: -1,
-			Message: fmt.Sprintf("%d of the files, directories or roots to read could not be read (%s: %s); the index was not replaced",
-				len(sum.Failed), sum.Failed[0].Path, sum.Failed[0].Message),
+			Message: fmt.Sprintf("%d of the files, directories or roots to read could not be read (%s: %s); %s",
+				len(sum.Failed), sum.Failed[0].Path, sum.Failed[0].Message, NotReplaced),
 			Hint: "fix or leave out what cannot be read (grove rebuild --root DIR ... names the roots to read), then run grove rebuild again"}
 	}
 	if sum.Files == 0 {
 		if n, err := a.db.CountSessions(ctx); err == nil && n > 0 {
 			return sum, &jsonl.Error{Code: jsonl.CodeIO, Path: strings.Join(opts.Roots, ":"), Offset: -1,
-				Message: fmt.Sprintf("no session files found; the index was not replaced (it holds %s)", count(n, "session", "sessions")),
+				Message: fmt.Sprintf("no session files found; %s (it holds %s)", NotReplaced, count(n, "session", "sessions")),
 				Hint:    "name the roots to read with --root DIR"}
 		}
 	}
@@ -198,6 +198,20 @@ func (a *Archive) Rebuild(ctx context.Context, opts IndexOptions) (IndexSummary,
 	}
 	return sum, nil
 }
+
+// NotReplaced ends the message of a Rebuild that kept the old index. A
+// caller whose index did not exist before the rebuild (so it was made
+// empty for it, and is removed again: see RemoveIndexFiles) says "no index
+// was made" in its place.
+const NotReplaced = "the index was not replaced"
+
+// RemoveIndexFiles removes the index at path and every file grove keeps
+// beside it: its SQLite sidecars, its lock and sources files. It is for an
+// index this process made and nothing else knows: a half-built rebuild
+// index, or the empty index a failed `grove rebuild` made where there was
+// none. Errors are io_error *jsonl.Error values; files already gone are
+// not one.
+func RemoveIndexFiles(path string) error { return removeIndexFiles(path) }
 
 // removeIndexFiles removes a half-built index left by an interrupted
 // rebuild: the file, its SQLite sidecars and its lock file. Only grove

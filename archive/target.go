@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -15,9 +16,17 @@ import (
 	"github.com/grove-sessions/grove/jsonl"
 )
 
-// CheckExportTarget refuses an export --out target that is a session file,
-// with or without --force (SPEC §8, issue 13): a would_replace_session
-// *jsonl.Error naming target and why, when target exists and
+// CheckExportTarget refuses an export --out target that is grove's index
+// or a session file, with or without --force (SPEC §8, issue 13).
+//
+// First the index (see CheckIndexTarget): a would_replace_index
+// *jsonl.Error when target is this archive's index, a file grove keeps
+// beside it, or any grove index — whether or not target exists yet, since
+// a -wal or .sources file written by export would be read back as the
+// index's own.
+//
+// Then a would_replace_session *jsonl.Error naming target and why, when
+// target exists and
 //
 //   - is the file of src, or of any indexed session (the same device and
 //     inode, or the same real path);
@@ -30,6 +39,9 @@ import (
 // index are returned as they are; a target that cannot be read is left to
 // the writer, which reports it.
 func (a *Archive) CheckExportTarget(ctx context.Context, src *index.Session, target string) error {
+	if err := CheckIndexTarget(a.db.File(), target); err != nil {
+		return err
+	}
 	fi, err := os.Stat(target)
 	if err != nil {
 		return nil
@@ -88,8 +100,118 @@ func (a *Archive) CheckExportTarget(ctx context.Context, src *index.Session, tar
 	return nil
 }
 
-// SessionLine reads the first non-blank line of the file at path and
-// returns what session line of which dialect it is ("a pi session
+// indexFiles are the files grove keeps beside an index at P, as suffixes
+// of P, with what each is: SQLite's sidecars (see sidecars), the lock
+// (LockPath), the list of sources (SourcesPath). The rebuild's index
+// (RebuildPath) has the same again, and SetAside's backups are
+// P.damaged-<time> plus the same.
+var indexFiles = []struct{ suffix, what string }{
+	{"", "the index file"},
+	{"-wal", "the write-ahead log"},
+	{"-shm", "the shared-memory file"},
+	{"-journal", "the rollback journal"},
+	{".lock", "the lock file"},
+	{".sources", "the list of sources"},
+}
+
+// CheckIndexTarget refuses an export target that would replace the index
+// at dbPath or one of its files: a would_replace_index *jsonl.Error naming
+// target and which file it is, when target, by real path (symlinks in it
+// resolved, or in its directory when it does not exist yet) or by device
+// and inode (a hard link),
+//
+//   - is dbPath, or dbPath's -wal, -shm, -journal, .lock or .sources
+//     file, for dbPath as given and as its real path (SQLite keeps its
+//     sidecars beside the real file);
+//   - is one of those of dbPath.rebuild, the index a rebuild is making;
+//   - begins with dbPath.damaged-, an index SetAside kept, or its files;
+//   - or is any grove index (see index.IsIndexFile), wherever it is.
+//
+// A file that merely lies beside the index under another name is fine.
+func CheckIndexTarget(dbPath, target string) error {
+	refuse := func(why string) error {
+		return &jsonl.Error{Code: jsonl.CodeWouldReplaceIndex, Path: target, Offset: -1,
+			Message: "refusing to replace grove's index, even with --force: " + why,
+			Hint:    "choose another --out; the index (--db, GROVE_DB) and the files beside it are grove's own"}
+	}
+	real := realPath(target)
+	tfi, terr := os.Stat(target)
+	var bases []string
+	for _, b := range []string{dbPath, realPath(dbPath)} {
+		if abs, err := filepath.Abs(b); err == nil && !slices.Contains(bases, abs) {
+			bases = append(bases, abs)
+		}
+	}
+	for _, base := range bases {
+		for _, pre := range []string{"", ".rebuild"} {
+			for _, f := range indexFiles {
+				name := base + pre + f.suffix
+				same := realPath(name) == real
+				if !same && terr == nil {
+					if fi, err := os.Stat(name); err == nil && os.SameFile(fi, tfi) {
+						same = true
+					}
+				}
+				if !same {
+					continue
+				}
+				what := f.what + " of the index " + dbPath
+				if f.suffix == "" {
+					what = "the index this command uses, " + dbPath
+				}
+				if pre != "" {
+					what = f.what + " of the index `grove rebuild` builds beside " + dbPath
+					if f.suffix == "" {
+						what = "the index `grove rebuild` builds beside " + dbPath
+					}
+				}
+				if name != real {
+					what += " (" + filepath.Base(name) + ")"
+				}
+				return refuse("it is " + what)
+			}
+		}
+		damaged := filepath.Base(base) + ".damaged-"
+		if filepath.Dir(real) == realPath(filepath.Dir(base)) && strings.HasPrefix(filepath.Base(real), damaged) {
+			return refuse("it is a damaged index grove set aside, or one of its files (" + damaged + "*)")
+		}
+		if terr == nil {
+			if des, err := os.ReadDir(filepath.Dir(base)); err == nil {
+				for _, de := range des {
+					if !strings.HasPrefix(de.Name(), damaged) {
+						continue
+					}
+					if fi, err := os.Stat(filepath.Join(filepath.Dir(base), de.Name())); err == nil && os.SameFile(fi, tfi) {
+						return refuse("it is a damaged index grove set aside, or one of its files (" + de.Name() + ")")
+					}
+				}
+			}
+		}
+	}
+	if index.IsIndexFile(target) {
+		return refuse("it is a grove index (a SQLite file with grove's application id)")
+	}
+	return nil
+}
+
+// realPath is path made absolute with its symlinks resolved: those of the
+// whole path when it exists, else those of its directory (a file not made
+// yet), else path made absolute as it is.
+func realPath(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		path = r
+	} else if d, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		path = filepath.Join(d, filepath.Base(path))
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}
+
+// SessionLine reads the first non-blank line of the file at path (byte
+// order marks and JSON whitespace before it skipped) and returns what
+// session line of which dialect it is ("a pi session
 // header", "a Claude Code entry", ...), or "" when it is none, or the file
 // cannot be read. The tests are FORMATS.md §0's, on the line's top-level
 // members only; member values are read as a stream, so a long first line
@@ -106,6 +228,15 @@ func SessionLine(path string) string {
 	defer f.Close()
 	r := bufio.NewReader(f)
 	for {
+		// A byte order mark at byte 0 is skipped by grove's reader (SPEC
+		// §2.2), and tools that write one may write it where a line
+		// starts: before the first line it never makes a session less of
+		// one here (refusing too much loses nothing; too little loses a
+		// session).
+		if bom, _ := r.Peek(len(utf8BOM)); string(bom) == utf8BOM {
+			r.Discard(len(utf8BOM))
+			continue
+		}
 		b, err := r.ReadByte()
 		if err != nil {
 			return ""
@@ -189,6 +320,9 @@ func SessionLine(path string) string {
 	}
 	return ""
 }
+
+// utf8BOM is the UTF-8 byte order mark, U+FEFF.
+const utf8BOM = "\xef\xbb\xbf"
 
 // claudeTypes are the Claude Code line types of FORMATS.md §0.
 var claudeTypes = map[string]bool{

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/jmoiron/sqlx"
 	"modernc.org/sqlite"
@@ -127,6 +128,27 @@ func owned(path, abs string) (exists bool, err error) {
 			Hint:    "pass another --db path"}
 	}
 	return true, nil
+}
+
+// IsIndexFile reports whether the file at path is a grove index by its
+// first 100 bytes: a regular file holding a SQLite header with
+// ApplicationID, as Open decides (a damaged index whose header survives
+// counts). SQLite never opens it; a file that cannot be read, a FIFO or a
+// device is not one (a FIFO is opened without waiting for a writer).
+func IsIndexFile(path string) bool {
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 100)
+	if _, err := io.ReadFull(f, head); err != nil {
+		return false
+	}
+	return bytes.HasPrefix(head, []byte(sqliteHeader)) && binary.BigEndian.Uint32(head[68:72]) == ApplicationID
 }
 
 // probe checks an existing grove index through a read-only connection,

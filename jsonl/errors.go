@@ -48,6 +48,12 @@ const (
 	// one whose first line is a session header or entry of any dialect.
 	// Refused even with --force; nothing is written.
 	CodeWouldReplace Code = "would_replace_session"
+	// CodeWouldReplaceIndex is an export target that is grove's index: the
+	// index the command uses, a file grove keeps beside it (-wal, -shm,
+	// -journal, .lock, .sources, .rebuild, .damaged-*), or any file whose
+	// first 100 bytes are a SQLite header with grove's application id.
+	// Refused even with --force; nothing is written.
+	CodeWouldReplaceIndex Code = "would_replace_index"
 	// CodeDiskFull is a write the file system had no room for (ENOSPC, or
 	// SQLite's SQLITE_FULL): Path names the file, the hint what to free.
 	CodeDiskFull Code = "disk_full"

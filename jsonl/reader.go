@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -136,6 +137,29 @@ func ReadFile(path string, mode Mode) ([]Entry, *Result, error) {
 	return entries, res, err
 }
 
+// NotRegular says what a file of mode m is that is not a regular file, in
+// words and with its whole mode as ls shows it, permission bits included:
+// "not a regular file but a directory (drwxr-x---)", "... a FIFO
+// (prw-r--r--)".
+func NotRegular(m fs.FileMode) string {
+	kind, letter := "a special file", "?"
+	switch {
+	case m.IsDir():
+		kind, letter = "a directory", "d"
+	case m&fs.ModeSymlink != 0:
+		kind, letter = "a symbolic link", "l"
+	case m&fs.ModeNamedPipe != 0:
+		kind, letter = "a FIFO", "p"
+	case m&fs.ModeCharDevice != 0:
+		kind, letter = "a character device", "c"
+	case m&fs.ModeDevice != 0:
+		kind, letter = "a block device", "b"
+	case m&fs.ModeSocket != 0:
+		kind, letter = "a socket", "s"
+	}
+	return "not a regular file but " + kind + " (" + letter + m.Perm().String()[1:] + ")"
+}
+
 // OpenFile opens the session file at path for reading and returns it with
 // its size in bytes. Only a regular file (or a symlink to one) is opened: a
 // FIFO, device or directory would block or never end, so it is an io_error.
@@ -145,7 +169,7 @@ func OpenFile(path string) (*os.File, int64, error) {
 		return nil, 0, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot read session file: " + osReason(err)}
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, 0, &Error{Code: CodeIO, Path: path, Offset: -1, Message: "not a regular file (" + fi.Mode().Type().String() + "); session files are plain files"}
+		return nil, 0, &Error{Code: CodeIO, Path: path, Offset: -1, Message: NotRegular(fi.Mode()) + "; session files are plain files"}
 	}
 	f, err := os.Open(path)
 	if err != nil {

@@ -3,6 +3,7 @@ package jsonl
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -376,5 +377,26 @@ func TestDuplicateLinesError_Clips(t *testing.T) {
 	e := DuplicateLinesError("x", lines)
 	if len(e.Lines) != 12 || !strings.Contains(e.Message, "(lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 2 more)") {
 		t.Fatalf("DuplicateLinesError = %v %q, want 12 lines, the message naming ten and 2 more", e.Lines, e.Message)
+	}
+}
+
+// NotRegular names the kind of file in words and keeps its permission
+// bits, as ls shows them (issue 13: "d---------" for a 0750 directory).
+func TestNotRegular(t *testing.T) {
+	for _, c := range []struct {
+		mode fs.FileMode
+		want string
+	}{
+		{fs.ModeDir | 0o750, "a directory (drwxr-x---)"},
+		{fs.ModeNamedPipe | 0o640, "a FIFO (prw-r-----)"},
+		{fs.ModeDevice | fs.ModeCharDevice | 0o666, "a character device (crw-rw-rw-)"},
+		{fs.ModeDevice | 0o660, "a block device (brw-rw----)"},
+		{fs.ModeSocket | 0o755, "a socket (srwxr-xr-x)"},
+		{fs.ModeSymlink | 0o777, "a symbolic link (lrwxrwxrwx)"},
+		{fs.ModeIrregular | 0o400, "a special file (?r--------)"},
+	} {
+		if got := NotRegular(c.mode); got != "not a regular file but "+c.want {
+			t.Errorf("NotRegular(%v) = %q, want %q", c.mode, got, "not a regular file but "+c.want)
+		}
 	}
 }

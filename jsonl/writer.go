@@ -121,7 +121,7 @@ func (w *Writer) load(f *os.File) error {
 		return &Error{Code: CodeIO, Path: w.path, Offset: -1, Err: err, Message: "stat session file: " + osReason(err)}
 	}
 	if !fi.Mode().IsRegular() {
-		return &Error{Code: CodeIO, Path: w.path, Offset: -1, Message: "not a regular file"}
+		return &Error{Code: CodeIO, Path: w.path, Offset: -1, Message: NotRegular(fi.Mode())}
 	}
 	p := newParser(Options{Path: w.path, Mode: Strict}, func(e Entry) error {
 		if w.ids[e.ID] {

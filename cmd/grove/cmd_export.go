@@ -71,10 +71,13 @@ func exportCommand(g *env) *cli.Command {
          takes it as a new session.
 
 An existing --out file is never appended to; md and html replace one only
-with --force. A session file is never replaced, with or without --force
+with --force. md and html are never written under a name ending in .jsonl
+(every agent tool would read it as a session): a usage error, exit 2. A session file is never replaced, with or without --force
 (would_replace_session): the source, any indexed session's file, a file
 under a root the index remembers, or a file whose first line is a session
-header or entry of any dialect.
+header or entry of any dialect. Nor is grove's index (would_replace_index):
+the --db file, the files beside it (-wal, -shm, -journal, .lock, .sources,
+.rebuild, .damaged-*), or any file that is a grove index.
 
 md and html are written as they are made, one entry at a time: --out FILE
 goes into a temporary file beside FILE, put in place only when whole (a
@@ -84,7 +87,7 @@ not parsed as Markdown.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "md", Usage: "md, html or jsonl"},
 			&cli.StringFlag{Name: "out", Usage: "write to `FILE` (or, for jsonl, into directory FILE) instead of stdout (- is stdout)"},
-			&cli.BoolFlag{Name: "force", Usage: "replace an existing md or html --out file (never a session file)"},
+			&cli.BoolFlag{Name: "force", Usage: "replace an existing md or html --out file (never a session file or the index)"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 1, 2); err != nil {
@@ -192,6 +195,9 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 			return render(g.stdout, d)
 		}
 		if err := a.CheckExportTarget(ctx, p.Session, o.out); err != nil {
+			return err // a session or the index there says more than its name
+		}
+		if err := transcriptName(o.out, o.format); err != nil {
 			return err
 		}
 		if err := writeDocument(ctx, o.out, o.force, func(w io.Writer) error { return render(w, d) }); err != nil {
@@ -204,6 +210,24 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 	}
 	_, err = doc.WriteTo(g.stdout)
 	return err
+}
+
+// transcriptName refuses an md or html --out whose name ends in .jsonl
+// (in any case), wherever it is: pi, Claude Code, Codex and grove index
+// read every *.jsonl file as a session, so a transcript under that name
+// is a damaged session to each of them (thousands of bad lines). A usage
+// error (exit 2): the name is what is wrong, and nothing is written.
+func transcriptName(out, format string) error {
+	base := filepath.Base(out)
+	if !strings.HasSuffix(strings.ToLower(base), ".jsonl") {
+		return nil
+	}
+	what := "a Markdown transcript"
+	if format == "html" {
+		what = "an HTML page"
+	}
+	return usagef("export: --out %s: %s named *.jsonl would be read as a broken session by pi, every other agent tool and grove index; name it %s, or use --format jsonl for a fork",
+		out, what, strings.TrimSuffix(base, base[len(base)-len(".jsonl"):])+"."+format)
 }
 
 // written answers an export with --out. The file is complete by then, so

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -37,14 +39,21 @@ func rebuildCommand(g *env) *cli.Command {
 	}
 }
 
-func runRebuild(ctx context.Context, g *env, opts indexOptions) error {
+func runRebuild(ctx context.Context, g *env, opts indexOptions) (err error) {
 	// What to read, asked before a damaged index is set aside (g.open):
 	// the new index must read what the old one was asked to, not the
 	// default roots.
 	given := len(opts.roots) > 0 || len(opts.files) > 0
 	var known []index.Source
 	var knownErr error
-	_, statErr := os.Stat(g.dbPath)
+	before, statErr := os.Stat(g.dbPath)
+	// No index there yet (an empty file is none either, SPEC §6). Where
+	// there was no file, the one g.open makes is this rebuild's: it is
+	// removed again if the rebuild fails, with the directories made for it
+	// (a user's empty file is never removed).
+	fresh := errors.Is(statErr, fs.ErrNotExist) || (statErr == nil && before.Mode().IsRegular() && before.Size() == 0)
+	made := errors.Is(statErr, fs.ErrNotExist)
+	madeDirs := missingDirs(filepath.Dir(g.dbPath))
 	if !given && statErr == nil {
 		known, knownErr = index.SourcesOf(ctx, g.dbPath)
 	}
@@ -53,17 +62,49 @@ func runRebuild(ctx context.Context, g *env, opts indexOptions) error {
 		return err
 	}
 	defer func() { a.Close() }()
+	// A damaged index set aside by g.open, or below: the new one knows
+	// nothing, and what the old one was asked to read may be lost with it.
+	damaged := false
+	if after, err := os.Stat(g.dbPath); statErr == nil && !fresh && (err != nil || !os.SameFile(before, after)) {
+		damaged = true
+	}
+	if made {
+		defer func() {
+			if err == nil || jsonl.CodeOf(err) == jsonl.CodeIndexBusy {
+				return
+			}
+			// Only while it holds nothing: another grove that made and
+			// filled it meanwhile keeps what it made.
+			if n, cerr := a.DB().CountSessions(context.WithoutCancel(ctx)); cerr != nil || n > 0 {
+				return
+			}
+			a.Close()
+			if rerr := archive.RemoveIndexFiles(g.dbPath); rerr != nil {
+				g.warn(rerr.Error())
+			} else {
+				for _, d := range madeDirs {
+					if os.Remove(d) != nil { // only while empty
+						break
+					}
+				}
+			}
+			var je *jsonl.Error
+			if errors.As(err, &je) {
+				je.Message = strings.Replace(je.Message, archive.NotReplaced, "no index was made", 1)
+			}
+		}()
+	}
 	if !given {
 		if opts.roots, opts.files, err = a.Sources(ctx); err != nil {
-			damaged := a.DB().Classify(err)
-			if jsonl.CodeOf(damaged) != jsonl.CodeDamagedIndex {
-				return damaged
+			cause := a.DB().Classify(err)
+			if jsonl.CodeOf(cause) != jsonl.CodeDamagedIndex {
+				return cause
 			}
 			// Damage deeper than Open looks, in the sources table itself.
-			if a, err = archive.ReopenDamaged(ctx, a, damaged, g.warn); err != nil {
+			if a, err = archive.ReopenDamaged(ctx, a, cause, g.warn); err != nil {
 				return err
 			}
-			opts.roots, opts.files = nil, nil
+			opts.roots, opts.files, damaged = nil, nil, true
 		}
 		if len(known) == 0 || knownErr != nil {
 			// The sources table is unreadable: the copy beside the index.
@@ -78,7 +119,14 @@ func runRebuild(ctx context.Context, g *env, opts indexOptions) error {
 				}
 			}
 		} else if len(opts.roots) == 0 && len(opts.files) == 0 {
-			g.warn("the damaged index does not say what it was asked to read; reading the default roots (name them with --root DIR)")
+			switch {
+			case fresh:
+				g.warn("no index at " + g.dbPath + " yet; reading the default roots (name them with --root DIR)")
+			case damaged || knownErr != nil:
+				g.warn("the damaged index does not say what it was asked to read; reading the default roots (name them with --root DIR)")
+			default:
+				g.warn("the index does not say what it was asked to read; reading the default roots (name them with --root DIR)")
+			}
 		}
 		// A single file indexed once and deleted since is no reason to
 		// refuse; a root that is gone is (a disk not mounted?).
@@ -96,10 +144,30 @@ func runRebuild(ctx context.Context, g *env, opts indexOptions) error {
 	defer showProgress(g, &iopts)()
 	sum, err := a.Rebuild(ctx, iopts)
 	if errors.Is(err, context.Canceled) {
-		return interruptedError{"interrupted; the index was not replaced and is as it was before the rebuild"}
+		if fresh {
+			return interruptedError{"interrupted; no index was made"}
+		}
+		return interruptedError{"interrupted; " + archive.NotReplaced + " and is as it was before the rebuild"}
 	}
 	if err != nil {
 		return err
 	}
 	return reportIndex(g, a, sum)
+}
+
+// missingDirs returns dir and those of its parents that do not exist, the
+// deepest first: what creating dir would make.
+func missingDirs(dir string) []string {
+	var out []string
+	for {
+		if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
+			return out
+		}
+		out = append(out, dir)
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return out
+		}
+		dir = parent
+	}
 }
