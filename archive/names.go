@@ -18,22 +18,33 @@ const FirstMessageLen = 200
 // whitespace and control characters made one space, trimmed, and cut to
 // FirstMessageLen runes, the last of them "…" when cut.
 func FirstMessage(text string) string {
-	return ClipRunes(oneLine(jsonl.StripEscapes(text)), FirstMessageLen)
+	// ClipRunes needs one rune past the cut to know it cuts; oneLine never
+	// ends with a space, so stopping there gives the same answer without a
+	// copy of a 30 MB first message (SPEC §2.8).
+	return ClipRunes(oneLine(jsonl.StripEscapes(text), FirstMessageLen+1), FirstMessageLen)
 }
 
 // NormalizeText is FirstMessage without the cut: what a `--first`
 // substring is matched as.
 func NormalizeText(text string) string {
-	return oneLine(jsonl.StripEscapes(text))
+	return oneLine(jsonl.StripEscapes(text), -1)
 }
 
 // oneLine makes every run of JavaScript whitespace and control characters
-// in s one space and trims it.
-func oneLine(s string) string {
+// in s one space and trims it. With limit ≥ 0 it stops after limit runes
+// other than the spaces it puts in: a prefix of the whole answer, ending in
+// a rune of s, and it holds no more than that prefix.
+func oneLine(s string, limit int) string {
 	var b strings.Builder
-	b.Grow(len(s))
+	if limit < 0 || len(s) <= 4*limit {
+		b.Grow(len(s))
+	}
 	space := false
+	n := 0
 	for _, r := range s {
+		if n == limit {
+			break
+		}
 		if jsSpace(r) || unicode.IsControl(r) {
 			space = b.Len() > 0
 			continue
@@ -43,6 +54,7 @@ func oneLine(s string) string {
 			space = false
 		}
 		b.WriteRune(r)
+		n++
 	}
 	return b.String()
 }

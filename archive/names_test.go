@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -42,5 +43,30 @@ func TestSessionName(t *testing.T) {
 		if got := sessionName(c.in); got != c.want {
 			t.Errorf("sessionName(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// FirstMessage of a long text is the cut of NormalizeText's whole answer,
+// spaces and cut points included, and is made without copying the text: a
+// 30 MB first user message cost a 30 MB builder while indexing (SPEC §2.8).
+func TestFirstMessage_LongTextNotCopied(t *testing.T) {
+	for _, in := range []string{
+		strings.Repeat("word ", FirstMessageLen/5) + "x",
+		strings.Repeat("ab \n\t ", FirstMessageLen),
+		strings.Repeat("字 ", FirstMessageLen/2) + "末",
+		strings.Repeat("字 ", FirstMessageLen/2+1),
+		strings.Repeat(" ", 10) + strings.Repeat("y", FirstMessageLen) + "  z",
+	} {
+		if got, want := FirstMessage(in), ClipRunes(NormalizeText(in), FirstMessageLen); got != want {
+			t.Errorf("FirstMessage(%.30q…) = %q, want %q", in, got, want)
+		}
+	}
+	long := strings.Repeat("ordinary words of a long prompt ", 1<<15) // 1 MB
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_ = FirstMessage(long)
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<10 {
+		t.Errorf("FirstMessage of a 1 MB text allocated %d bytes, want ≤ 64 KiB", got)
 	}
 }

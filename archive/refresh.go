@@ -192,6 +192,15 @@ type sessionReader struct {
 }
 
 func (r *sessionReader) entry(ctx context.Context, e jsonl.Entry) error {
+	// A full batch is written when the next entry comes (or at finish), not
+	// as its last entry is read: by then the reader has let that entry's
+	// line go, so a 30 MB text line is not held beside its search text
+	// while SQLite takes the text (SPEC §2.8).
+	if len(r.rows) >= batchEntries || len(r.arena) >= batchText {
+		if err := r.flush(ctx); err != nil {
+			return err
+		}
+	}
 	row := index.Entry{EntryID: e.ID, Type: e.Type, Line: e.Line, Offset: e.Offset, Length: e.Length, CRC: crc32.ChecksumIEEE(e.Raw)}
 	if !e.Root {
 		p := e.ParentID
@@ -233,9 +242,6 @@ func (r *sessionReader) entry(ctx context.Context, e jsonl.Entry) error {
 		}
 	}
 	r.rows = append(r.rows, row)
-	if len(r.rows) >= batchEntries || len(r.arena) >= batchText {
-		return r.flush(ctx)
-	}
 	return nil
 }
 
@@ -273,6 +279,9 @@ func (r *sessionReader) flush(ctx context.Context) error {
 		return err
 	}
 	r.rows, r.arena, r.diags = r.rows[:0], r.arena[:0], r.diags[:0]
+	if cap(r.arena) > 2*batchText {
+		r.arena = nil // grown for one long text: not kept for the rest of the file
+	}
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -34,22 +35,35 @@ func isTokenRune(r rune) bool {
 // ftsText returns text as it is stored in the full-text index: CJK
 // characters stand apart, everything else is unchanged. Invalid UTF-8
 // becomes U+FFFD, a separator. Runs without CJK are copied whole.
+//
+// A text that needs none of that (valid UTF-8, already NFKC, no CJK) is
+// not copied: the string shares text's bytes (SPEC §2.8: a 30 MB text line
+// was held three times in Go, the line, its search text and this copy,
+// besides the copy SQLite binds). The caller must not change text while the
+// string is in use; insertText binds it and lets it go.
 func ftsText(text []byte) string {
+	if len(text) == 0 {
+		return ""
+	}
 	i := 0
 	for i < len(text) && text[i] < 0x80 {
 		i++
 	}
-	if i == len(text) && utf8.Valid(text) {
-		return string(text)
+	if i == len(text) {
+		return unsafe.String(&text[0], len(text))
 	}
 	if !utf8.Valid(text) {
 		text = bytes.ToValidUTF8(text, []byte("\uFFFD"))
 	}
 	// Compatibility forms become the plain ones: fullwidth ＡＢＣ is ABC, the
 	// ligature ﬁ is fi (fold does the same to query and snippet tokens).
-	text = norm.NFKC.Bytes(text)
+	text = norm.NFKC.Bytes(text) // text itself when it is NFKC already
+	k := cjkRunes(text)
+	if k == 0 {
+		return unsafe.String(&text[0], len(text))
+	}
 	var b strings.Builder
-	b.Grow(len(text) + 2*cjkRunes(text)) // its exact size: no slack on a 25 MB text (SPEC §2.8)
+	b.Grow(len(text) + 2*k) // its exact size: no slack on a 25 MB text (SPEC §2.8)
 	copied, i := 0, 0
 	for i < len(text) {
 		if text[i] < 0xE1 {

@@ -130,7 +130,8 @@ func checkRefreshFigures(t *testing.T, res *Result) {
 		"append/4.0 MB session: refresh peak RSS", "append/1.0 MB session: bytes read by the refresh",
 		"append/4.0 MB session: bytes read by the refresh",
 		"big-mem/cold index: wall time", "big-mem/cold index: throughput", "big-mem/cold index: peak RSS",
-		"long-line/index: peak RSS", "long-line/export --format html: peak RSS", "long-line/search " + testutil.LongLineWord + ": peak RSS",
+		"long-line/index: peak RSS", "long-line/export --format html: peak RSS", "long-line/text-only index: peak RSS", "long-line/text-only export --format html: peak RSS",
+		"long-line/search " + testutil.LongLineWord + ": peak RSS",
 		"watch/idle CPU",
 	} {
 		if _, ok := figs[name]; !ok {

@@ -112,8 +112,9 @@ type suite struct {
 	byName map[string]Figure
 	// watchExit is grove watch's exit status after SIGINT, when measured.
 	watchExit *int
-	// longLineGoal is the long-line step's memory goal, MB (0 until run).
-	longLineGoal float64
+	// longLineGoals are the long-line step's memory goals, MB, by figure
+	// name (empty until run): each session's own 3× its longest line + 40.
+	longLineGoals map[string]float64
 }
 
 func (s *suite) add(f Figure) Figure {
