@@ -92,6 +92,16 @@ func runRebuild(ctx context.Context, g *env, opts indexOptions) error {
 			}
 		}
 	}
+	// Damage in a page no query above read (the full-text pages, an
+	// entries page): the old index is set aside as <index>.damaged-<time>
+	// with a note, as damage met at open is, never copied over silently.
+	if err := a.DB().QuickCheck(ctx); jsonl.CodeOf(err) == jsonl.CodeDamagedIndex {
+		if a, err = archive.ReopenDamaged(ctx, a, err, g.warn); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
+	}
 	iopts := archive.IndexOptions{Roots: opts.roots, Files: opts.files, Busy: g.busy}
 	defer showProgress(g, &iopts)()
 	sum, err := a.Rebuild(ctx, iopts)
