@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -53,6 +55,7 @@ func runRebuild(ctx context.Context, g *env, opts indexOptions) error {
 		return err
 	}
 	defer func() { a.Close() }()
+	setAside := false // the old index was damaged and is set aside: it cannot say what it held
 	if !given {
 		if opts.roots, opts.files, err = a.Sources(ctx); err != nil {
 			damaged := a.DB().Classify(err)
@@ -63,6 +66,7 @@ func runRebuild(ctx context.Context, g *env, opts indexOptions) error {
 			if a, err = archive.ReopenDamaged(ctx, a, damaged, g.warn); err != nil {
 				return err
 			}
+			setAside = true
 			opts.roots, opts.files = nil, nil
 		}
 		if len(known) == 0 || knownErr != nil {
@@ -86,6 +90,9 @@ func runRebuild(ctx context.Context, g *env, opts indexOptions) error {
 			_, err := os.Stat(f)
 			return errors.Is(err, fs.ErrNotExist)
 		})
+		if !setAside {
+			opts.roots = skipForgottenRoots(ctx, g, a, opts.roots)
+		}
 		if len(opts.roots) == 0 && len(opts.files) == 0 {
 			if opts.roots, err = defaultRoots(); err != nil {
 				return err
@@ -112,4 +119,37 @@ func runRebuild(ctx context.Context, g *env, opts indexOptions) error {
 		return err
 	}
 	return reportIndex(g, a, sum)
+}
+
+// skipForgottenRoots drops from the remembered roots those that cannot be
+// read now and under which the index holds no session, each with a note on
+// stderr: the new index loses nothing by not reading them, and forgets
+// them. A root the index holds sessions under is kept, so that the rebuild
+// fails on it and the old index is kept (a rebuild never loses what the
+// index knows); so is every root when the index cannot say (damaged).
+func skipForgottenRoots(ctx context.Context, g *env, a *archive.Archive, roots []string) []string {
+	var known map[string]int64
+	var unknown bool
+	return slices.DeleteFunc(roots, func(r string) bool {
+		_, statErr := os.Stat(r)
+		if statErr == nil {
+			return false
+		}
+		if known == nil && !unknown {
+			var err error
+			known, _, err = a.DB().FileStates(ctx)
+			unknown = err != nil
+		}
+		if unknown {
+			return false
+		}
+		for p := range known {
+			if r == "/" || strings.HasPrefix(p, r+"/") {
+				return false
+			}
+		}
+		g.warn(fmt.Sprintf("skipping the remembered root %s: %s, and the index holds no session under it (the new index forgets it)",
+			r, strings.TrimPrefix(archive.RootFailure(r, statErr).Message, "cannot read session root: ")))
+		return true
+	})
 }
