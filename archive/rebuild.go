@@ -178,11 +178,12 @@ func (a *Archive) Rebuild(ctx context.Context, opts IndexOptions) (IndexSummary,
 	}
 	fresh, err := Open(ctx, tmp)
 	if err != nil {
+		removeIndexFiles(tmp) // what a full disk let Open make
 		return sum, err
 	}
 	defer removeIndexFiles(tmp)
 	defer fresh.Close()
-	opts.Force, opts.Busy = true, nil
+	opts.Force, opts.Busy, opts.whole = true, nil, true
 	sum, err = fresh.Index(ctx, opts)
 	if err == nil {
 		err = fresh.Remember(ctx, opts)
