@@ -187,7 +187,10 @@ func findSessionFiles(root string) (files []string, links map[string]bool, skipp
 // root, directory or file that cannot be read is listed in Failed and the
 // rest is indexed; a damaged file is no failure (its diagnostics are
 // stored). The error is for the index itself failing, the lock not being
-// had, or ctx ending (the summary then counts what was done).
+// had, or ctx ending (the summary then counts what was done). On a full
+// disk the files that fit one per transaction are kept, and the error is a
+// disk_full *jsonl.Error without a hint (index.DiskFull adds the command's)
+// counting the files indexed and not indexed (README "A full disk").
 func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, error) {
 	sum := IndexSummary{Failed: []Failure{}}
 	unlock, err := a.Lock(ctx, opts.Busy)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/internal/testutil"
 )
 
@@ -257,5 +258,11 @@ func TestRun_DiskFullKeepsWhatFits(t *testing.T) {
 			t.Errorf("grove %s: %s; want it to say %q", cmd[0], stdout, want)
 		}
 		t.Logf("grove %s kept %d of 12 files", cmd[0], kept)
+		if cmd[0] == "index" {
+			// Its root is remembered, for grove rebuild: it holds sessions.
+			if srcs, err := archive.ReadSourcesFile(db); err != nil || len(srcs) != 1 || srcs[0].Path != big {
+				t.Errorf("after grove index on a full disk: %s lists %v, %v; want root %s", archive.SourcesPath(db), srcs, err, big)
+			}
+		}
 	}
 }
