@@ -3,6 +3,7 @@ package archive
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -30,6 +31,19 @@ type IndexSummary struct {
 	// Failed lists the files, directories and roots that could not be read;
 	// everything else was indexed. Never nil.
 	Failed []Failure `json:"failed"`
+}
+
+// add adds o's counts and failures to s.
+func (s *IndexSummary) add(o IndexSummary) {
+	s.Files += o.Files
+	s.Indexed += o.Indexed
+	s.Appended += o.Appended
+	s.Unchanged += o.Unchanged
+	s.Damaged += o.Damaged
+	s.Entries += o.Entries
+	s.Removed += o.Removed
+	s.BytesRead += o.BytesRead
+	s.Failed = append(s.Failed, o.Failed...)
 }
 
 // Failure is a file, directory or root that `grove index` could not read.
@@ -65,6 +79,9 @@ type IndexOptions struct {
 	// lock, with what the lock file says of it; Index then waits for it.
 	// When nil, Index does not wait: it fails with index_busy.
 	Busy func(holder string)
+	// whole is Rebuild's: the new index is kept only whole, so a full disk
+	// ends the run at once, without indexing the batch's files one by one.
+	whole bool
 }
 
 // Progress is how far an Index run is. Only files that changed count.
@@ -170,7 +187,10 @@ func findSessionFiles(root string) (files []string, links map[string]bool, skipp
 // root, directory or file that cannot be read is listed in Failed and the
 // rest is indexed; a damaged file is no failure (its diagnostics are
 // stored). The error is for the index itself failing, the lock not being
-// had, or ctx ending (the summary then counts what was done).
+// had, or ctx ending (the summary then counts what was done). On a full
+// disk the files that fit one per transaction are kept, and the error is a
+// disk_full *jsonl.Error without a hint (index.DiskFull adds the command's)
+// counting the files indexed and not indexed (README "A full disk").
 func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, error) {
 	sum := IndexSummary{Failed: []Failure{}}
 	unlock, err := a.Lock(ctx, opts.Busy)
@@ -307,74 +327,160 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 	}
 	// Files share a transaction until it holds batchBytes or batchFiles
 	// files (each under its own savepoint): a commit costs more than a
-	// small file.
+	// small file. On a full disk the batch is rolled back and its files
+	// are indexed again one per transaction, the WAL checkpointed into the
+	// index and truncated after each (the disk then holds the index and
+	// one file's WAL, as one `grove index` per file would), so the index
+	// keeps every file that fits; the first file that does not fit alone
+	// ends the run with a disk_full error counting the files not indexed
+	// (README "A full disk").
 	var b *index.Batch
-	var inBatch int
+	var batch []work      // the files in b, to index again alone on a full disk
+	var bsum IndexSummary // their counts, added to sum when b commits
 	var batchSize int64
+	alone := false
 	defer func() {
 		if b != nil {
 			b.Rollback()
 		}
 	}()
+	// commit commits b; on an error b is gone (rolled back) and batch
+	// still names its files.
 	commit := func() error {
 		if b == nil {
 			return nil
 		}
 		err := b.Commit()
-		b, inBatch, batchSize = nil, 0, 0
-		return err
+		b = nil
+		if err != nil {
+			return err
+		}
+		sum.add(bsum)
+		if alone {
+			a.db.Checkpoint(ctx) // best effort: a WAL that stays is still whole
+		}
+		batch, bsum, batchSize = nil, IndexSummary{}, 0
+		return nil
 	}
-	for _, w := range todo {
+	// rollback abandons b on a full disk and returns its files, uncounting
+	// their progress. The WAL the failed transaction grew to fill the disk
+	// is truncated (checkpointed first: nothing committed is lost), giving
+	// its room back to the files indexed one by one next.
+	rollback := func() []work {
+		if b != nil {
+			b.Rollback()
+		}
+		a.db.Checkpoint(ctx) // best effort: a WAL that stays is still whole
+		redo := batch
+		for _, w := range redo {
+			p.Files--
+			p.Bytes -= w.cost
+		}
+		b, batch, bsum, batchSize = nil, nil, IndexSummary{}, 0
+		return redo
+	}
+	// full is the disk_full error that ends the run, left files not indexed.
+	full := func(err error, left int) error {
+		de, _ := index.DiskFull(a.db.File(), err, 0, "").(*jsonl.Error)
+		if de == nil || opts.whole {
+			return err
+		}
+		de.Message += fmt.Sprintf("; %s indexed in this run, %d not indexed (run the command again once there is room)",
+			count(sum.Indexed, "file", "files"), left)
+		de.Hint = "" // the command's name is the caller's (index.DiskFull)
+		return de
+	}
+	queue := slices.Clone(todo)
+	for {
+		if len(queue) == 0 {
+			err := commit()
+			if err != nil && index.IsDiskFull(err) && !alone && !opts.whole {
+				alone = true // the last batch did not fit: its files one by one
+				queue = rollback()
+				continue
+			}
+			if err != nil && index.IsDiskFull(err) {
+				return sum, full(err, len(batch))
+			}
+			if err != nil {
+				return sum, err
+			}
+			break
+		}
+		w := queue[0]
+		queue = queue[1:]
 		if err := ctx.Err(); err != nil {
 			commit() // keep the files finished so far
 			return sum, err
 		}
 		if b != nil && w.cost >= batchBytes/2 {
 			if err := commit(); err != nil { // a big file starts its own batch
+				if index.IsDiskFull(err) && !opts.whole {
+					alone = true
+					queue = append(rollback(), append([]work{w}, queue...)...)
+					continue
+				}
 				return sum, err
 			}
 		}
 		if b == nil {
+			var err error
 			if b, err = a.db.BeginBatch(ctx); err != nil {
+				if index.IsDiskFull(err) {
+					return sum, full(err, 1+len(queue))
+				}
 				return sum, err
 			}
 		}
 		r, err := a.refreshFile(ctx, b, w.path, w.st, w.old, opts.Force)
-		if b.Dead() { // the file failed first in its batch: nothing else was in it
-			b, inBatch, batchSize = nil, 0, 0
+		dead := b.Dead() // the file failed first in its batch: nothing else was in it
+		if dead {
+			b = nil
 		}
-		sum.BytesRead += r.BytesRead
 		if ctx.Err() != nil {
+			sum.BytesRead += r.BytesRead
 			commit() // this file was rolled back; keep those before it
 			return sum, ctx.Err()
 		}
+		if err != nil && index.IsDiskFull(err) {
+			if alone || len(batch) == 0 || opts.whole {
+				left := 1 + len(queue) + len(rollback())
+				return sum, full(err, left)
+			}
+			// SQLite may have rolled back the whole transaction: its files
+			// again, one per transaction.
+			alone = true
+			queue = append(rollback(), append([]work{w}, queue...)...)
+			continue
+		}
+		one := IndexSummary{BytesRead: r.BytesRead}
 		if err != nil {
 			if jsonl.CodeOf(err) != jsonl.CodeIO {
 				return sum, err // the index itself failed
 			}
-			sum.Failed = append(sum.Failed, failureOf(w.path, err))
+			one.Failed = append(one.Failed, failureOf(w.path, err))
 		} else {
 			switch r.Change {
 			case Unchanged:
-				sum.Unchanged++
+				one.Unchanged++
 			case Appended:
-				sum.Appended++
-				sum.Indexed++
-				sum.Entries += r.Entries
+				one.Appended++
+				one.Indexed++
+				one.Entries += r.Entries
 			case Whole:
-				sum.Indexed++
-				sum.Entries += r.Entries
+				one.Indexed++
+				one.Entries += r.Entries
 			}
 			if r.State != jsonl.StateOK {
-				sum.Damaged++
+				one.Damaged++
 			}
 		}
-		inBatch++
-		batchSize += w.cost
-		if inBatch >= batchFiles || batchSize >= batchBytes {
-			if err := commit(); err != nil {
-				return sum, err
-			}
+		if dead { // nothing to commit: the failure stands
+			sum.add(one)
+		} else {
+			bsum.add(one)
+			batch = append(batch, w)
+			batchSize += w.cost
 		}
 		p.Files++
 		p.Bytes += w.cost
@@ -382,9 +488,19 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 		if opts.Progress != nil {
 			opts.Progress(p)
 		}
-	}
-	if err := commit(); err != nil {
-		return sum, err
+		if b != nil && (alone || len(batch) >= batchFiles || batchSize >= batchBytes) {
+			if err := commit(); err != nil {
+				if index.IsDiskFull(err) && !alone && !opts.whole {
+					alone = true
+					queue = append(rollback(), queue...)
+					continue
+				}
+				if index.IsDiskFull(err) {
+					return sum, full(err, len(rollback())+len(queue))
+				}
+				return sum, err
+			}
+		}
 	}
 	// Sessions whose file under an indexed root is gone leave the index.
 	// So do rows an older grove stored under a symlink's name: the file is

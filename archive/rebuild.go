@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -36,7 +37,9 @@ func (a *Archive) Sources(ctx context.Context) (roots, files []string, err error
 
 // Remember records opts' roots and files (absolute) as sources of this
 // index, for `grove rebuild`. Sources already known cost a read, not a
-// write.
+// write. A root that is not a directory grove can open now (a typo, a disk
+// not mounted) is not remembered: it was not read, and a rebuild would
+// otherwise fail on it for ever (README "grove rebuild").
 func (a *Archive) Remember(ctx context.Context, opts IndexOptions) error {
 	known, err := a.db.Sources(ctx)
 	if err != nil {
@@ -48,6 +51,9 @@ func (a *Archive) Remember(ctx context.Context, opts IndexOptions) error {
 	}
 	var srcs []index.Source
 	for _, r := range opts.Roots {
+		if !readableDir(r) {
+			continue
+		}
 		if abs, err := filepath.Abs(r); err == nil {
 			srcs = append(srcs, index.Source{Kind: "root", Path: abs})
 		}
@@ -71,6 +77,21 @@ func (a *Archive) Remember(ctx context.Context, opts IndexOptions) error {
 		return writeSourcesFile(a.db.File(), append(known, missing...))
 	}
 	return nil
+}
+
+// readableDir reports whether dir is a directory that can be opened and
+// listed.
+func readableDir(dir string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.IsDir() {
+		return false
+	}
+	_, err = f.Readdirnames(1)
+	return err == nil || errors.Is(err, io.EOF)
 }
 
 // SourcesPath is "<dbPath>.sources": the sources of the index at dbPath,
@@ -157,11 +178,12 @@ func (a *Archive) Rebuild(ctx context.Context, opts IndexOptions) (IndexSummary,
 	}
 	fresh, err := Open(ctx, tmp)
 	if err != nil {
+		removeIndexFiles(tmp) // what a full disk let Open make
 		return sum, err
 	}
 	defer removeIndexFiles(tmp)
 	defer fresh.Close()
-	opts.Force, opts.Busy = true, nil
+	opts.Force, opts.Busy, opts.whole = true, nil, true
 	sum, err = fresh.Index(ctx, opts)
 	if err == nil {
 		err = fresh.Remember(ctx, opts)

@@ -43,8 +43,15 @@ type VerifyReport struct {
 // offset or CRC-32 differs. It also reports every duplicated id of a file
 // with all its lines (SPEC §4 rule 1, §6), and a mismatch when the index's
 // duplicate_id diagnostics do not name exactly those. session "" verifies
-// every session.
+// every session. Before any of it, the whole index file is checked
+// (index.DB.QuickCheck): a damaged page anywhere is a damaged_index error,
+// whose hint names `grove rebuild`.
 func (a *Archive) Verify(ctx context.Context, session string) (*VerifyReport, error) {
+	// The file itself first: a damaged page that no path reads (the
+	// full-text pages) would otherwise leave verify clean.
+	if err := a.db.QuickCheck(ctx); err != nil {
+		return nil, err
+	}
 	var sessions []index.Session
 	if session != "" {
 		s, err := a.Resolve(ctx, session)

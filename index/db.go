@@ -148,6 +148,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 	if exists {
 		if err := probe(ctx, path, abs); err != nil {
+			if IsDiskFull(err) {
+				removeIdleSidecars(abs)
+			}
 			return nil, err
 		}
 	} else if f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FileMode); err == nil {
@@ -168,6 +171,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	d := &DB{db: db, path: path}
 	if err := d.migrate(ctx); err != nil {
 		db.Close()
+		if IsDiskFull(err) {
+			removeIdleSidecars(abs)
+		}
 		return nil, Classify(path, err)
 	}
 	return d, nil

@@ -39,6 +39,9 @@ func DiskFull(path string, err error, wanted int64, again string) error {
 		return nil
 	}
 	if e, ok := err.(*jsonl.Error); ok && e.Code == jsonl.CodeDiskFull {
+		if e.Hint == "" && again != "" { // made without the command's name (archive.Index)
+			e.Hint = "free space on " + MountPoint(e.Path) + " and run " + again + " again"
+		}
 		return err
 	}
 	file := path

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -131,6 +132,10 @@ func runIndex(ctx context.Context, g *env, opts indexOptions) error {
 	}
 	if err == nil {
 		err = a.Remember(ctx, iopts)
+	} else if index.IsDiskFull(err) && sum.Indexed > 0 {
+		// The files that fit are kept: remember their roots for grove
+		// rebuild, if there is room for that.
+		a.Remember(ctx, iopts)
 	}
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -134,11 +135,24 @@ func runRebuild(ctx context.Context, g *env, opts indexOptions) (err error) {
 			_, err := os.Stat(f)
 			return errors.Is(err, fs.ErrNotExist)
 		})
+		if !damaged {
+			opts.roots = skipForgottenRoots(ctx, g, a, opts.roots)
+		}
 		if len(opts.roots) == 0 && len(opts.files) == 0 {
 			if opts.roots, err = defaultRoots(); err != nil {
 				return err
 			}
 		}
+	}
+	// Damage in a page no query above read (the full-text pages, an
+	// entries page): the old index is set aside as <index>.damaged-<time>
+	// with a note, as damage met at open is, never copied over silently.
+	if err := a.DB().QuickCheck(ctx); jsonl.CodeOf(err) == jsonl.CodeDamagedIndex {
+		if a, err = archive.ReopenDamaged(ctx, a, err, g.warn); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
 	}
 	iopts := archive.IndexOptions{Roots: opts.roots, Files: opts.files, Busy: g.busy}
 	defer showProgress(g, &iopts)()
@@ -170,4 +184,37 @@ func missingDirs(dir string) []string {
 		}
 		dir = parent
 	}
+}
+
+// skipForgottenRoots drops from the remembered roots those that cannot be
+// read now and under which the index holds no session, each with a note on
+// stderr: the new index loses nothing by not reading them, and forgets
+// them. A root the index holds sessions under is kept, so that the rebuild
+// fails on it and the old index is kept (a rebuild never loses what the
+// index knows); so is every root when the index cannot say (damaged).
+func skipForgottenRoots(ctx context.Context, g *env, a *archive.Archive, roots []string) []string {
+	var known map[string]int64
+	var unknown bool
+	return slices.DeleteFunc(roots, func(r string) bool {
+		_, statErr := os.Stat(r)
+		if statErr == nil {
+			return false
+		}
+		if known == nil && !unknown {
+			var err error
+			known, _, err = a.DB().FileStates(ctx)
+			unknown = err != nil
+		}
+		if unknown {
+			return false
+		}
+		for p := range known {
+			if r == "/" || strings.HasPrefix(p, r+"/") {
+				return false
+			}
+		}
+		g.warn(fmt.Sprintf("skipping the remembered root %s: %s, and the index holds no session under it (the new index forgets it)",
+			r, strings.TrimPrefix(archive.RootFailure(r, statErr).Message, "cannot read session root: ")))
+		return true
+	})
 }

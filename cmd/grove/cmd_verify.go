@@ -11,7 +11,7 @@ import (
 func verifyCommand(g *env) *cli.Command {
 	return &cli.Command{
 		Name:  "verify",
-		Usage: "recompute every leaf's path by CTE over the index and by PathTo over the file; report differences, changed files and every duplicated id (exit 1 only for differences and changed files)",
+		Usage: "check every page of the index (SQLite quick_check: damaged_index, fixed by grove rebuild), then recompute every leaf's path by CTE over the index and by PathTo over the file; report differences, changed files and every duplicated id (exit 1 only for differences and changed files)",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "session", Usage: "only this session"}},
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 0, 0); err != nil {

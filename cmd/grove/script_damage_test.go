@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/hex"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -20,7 +22,12 @@ import (
 //	poke FILE OFFSET HEX   overwrite the bytes at OFFSET with HEX (a header field)
 //	globcmp GLOB FILE      exactly one file matching GLOB (sidecars aside) holds FILE's bytes;
 //	                       with !, no file matches GLOB
+//	garblepage FILE TABLE  overwrite the last leaf page of the index FILE's TABLE (found
+//	                       with SQLite's dbstat) that is not its root page, which Open reads
+//	gensession FILE N      write a plain session of N linear messages of distinct words
 func init() {
+	scriptCmds["garblepage"] = cmdGarblePage
+	scriptCmds["gensession"] = cmdGenSession
 	scriptCmds["truncate"] = cmdTruncate
 	scriptCmds["garble"] = cmdGarble
 	scriptCmds["poke"] = cmdPoke
@@ -109,4 +116,47 @@ func cmdGlobCmp(ts *testscript.TestScript, neg bool, args []string) {
 	if !bytes.Equal(got, want) {
 		ts.Fatalf("%s differs from %s", found[0], args[1])
 	}
+}
+
+func cmdGarblePage(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: garblepage FILE TABLE")
+	}
+	path := ts.MkAbs(args[0])
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	ts.Check(err)
+	var page, size int64
+	err = db.QueryRow(`SELECT pageno, pgsize FROM dbstat WHERE name = ? AND pagetype = 'leaf'
+		AND pageno <> (SELECT rootpage FROM sqlite_schema WHERE name = ?) ORDER BY pageno DESC LIMIT 1`,
+		args[1], args[1]).Scan(&page, &size)
+	db.Close()
+	if err != nil {
+		ts.Fatalf("garblepage: no leaf page of %s below its root: %v", args[1], err)
+	}
+	b := make([]byte, size)
+	rand.New(rand.NewSource(page)).Read(b)
+	writeAt(ts, args[0], (page-1)*size, b)
+	ts.Logf("garbled page %d of %s", page, args[1])
+}
+
+func cmdGenSession(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: gensession FILE N")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	var b strings.Builder
+	parent := "null"
+	for i := 0; i < n; i++ {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		id := fmt.Sprintf("m-%d", i)
+		fmt.Fprintf(&b, `{"id":%q,"parentId":%s,"timestamp":%d,"type":"message","message":{"role":%q,"content":[{"type":"text","text":"word%d alpha%d beta%d gamma%d delta%d"}],"timestamp":%d}}`+"\n",
+			id, parent, 1767225600000+int64(i)*1000, role, i, i*7, i*13, i*31, i*57, 1767225600000+int64(i)*1000)
+		parent = fmt.Sprintf("%q", id)
+	}
+	ts.Check(os.MkdirAll(filepath.Dir(ts.MkAbs(args[0])), 0o755))
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
 }
