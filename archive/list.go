@@ -89,7 +89,10 @@ func (a *Archive) Workspaces(ctx context.Context, dir string) ([]index.Workspace
 type LeafInfo struct {
 	Session *index.Session
 	Leaf    index.Leaf
-	Active  bool // the session's active leaf (last entry in file order)
+	// Active is set on the session's active leaf: the entry on the last
+	// line in file order (SPEC §1), decided by its line, not its id, so of
+	// two leaves that share a duplicated id only the later one is active.
+	Active bool
 	// Preview is one line from the last user message on the leaf's path,
 	// or from the leaf itself when its path has none; "" when the file
 	// cannot be read back.
@@ -126,7 +129,7 @@ func (a *Archive) Leaves(ctx context.Context, f Filter) ([]LeafInfo, error) {
 		}
 		for _, l := range leaves {
 			li := LeafInfo{Session: s, Leaf: l, Label: labels[l.EntryID], Stale: stale,
-				Active: s.ActiveLeaf != nil && *s.ActiveLeaf == l.EntryID}
+				Active: s.Entries > 0 && l.Seq == s.Entries-1}
 			if file != nil {
 				from := l.Entry
 				if u := l.LastUserEntry(); u != nil {

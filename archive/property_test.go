@@ -153,6 +153,26 @@ func TestPathCTE_EqualsPathTo(t *testing.T) {
 		if s.Leaves != len(wantLeaves) {
 			rt.Fatalf("sessions.leaves = %d, want %d", s.Leaves, len(wantLeaves))
 		}
+		// Exactly the entry on the last line is active (SPEC §1), when it
+		// is a leaf: decided by line, so a leaf sharing its id is not.
+		rows, err := a.Leaves(ctx, archive.Filter{Session: file})
+		if err != nil {
+			rt.Fatal(err)
+		}
+		last := loaded.Entries[len(loaded.Entries)-1]
+		named := false
+		for _, e := range loaded.Entries {
+			named = named || (!e.Root && e.ParentID == last.ID)
+		}
+		var active []int
+		for _, r := range rows {
+			if r.Active {
+				active = append(active, r.Leaf.Line)
+			}
+		}
+		if want := []int{last.Line}; named && len(active) != 0 || !named && !slices.Equal(active, want) {
+			rt.Fatalf("active leaves on lines %v; the last entry is %q on line %d (a parent: %t)", active, last.ID, last.Line, named)
+		}
 		bs, err := a.DB().Branches(ctx, s.SID)
 		if err != nil {
 			rt.Fatal(err)
