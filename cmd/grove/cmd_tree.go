@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/text/width"
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/index"
@@ -322,42 +321,6 @@ func kindOf(e *index.Entry) string {
 func cutText(n *archive.TreeNode) string {
 	return fmt.Sprintf("… %s, %s, %s below …", counted(n.Branches, "branch", "branches"),
 		counted(n.Folded, "entry", "entries"), counted(n.Leaves, "leaf", "leaves"))
-}
-
-// displayWidth is the number of terminal columns s takes: East Asian wide
-// and fullwidth runes take two.
-func displayWidth(s string) int {
-	n := 0
-	for _, r := range s {
-		n += runeWidth(r)
-	}
-	return n
-}
-
-func runeWidth(r rune) int {
-	if r < 0x1100 { // no wide rune comes before Hangul Jamo
-		return 1
-	}
-	switch width.LookupRune(r).Kind() {
-	case width.EastAsianWide, width.EastAsianFullwidth:
-		return 2
-	}
-	return 1
-}
-
-// clipWidth cuts s to at most cols columns, ending in "…" when cut.
-func clipWidth(s string, cols int) string {
-	if displayWidth(s) <= cols {
-		return s
-	}
-	n := 0
-	for i, r := range s {
-		if n+runeWidth(r) > cols-1 {
-			return strings.TrimRight(s[:i], " ") + "…"
-		}
-		n += runeWidth(r)
-	}
-	return s
 }
 
 func padRight(s string, cols int) string {
