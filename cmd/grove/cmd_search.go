@@ -206,14 +206,14 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 		case h.Stale:
 			fmt.Fprintf(g.stdout, "    (the session file changed since it was indexed; run `grove index`)\n")
 		default:
-			fmt.Fprintf(g.stdout, "    %s\n", mark(h.Snippet))
+			fmt.Fprintf(g.stdout, "    %s\n", mark(cell(h.Snippet)))
 		}
 		if len(h.AlsoIn) > 0 {
 			also := h.AlsoIn
 			if h.AmbiguousID {
 				also = h.AlsoInFiles
 			}
-			fmt.Fprintf(g.stdout, "    also in: %s\n", strings.Join(also, ", "))
+			fmt.Fprintf(g.stdout, "    also in: %s\n", cell(strings.Join(also, ", ")))
 		}
 		oc := op.open(h)
 		fmt.Fprintf(g.stdout, "    %s  ·  %s\n", oc["path"], oc["messages"])

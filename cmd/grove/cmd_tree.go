@@ -23,7 +23,8 @@ a one-line preview, its [label], "(leaf ...)" on a leaf and "← active" on the
 active leaf (the last entry of the file), with the leaf's time (UTC).
 Lines are clipped to about 120 columns (a long label to 40, a preview to
 no less than 24, so marks may push a line past it); control characters in
-ids, labels and previews are shown as escapes (\x1b); deeper than 12 levels of branching, a
+ids, labels and previews are shown as escapes (\x1b), in a pipe too; a preview drops
+terminal escape sequences (ESC [2J) whole; deeper than 12 levels of branching, a
 line starts with "+N" for the N levels its indentation leaves out.
 
 Folding (unless --full): always shown are roots, branch points, the first
@@ -278,13 +279,13 @@ func (tw *treeWriter) line(prefix string, n *archive.TreeNode) {
 		marks = append(marks, "["+clipWidth(cell(n.Label), 40)+"]")
 	}
 	if n.Missing {
-		marks = append(marks, "‼ parent "+deref(e.ParentID)+" missing")
+		marks = append(marks, "‼ parent "+idCell(deref(e.ParentID))+" missing")
 	}
 	switch {
 	case n.Cycle && deref(e.ParentID) == e.EntryID:
 		marks = append(marks, "↺ cycle: it is its own parent")
 	case n.Cycle:
-		marks = append(marks, "↺ cycle: its parent "+deref(e.ParentID)+" is below it")
+		marks = append(marks, "↺ cycle: its parent "+idCell(deref(e.ParentID))+" is below it")
 	}
 	if n.Duplicate {
 		marks = append(marks, fmt.Sprintf("‼ duplicate id (line %d)", e.Line))
