@@ -45,14 +45,14 @@ func plainFile(edges []genEdge) []byte {
 }
 
 // answerOf renders a path answer for comparison: ids root first, or the
-// error's code, id, parent and lines.
+// error's code, id, parent, lines, loop and message.
 func answerOf(ids []string, err error) string {
 	if err != nil {
 		e, ok := err.(*jsonl.Error)
 		if !ok {
 			return "go error: " + err.Error()
 		}
-		return fmt.Sprintf("%s id=%q parent=%q lines=%v", e.Code, e.ID, e.Parent, e.Lines)
+		return fmt.Sprintf("%s id=%q parent=%q lines=%v loop=%v message=%q", e.Code, e.ID, e.Parent, e.Lines, e.Loop, e.Message)
 	}
 	return strings.Join(ids, ">")
 }

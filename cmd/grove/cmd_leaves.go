@@ -18,7 +18,11 @@ func leavesCommand(g *env) *cli.Command {
 			if err := needArgs(c, 0, 0); err != nil {
 				return err
 			}
-			return runLeaves(c.Context, g, filterOf(c))
+			f, err := filterOf(c)
+			if err != nil {
+				return err
+			}
+			return runLeaves(c.Context, g, f)
 		},
 	}
 }

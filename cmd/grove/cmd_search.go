@@ -57,7 +57,11 @@ func searchCommand(g *env) *cli.Command {
 					return usagef("%s comes after the query, where it would be searched for: flags go before the query (grove search %s ... QUERY)", a, a)
 				}
 			}
-			o := archive.SearchOptions{Query: strings.Join(c.Args().Slice(), " "), Workspace: archive.WorkspaceDir(c.String("workspace")),
+			ws, err := archive.WorkspaceDir(c.String("workspace"))
+			if err != nil {
+				return err
+			}
+			o := archive.SearchOptions{Query: strings.Join(c.Args().Slice(), " "), Workspace: ws,
 				Session: c.String("session"), Roles: splitList(c.StringSlice("role")), Types: splitList(c.StringSlice("type")),
 				Sort: c.String("sort"), Limit: c.Int("limit"), Offset: c.Int("offset"), NoDedupe: c.Bool("no-dedupe")}
 			switch c.String("branch") {
