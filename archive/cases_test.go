@@ -18,6 +18,7 @@ type pathWant struct {
 	code   jsonl.Code
 	id     string // the error's id
 	parent string // missing_parent's parent
+	text   string // the start of the error's message, as the case's .expected.txt says it
 }
 
 type diagWant struct {
@@ -56,8 +57,9 @@ var caseTests = []struct {
 		paths: []pathWant{{leaf: "e05", code: jsonl.CodeMissingParent, id: "e04", parent: "x9f3c2a1"},
 			{leaf: "e03", ids: "e01 e02 e03"}}},
 	{file: "09-parent-cycle", state: jsonl.StateOK, entries: "e01 e02 e03 e04 e05 e06",
-		paths: []pathWant{{leaf: "e05", code: jsonl.CodeCycle, id: "e04"}, {leaf: "e02", code: jsonl.CodeCycle, id: "e02"},
-			{leaf: "e06", code: jsonl.CodeCycle, id: "e06"}, {leaf: "e01", ids: "e01"}}},
+		paths: []pathWant{{leaf: "e05", code: jsonl.CodeCycle, id: "e04", text: "cycle: e04 -> e03 -> e02 -> e04"},
+			{leaf: "e02", code: jsonl.CodeCycle, id: "e02", text: "cycle: e02 -> e04 -> e03 -> e02"},
+			{leaf: "e06", code: jsonl.CodeCycle, id: "e06", text: "cycle: e06 -> e06"}, {leaf: "e01", ids: "e01"}}},
 	{file: "12-enospc-tainted-writer", state: jsonl.StateNeedsRepair, entries: "e01 e02",
 		warnings: []diagWant{{jsonl.CodeUnterminatedTail, 4, 436, "203 bytes"}},
 		paths:    []pathWant{{leaf: "e02", ids: "e01 e02"}}},
@@ -105,6 +107,13 @@ func checkPath(t *testing.T, how string, got string, err error, w pathWant) {
 	e, ok := err.(*jsonl.Error)
 	if !ok || e.Code != w.code || e.ID != w.id || e.Parent != w.parent {
 		t.Errorf("%s(%q) = %q, %v; want %s id %q parent %q", how, w.leaf, got, err, w.code, w.id, w.parent)
+		return
+	}
+	if !strings.HasPrefix(e.Message, w.text) {
+		t.Errorf("%s(%q): message %q, want it to start %q", how, w.leaf, e.Message, w.text)
+	}
+	if w.code == jsonl.CodeCycle && strings.Join(e.Loop, " -> ") != strings.TrimPrefix(w.text, "cycle: ") {
+		t.Errorf("%s(%q): loop %v, want %s", how, w.leaf, e.Loop, w.text)
 	}
 }
 

@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/jsonl"
 )
 
 // Filter picks sessions for sessions, leaves and branches (SPEC §8). Each
@@ -55,18 +57,22 @@ func (a *Archive) Sessions(ctx context.Context, workspace string) ([]index.Sessi
 // "../x", a trailing slash, "//", "/./"), and, when it exists here,
 // resolved through symlinks, as pi records the cwd. A directory that does
 // not exist here is kept as it is (workspaces may be another machine's).
-func WorkspaceDir(arg string) string {
+// A relative arg when the current directory cannot be resolved (it was
+// deleted) is an io_error naming arg, never a filter on "." itself.
+func WorkspaceDir(arg string) (string, error) {
 	if arg == "" {
-		return ""
+		return "", nil
 	}
 	abs, err := filepath.Abs(arg)
 	if err != nil {
-		return filepath.Clean(arg)
+		return "", &jsonl.Error{Code: jsonl.CodeIO, Path: arg, Offset: -1,
+			Message: "workspace " + strconv.Quote(arg) + " is relative, and the current directory cannot be resolved (was it deleted?): " + errMsg(err),
+			Hint:    "cd to a directory that exists, or give --workspace an absolute path"}
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		return real
+		return real, nil
 	}
-	return abs
+	return abs, nil
 }
 
 // Holdings is how many sessions and workspaces the index holds, to say
@@ -89,7 +95,10 @@ func (a *Archive) Workspaces(ctx context.Context, dir string) ([]index.Workspace
 type LeafInfo struct {
 	Session *index.Session
 	Leaf    index.Leaf
-	Active  bool // the session's active leaf (last entry in file order)
+	// Active is set on the session's active leaf: the entry on the last
+	// line in file order (SPEC §1), decided by its line, not its id, so of
+	// two leaves that share a duplicated id only the later one is active.
+	Active bool
 	// Preview is one line from the last user message on the leaf's path,
 	// or from the leaf itself when its path has none; "" when the file
 	// cannot be read back.
@@ -126,7 +135,7 @@ func (a *Archive) Leaves(ctx context.Context, f Filter) ([]LeafInfo, error) {
 		}
 		for _, l := range leaves {
 			li := LeafInfo{Session: s, Leaf: l, Label: labels[l.EntryID], Stale: stale,
-				Active: s.ActiveLeaf != nil && *s.ActiveLeaf == l.EntryID}
+				Active: s.Entries > 0 && l.Seq == s.Entries-1}
 			if file != nil {
 				from := l.Entry
 				if u := l.LastUserEntry(); u != nil {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"unicode"
+
+	"github.com/grove-sessions/grove/jsonl"
 )
 
 // PreviewWidth is the default length of a preview, in runes.
@@ -13,7 +15,10 @@ const PreviewWidth = 72
 
 // Preview returns a one-line summary of a committed line, at most width
 // runes: the text of a message, a tool call's name and arguments, a
-// summary, a label. Whitespace runs become one space. It returns "" when the
+// summary, a label. Terminal escape sequences (ESC [2J, colours, OSC
+// titles) are removed whole, as search text and first messages remove
+// them; runs of whitespace and other C0/C1 control characters become one
+// space. Bidirectional overrides stay, for the caller to show escaped. It returns "" when the
 // line holds nothing readable.
 func Preview(raw []byte, width int) string {
 	var e pvLine
@@ -40,7 +45,7 @@ func Preview(raw []byte, width int) string {
 			_ = json.Unmarshal(s.Message.Content, &e.Message.text)
 		}
 	}
-	return clip(e.preview(), width)
+	return clip(jsonl.StripEscapes(e.preview()), width)
 }
 
 // pvLine is what a preview reads of an entry line, decoded in one pass:

@@ -45,14 +45,14 @@ func plainFile(edges []genEdge) []byte {
 }
 
 // answerOf renders a path answer for comparison: ids root first, or the
-// error's code, id, parent and lines.
+// error's code, id, parent, lines, loop and message.
 func answerOf(ids []string, err error) string {
 	if err != nil {
 		e, ok := err.(*jsonl.Error)
 		if !ok {
 			return "go error: " + err.Error()
 		}
-		return fmt.Sprintf("%s id=%q parent=%q lines=%v", e.Code, e.ID, e.Parent, e.Lines)
+		return fmt.Sprintf("%s id=%q parent=%q lines=%v loop=%v message=%q", e.Code, e.ID, e.Parent, e.Lines, e.Loop, e.Message)
 	}
 	return strings.Join(ids, ">")
 }
@@ -152,6 +152,26 @@ func TestPathCTE_EqualsPathTo(t *testing.T) {
 		}
 		if s.Leaves != len(wantLeaves) {
 			rt.Fatalf("sessions.leaves = %d, want %d", s.Leaves, len(wantLeaves))
+		}
+		// Exactly the entry on the last line is active (SPEC §1), when it
+		// is a leaf: decided by line, so a leaf sharing its id is not.
+		rows, err := a.Leaves(ctx, archive.Filter{Session: file})
+		if err != nil {
+			rt.Fatal(err)
+		}
+		last := loaded.Entries[len(loaded.Entries)-1]
+		named := false
+		for _, e := range loaded.Entries {
+			named = named || (!e.Root && e.ParentID == last.ID)
+		}
+		var active []int
+		for _, r := range rows {
+			if r.Active {
+				active = append(active, r.Leaf.Line)
+			}
+		}
+		if want := []int{last.Line}; named && len(active) != 0 || !named && !slices.Equal(active, want) {
+			rt.Fatalf("active leaves on lines %v; the last entry is %q on line %d (a parent: %t)", active, last.ID, last.Line, named)
 		}
 		bs, err := a.DB().Branches(ctx, s.SID)
 		if err != nil {

@@ -35,7 +35,11 @@ func PathTo(entries []jsonl.Entry, leafID string) ([]jsonl.Entry, error) {
 	for {
 		e := entries[i]
 		if _, again := seen[e.ID]; again {
-			return nil, jsonl.CycleError(e.ID)
+			walk := make([]string, 0, len(rev)+1)
+			for _, k := range rev {
+				walk = append(walk, entries[k].ID)
+			}
+			return nil, jsonl.CycleError(append(walk, e.ID))
 		}
 		seen[e.ID] = struct{}{}
 		rev = append(rev, i)

@@ -268,9 +268,13 @@ func (d *DB) Path(ctx context.Context, sid int64, leafID string) ([]Entry, error
 	// first id met again, as PathTo does.
 	if len(steps) > s.Entries {
 		seen := make(map[string]bool, len(steps))
-		for _, st := range steps {
+		for i, st := range steps {
 			if seen[st.EntryID] {
-				return nil, jsonl.CycleError(st.EntryID)
+				walk := make([]string, i+1)
+				for k := range walk {
+					walk[k] = steps[k].EntryID
+				}
+				return nil, jsonl.CycleError(walk)
 			}
 			seen[st.EntryID] = true
 		}

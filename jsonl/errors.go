@@ -90,16 +90,17 @@ var (
 // It is what SPEC §8's error object is made from: {"code","message",...}.
 type Error struct {
 	Code    Code
-	Path    string // the session file, when known
-	Line    int    // physical line number, 1-based (§1); 0 when not line-specific
-	Offset  int64  // byte offset of the line's first byte; -1 when unknown
-	ID      string // the entry the error is about (duplicate_id, missing_parent, cycle, unknown_entry)
-	Parent  string // the parent id that was not found (missing_parent)
-	Lines   []int  // every line holding the duplicated id (duplicate_id)
-	Field   string // the field path inside the line, e.g. "message.content[0].text" (lone_surrogate)
-	Message string // lower-case human text, without the path or line
-	Hint    string // what the user can do about it, may be empty
-	Err     error  // the underlying cause, may be nil
+	Path    string   // the session file, when known
+	Line    int      // physical line number, 1-based (§1); 0 when not line-specific
+	Offset  int64    // byte offset of the line's first byte; -1 when unknown
+	ID      string   // the entry the error is about (duplicate_id, missing_parent, cycle, unknown_entry)
+	Parent  string   // the parent id that was not found (missing_parent)
+	Lines   []int    // every line holding the duplicated id (duplicate_id)
+	Loop    []string // the ids of the loop, from the id met twice round to it again (cycle)
+	Field   string   // the field path inside the line, e.g. "message.content[0].text" (lone_surrogate)
+	Message string   // lower-case human text, without the path or line
+	Hint    string   // what the user can do about it, may be empty
+	Err     error    // the underlying cause, may be nil
 }
 
 func (e *Error) Error() string {

@@ -71,11 +71,27 @@ func MissingParentError(id, parent string, line int) *Error {
 		Message: "entry " + quote(id) + " names parent " + quote(parent) + ", which is not in the session"}
 }
 
-// CycleError is the cycle error of SPEC §4 rule 2: id was met twice on the
-// walk from the leaf to the root.
-func CycleError(id string) *Error {
-	return &Error{Code: CodeCycle, ID: id, Offset: -1,
-		Message: "the walk to the root meets entry " + quote(id) + " twice: the parent links form a cycle"}
+// CycleError is the cycle error of SPEC §4 rule 2. walk is the ids met on
+// the walk from the leaf towards the root, the last of them met twice; the
+// error names that id and the loop, from its first meeting round to it
+// again ("cycle: e04 -> e03 -> e02 -> e04", case 09), as Loop and in the
+// message. PathTo and the index's recursive walk give the same loop.
+func CycleError(walk []string) *Error {
+	id := walk[len(walk)-1]
+	loop := walk[len(walk)-1:]
+	for i, w := range walk[:len(walk)-1] {
+		if w == id {
+			loop = walk[i:]
+			break
+		}
+	}
+	loop = append([]string(nil), loop...)
+	msg := "cycle: " + strings.Join(loop, " -> ")
+	if len(loop) == 2 {
+		msg += " (" + quote(id) + " is its own parent)"
+	}
+	return &Error{Code: CodeCycle, ID: id, Loop: loop, Offset: -1,
+		Message: msg + "; the walk to the root never reaches one"}
 }
 
 // UnknownEntryError is the unknown_entry error of SPEC §4 rule 2.

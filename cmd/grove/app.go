@@ -275,6 +275,7 @@ type errorJSONObject struct {
 	ID         string              `json:"id,omitempty"`
 	Parent     *string             `json:"parent,omitempty"`
 	Lines      []int               `json:"lines,omitempty"`
+	Loop       []string            `json:"loop,omitempty"`
 	Session    string              `json:"session,omitempty"`
 	Candidates []archive.Candidate `json:"candidates,omitempty"`
 	Hint       string              `json:"hint,omitempty"`
@@ -293,7 +294,7 @@ func errorObject(err error) errorJSONObject {
 		if je.Message == "" && je.Err != nil {
 			obj.Message = je.Err.Error()
 		}
-		obj.Path, obj.ID, obj.Lines, obj.Hint = je.Path, je.ID, je.Lines, je.Hint
+		obj.Path, obj.ID, obj.Lines, obj.Loop, obj.Hint = je.Path, je.ID, je.Lines, je.Loop, je.Hint
 		if je.Line > 0 {
 			obj.Line = je.Line
 			if je.Offset >= 0 {

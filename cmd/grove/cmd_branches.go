@@ -18,7 +18,11 @@ func branchesCommand(g *env) *cli.Command {
 			if err := needArgs(c, 0, 0); err != nil {
 				return err
 			}
-			return runBranches(c.Context, g, filterOf(c))
+			f, err := filterOf(c)
+			if err != nil {
+				return err
+			}
+			return runBranches(c.Context, g, f)
 		},
 	}
 }

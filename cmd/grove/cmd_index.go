@@ -37,7 +37,11 @@ func indexCommand(g *env) *cli.Command {
 			if err := flagsBeforeArgs(c); err != nil {
 				return err
 			}
-			opts := indexOptions{roots: c.StringSlice("root"), files: c.Args().Slice(), force: c.Bool("force")}
+			roots, err := rootsOf(c)
+			if err != nil {
+				return err
+			}
+			opts := indexOptions{roots: roots, files: c.Args().Slice(), force: c.Bool("force")}
 			if len(opts.roots) == 0 && len(opts.files) == 0 {
 				var err error
 				if opts.roots, err = defaultRoots(); err != nil {
@@ -169,12 +173,56 @@ func reportIndex(g *env, a *archive.Archive, sum archive.IndexSummary) error {
 		for _, f := range sum.Failed {
 			fmt.Fprintf(g.stderr, "grove: %s: %s [%s]\n", f.Path, f.Message, f.Code)
 		}
+		verb := "could not be read"
 		if sum.Indexed+sum.Unchanged == 0 {
-			fmt.Fprintf(g.stderr, "grove: %d could not be read; nothing was indexed\n", len(sum.Failed))
+			fmt.Fprintf(g.stderr, "grove: %s %s; nothing was indexed\n", failedNouns(sum.Failed), verb)
 		} else {
-			fmt.Fprintf(g.stderr, "grove: %d could not be read; everything else was indexed\n", len(sum.Failed))
+			fmt.Fprintf(g.stderr, "grove: %s %s; everything else was indexed\n", failedNouns(sum.Failed), verb)
 		}
 		return silentFailure{"some files could not be read"}
 	}
 	return nil
+}
+
+// failedNouns counts what an index run could not read, by kind: "1 file",
+// "2 files and 1 root", "1 directory".
+func failedNouns(failed []archive.Failure) string {
+	var roots, dirs, files int
+	for _, f := range failed {
+		switch {
+		case strings.HasPrefix(f.Message, "cannot read session root"), strings.HasPrefix(f.Message, "cannot read any session root"):
+			roots++
+		case strings.HasPrefix(f.Message, "cannot read directory"):
+			dirs++
+		default:
+			files++
+		}
+	}
+	var parts []string
+	if files > 0 {
+		parts = append(parts, counted(files, "file", "files"))
+	}
+	if dirs > 0 {
+		parts = append(parts, counted(dirs, "directory", "directories"))
+	}
+	if roots > 0 {
+		parts = append(parts, counted(roots, "root", "roots"))
+	}
+	if len(parts) > 1 {
+		return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+	}
+	return strings.Join(parts, "")
+}
+
+// rootsOf is the --root values of c: each must name a directory, so an
+// empty one (--root "", a variable that was not set) is a usage error
+// naming the flag rather than a root that cannot be read.
+func rootsOf(c *cli.Context) ([]string, error) {
+	roots := c.StringSlice("root")
+	for _, r := range roots {
+		if strings.TrimSpace(r) == "" {
+			return nil, usagef("--root needs a directory, not an empty string")
+		}
+	}
+	return roots, nil
 }

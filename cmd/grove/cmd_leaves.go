@@ -18,7 +18,11 @@ func leavesCommand(g *env) *cli.Command {
 			if err := needArgs(c, 0, 0); err != nil {
 				return err
 			}
-			return runLeaves(c.Context, g, filterOf(c))
+			f, err := filterOf(c)
+			if err != nil {
+				return err
+			}
+			return runLeaves(c.Context, g, f)
 		},
 	}
 }
@@ -26,6 +30,7 @@ func leavesCommand(g *env) *cli.Command {
 type leafJSON struct {
 	Session   string `json:"session"`
 	ID        string `json:"id"`
+	Line      int    `json:"line"` // the leaf's physical line: tells apart leaves that share a duplicated id
 	Type      string `json:"type"`
 	Role      any    `json:"role"`
 	Depth     *int   `json:"depth"`
@@ -50,7 +55,7 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 	}
 	out := []leafJSON{}
 	for _, l := range leaves {
-		j := leafJSON{Session: l.Session.SessionID, ID: l.Leaf.EntryID, Type: l.Leaf.Type, Depth: l.Leaf.Depth,
+		j := leafJSON{Session: l.Session.SessionID, ID: l.Leaf.EntryID, Line: l.Leaf.Line, Type: l.Leaf.Type, Depth: l.Leaf.Depth,
 			Timestamp: rfc3339(l.Leaf.TsMs), Active: l.Active, Preview: l.Preview, Name: l.Session.Name, Path: l.Session.Path, Stale: l.Stale}
 		if l.Leaf.Role != nil {
 			j.Role = *l.Leaf.Role
@@ -69,7 +74,7 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 	}
 	sid := shortIDs(ids)
 	tw := table(g.stdout)
-	fmt.Fprintln(tw, "TIME (UTC)\tSESSION\tNAME\tLEAF\tTYPE\tDEPTH\tLABEL\tLAST USER MESSAGE")
+	fmt.Fprintln(tw, "TIME (UTC)\tSESSION\tNAME\tLEAF\tLINE\tTYPE\tDEPTH\tLABEL\tLAST USER MESSAGE")
 	for _, l := range leaves {
 		id := idCell(l.Leaf.EntryID)
 		if l.Active {
@@ -83,8 +88,8 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 		if l.Leaf.Depth != nil {
 			depth = fmt.Sprint(*l.Leaf.Depth)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(l.Leaf.TsMs), idCell(sid[l.Session.SessionID]), clipWidth(cell(orDash(l.Session.Name)), nameColumns),
-			id, cell(typ), depth, clipWidth(cell(orDash(l.Label)), nameColumns), cell(l.Preview))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", short(l.Leaf.TsMs), idCell(sid[l.Session.SessionID]), clipWidth(cell(orDash(l.Session.Name)), nameColumns),
+			id, l.Leaf.Line, cell(typ), depth, clipWidth(cell(orDash(l.Label)), nameColumns), cell(l.Preview))
 	}
 	if len(leaves) == 0 {
 		return noneInPicked(ctx, g, a, "leaves", f)
@@ -93,7 +98,7 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 		return err
 	}
 	if len(leaves) > 0 {
-		fmt.Fprintln(g.stdout, "(* = active leaf: the last entry of its file; TYPE is the role of a message)")
+		fmt.Fprintln(g.stdout, "(* = active leaf: the entry on the last line of its file; TYPE is the role of a message)")
 	}
 	warned := map[string]bool{}
 	for _, l := range leaves {

@@ -35,7 +35,11 @@ func rebuildCommand(g *env) *cli.Command {
 			if err := flagsBeforeArgs(c); err != nil {
 				return err
 			}
-			return runRebuild(c.Context, g, indexOptions{roots: c.StringSlice("root"), files: c.Args().Slice()})
+			roots, err := rootsOf(c)
+			if err != nil {
+				return err
+			}
+			return runRebuild(c.Context, g, indexOptions{roots: roots, files: c.Args().Slice()})
 		},
 	}
 }

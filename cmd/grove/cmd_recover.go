@@ -74,10 +74,10 @@ func runRecover(ctx context.Context, g *env, path string, strict bool) error {
 	}
 	fmt.Fprintf(g.stdout, "%s: %s dialect, %s, %s, state %s\n", path, res.Dialect, counted(res.Lines, "committed line", "committed lines"), counted(res.Entries, "entry", "entries"), res.State())
 	for _, w := range res.Warnings {
-		fmt.Fprintf(g.stdout, "  warning line %d (byte %d): %s [%s]\n", w.Line, w.Offset, w.Message, w.Code)
+		fmt.Fprintf(g.stdout, "  warning line %d (byte %d): %s [%s]\n", w.Line, w.Offset, cell(w.Message), w.Code)
 	}
 	for _, e := range res.Errors {
-		fmt.Fprintf(g.stdout, "  error   line %d (byte %d): %s [%s]\n", e.Line, e.Offset, e.Message, e.Code)
+		fmt.Fprintf(g.stdout, "  error   line %d (byte %d): %s [%s]\n", e.Line, e.Offset, cell(e.Message), e.Code)
 	}
 	return nil
 }

@@ -57,7 +57,11 @@ func searchCommand(g *env) *cli.Command {
 					return usagef("%s comes after the query, where it would be searched for: flags go before the query (grove search %s ... QUERY)", a, a)
 				}
 			}
-			o := archive.SearchOptions{Query: strings.Join(c.Args().Slice(), " "), Workspace: archive.WorkspaceDir(c.String("workspace")),
+			ws, err := archive.WorkspaceDir(c.String("workspace"))
+			if err != nil {
+				return err
+			}
+			o := archive.SearchOptions{Query: strings.Join(c.Args().Slice(), " "), Workspace: ws,
 				Session: c.String("session"), Roles: splitList(c.StringSlice("role")), Types: splitList(c.StringSlice("type")),
 				Sort: c.String("sort"), Limit: c.Int("limit"), Offset: c.Int("offset"), NoDedupe: c.Bool("no-dedupe")}
 			switch c.String("branch") {
@@ -206,14 +210,14 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 		case h.Stale:
 			fmt.Fprintf(g.stdout, "    (the session file changed since it was indexed; run `grove index`)\n")
 		default:
-			fmt.Fprintf(g.stdout, "    %s\n", mark(h.Snippet))
+			fmt.Fprintf(g.stdout, "    %s\n", mark(cell(h.Snippet)))
 		}
 		if len(h.AlsoIn) > 0 {
 			also := h.AlsoIn
 			if h.AmbiguousID {
 				also = h.AlsoInFiles
 			}
-			fmt.Fprintf(g.stdout, "    also in: %s\n", strings.Join(also, ", "))
+			fmt.Fprintf(g.stdout, "    also in: %s\n", cell(strings.Join(also, ", ")))
 		}
 		oc := op.open(h)
 		fmt.Fprintf(g.stdout, "    %s  ·  %s\n", oc["path"], oc["messages"])

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/jsonl"
 )
 
 func sessionsCommand(g *env) *cli.Command {
@@ -17,20 +19,32 @@ func sessionsCommand(g *env) *cli.Command {
 		Name:  "sessions",
 		Usage: "list indexed sessions, most recently modified first, then the diagnostics of each session that has any",
 		Flags: []cli.Flag{workspaceFlag(),
-			&cli.StringFlag{Name: "dialect", Usage: "only sessions of this dialect (pi, plain)"},
+			&cli.StringFlag{Name: "dialect", Usage: "only sessions of this dialect: pi or plain (messages, claude and codex are names grove knows but reads no sessions of yet)"},
 			&cli.StringFlag{Name: "first", Usage: "only sessions whose first user message (its first 200 characters) contains this text, ignoring case"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 0, 0); err != nil {
 				return err
 			}
+			if d := c.String("dialect"); c.IsSet("dialect") && !slices.Contains(dialectNames, d) {
+				return usagef("sessions --dialect: unknown dialect %q; the dialects are %s", d, strings.Join(dialectNames, ", "))
+			}
 			if c.IsSet("first") && archive.NormalizeText(c.String("first")) == "" {
 				return usagef("sessions --first: want some text to look for, got %q", c.String("first"))
 			}
-			return runSessions(c.Context, g, filterOf(c), c.String("first"))
+			f, err := filterOf(c)
+			if err != nil {
+				return err
+			}
+			return runSessions(c.Context, g, f, c.String("first"))
 		},
 	}
 }
+
+// dialectNames are the values --dialect takes: the dialects grove reads
+// (pi, plain) and those to come, which are valid names that match no
+// session yet.
+var dialectNames = []string{string(jsonl.Pi), string(jsonl.Plain), "messages", "claude", "codex"}
 
 type sessionJSON struct {
 	ID        string `json:"id"`

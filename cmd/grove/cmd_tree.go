@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/text/width"
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/index"
@@ -24,7 +23,8 @@ a one-line preview, its [label], "(leaf ...)" on a leaf and "← active" on the
 active leaf (the last entry of the file), with the leaf's time (UTC).
 Lines are clipped to about 120 columns (a long label to 40, a preview to
 no less than 24, so marks may push a line past it); control characters in
-ids, labels and previews are shown as escapes (\x1b); deeper than 12 levels of branching, a
+ids, labels and previews are shown as escapes (\x1b), in a pipe too; a preview drops
+terminal escape sequences (ESC [2J) whole; deeper than 12 levels of branching, a
 line starts with "+N" for the N levels its indentation leaves out.
 
 Folding (unless --full): always shown are roots, branch points, the first
@@ -279,13 +279,13 @@ func (tw *treeWriter) line(prefix string, n *archive.TreeNode) {
 		marks = append(marks, "["+clipWidth(cell(n.Label), 40)+"]")
 	}
 	if n.Missing {
-		marks = append(marks, "‼ parent "+deref(e.ParentID)+" missing")
+		marks = append(marks, "‼ parent "+idCell(deref(e.ParentID))+" missing")
 	}
 	switch {
 	case n.Cycle && deref(e.ParentID) == e.EntryID:
 		marks = append(marks, "↺ cycle: it is its own parent")
 	case n.Cycle:
-		marks = append(marks, "↺ cycle: its parent "+deref(e.ParentID)+" is below it")
+		marks = append(marks, "↺ cycle: its parent "+idCell(deref(e.ParentID))+" is below it")
 	}
 	if n.Duplicate {
 		marks = append(marks, fmt.Sprintf("‼ duplicate id (line %d)", e.Line))
@@ -322,42 +322,6 @@ func kindOf(e *index.Entry) string {
 func cutText(n *archive.TreeNode) string {
 	return fmt.Sprintf("… %s, %s, %s below …", counted(n.Branches, "branch", "branches"),
 		counted(n.Folded, "entry", "entries"), counted(n.Leaves, "leaf", "leaves"))
-}
-
-// displayWidth is the number of terminal columns s takes: East Asian wide
-// and fullwidth runes take two.
-func displayWidth(s string) int {
-	n := 0
-	for _, r := range s {
-		n += runeWidth(r)
-	}
-	return n
-}
-
-func runeWidth(r rune) int {
-	if r < 0x1100 { // no wide rune comes before Hangul Jamo
-		return 1
-	}
-	switch width.LookupRune(r).Kind() {
-	case width.EastAsianWide, width.EastAsianFullwidth:
-		return 2
-	}
-	return 1
-}
-
-// clipWidth cuts s to at most cols columns, ending in "…" when cut.
-func clipWidth(s string, cols int) string {
-	if displayWidth(s) <= cols {
-		return s
-	}
-	n := 0
-	for i, r := range s {
-		if n+runeWidth(r) > cols-1 {
-			return strings.TrimRight(s[:i], " ") + "…"
-		}
-		n += runeWidth(r)
-	}
-	return s
 }
 
 func padRight(s string, cols int) string {

@@ -45,7 +45,7 @@ func runVerify(ctx context.Context, g *env, session string) error {
 			if p.Index != nil || p.File != nil {
 				line += ": index " + strings.Join(p.Index, ",") + " / file " + strings.Join(p.File, ",")
 			}
-			fmt.Fprintf(g.stdout, "%s: %s\n", line, p.Message)
+			fmt.Fprintf(g.stdout, "%s: %s\n", cell(line), cell(p.Message))
 		}
 		summary := fmt.Sprintf("%s, %s: %s, %d stale", counted(rep.Sessions, "session", "sessions"), counted(rep.Leaves, "leaf", "leaves"), counted(rep.Mismatches, "mismatch", "mismatches"), rep.Stale)
 		if rep.Duplicates > 0 {

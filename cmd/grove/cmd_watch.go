@@ -48,9 +48,12 @@ func watchCommand(g *env) *cli.Command {
 			if err := needArgs(c, 0, 0); err != nil {
 				return err
 			}
-			opts := watchOptions{roots: c.StringSlice("root"), debounce: c.Duration("debounce"), rescan: c.Duration("rescan")}
+			roots, err := rootsOf(c)
+			if err != nil {
+				return err
+			}
+			opts := watchOptions{roots: roots, debounce: c.Duration("debounce"), rescan: c.Duration("rescan")}
 			if len(opts.roots) == 0 {
-				var err error
 				if opts.roots, err = defaultRoots(); err != nil {
 					return err
 				}

@@ -19,7 +19,11 @@ func workspacesCommand(g *env) *cli.Command {
 			if err := needArgs(c, 0, 0); err != nil {
 				return err
 			}
-			return runWorkspaces(c.Context, g, archive.WorkspaceDir(c.String("workspace")))
+			ws, err := archive.WorkspaceDir(c.String("workspace"))
+			if err != nil {
+				return err
+			}
+			return runWorkspaces(c.Context, g, ws)
 		},
 	}
 }

@@ -24,9 +24,11 @@ var filterFlags = []cli.Flag{
 	workspaceFlag(),
 }
 
-func filterOf(c *cli.Context) archive.Filter {
-	return archive.Filter{Session: c.String("session"), Workspace: archive.WorkspaceDir(c.String("workspace")),
-		Dialect: c.String("dialect")}
+// filterOf is the --session, --workspace and --dialect filter of c; the
+// error is WorkspaceDir's (a relative --workspace in a deleted directory).
+func filterOf(c *cli.Context) (archive.Filter, error) {
+	ws, err := archive.WorkspaceDir(c.String("workspace"))
+	return archive.Filter{Session: c.String("session"), Workspace: ws, Dialect: c.String("dialect")}, err
 }
 
 // describe names the filters of f as they narrow a listing: "under /x",
@@ -76,10 +78,19 @@ func noneInPicked(ctx context.Context, g *env, a *archive.Archive, what string, 
 	if len(picked) == 0 {
 		return nothingMatched(ctx, g, a, what, describe(f))
 	}
-	in := counted(len(picked), "session", "sessions")
+	if f.Session != "" { // one session, found (and within the other filters)
+		fmt.Fprintf(g.stderr, "no %s in session %s\n", what, cell(picked[0].SessionID))
+		return nil
+	}
+	in := "the " + counted(len(picked), "session", "sessions")
+	if len(picked) == 1 {
+		in = "the session"
+	}
 	if d := describe(f); d != "" {
 		in += " " + d
+	} else {
+		in += " of the index"
 	}
-	fmt.Fprintf(g.stderr, "no %s in the %s\n", what, in)
+	fmt.Fprintf(g.stderr, "no %s in %s\n", what, in)
 	return nil
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"io"
 	"slices"
-	"text/tabwriter"
 	"time"
 )
 
@@ -22,10 +20,6 @@ func short(ms *int64) string {
 		return "-"
 	}
 	return time.UnixMilli(*ms).UTC().Format("2006-01-02 15:04")
-}
-
-func table(w io.Writer) *tabwriter.Writer {
-	return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 }
 
 func orDash(s string) string {

@@ -14,7 +14,9 @@ import (
 // instead of running to its end. On a terminal, and not for --json, it also
 // shows control characters from session files as escapes (\x1b, \r, ...)
 // instead of sending them: a session name or message holding ESC [2J must
-// not clear the user's screen. Redirected output keeps every byte.
+// not clear the user's screen. Redirected output keeps every byte. One-line
+// views (table cells, tree lines, search results) escape their values
+// with cell whatever the output is (README: Control characters).
 type output struct {
 	ctx      context.Context
 	g        *env

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
 
 	"github.com/grove-sessions/grove/archive"
 )
@@ -30,6 +31,30 @@ type progressReporter struct {
 	bar      *progressbar.ProgressBar
 	throttle time.Duration // least time between two redraws
 	shown    float64       // the largest fraction drawn so far
+	cols     int           // the terminal's width in columns; 0 when unknown (a pty with no size)
+}
+
+// fullWidthColumns is the least terminal width the bar is drawn across in
+// full; on a narrower terminal, or one whose size is unknown or 0 (a pty
+// nobody sized, where a full-width bar would be an empty "||"), the bar
+// is barColumns wide (and shrunk to fit a narrow terminal it can measure).
+const (
+	fullWidthColumns = 100
+	barColumns       = 30
+)
+
+// terminalColumns is w's width when w is a terminal that knows its size,
+// else 0.
+func terminalColumns(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok {
+		return 0
+	}
+	cols, _, err := term.GetSize(int(f.Fd()))
+	if err != nil || cols < 0 {
+		return 0
+	}
+	return cols
 }
 
 // minProgressBytes is the least a run must read for a bar to be worth
@@ -41,7 +66,7 @@ const minProgressBytes = 8 << 20
 const progressSteps = 10000
 
 func newProgressReporter(w io.Writer) *progressReporter {
-	return &progressReporter{w: w, throttle: 200 * time.Millisecond}
+	return &progressReporter{w: w, throttle: 200 * time.Millisecond, cols: terminalColumns(w)}
 }
 
 // update is an archive.IndexOptions.Progress.
@@ -50,13 +75,17 @@ func (r *progressReporter) update(p archive.Progress) {
 		if p.BytesTotal < minProgressBytes {
 			return
 		}
+		width := progressbar.OptionSetWidth(barColumns)
+		if r.cols >= fullWidthColumns {
+			width = progressbar.OptionFullWidth()
+		}
 		r.bar = progressbar.NewOptions64(progressSteps,
 			progressbar.OptionSetWriter(r.w),
 			progressbar.OptionSetPredictTime(true),
 			progressbar.OptionSetElapsedTime(true),
 			progressbar.OptionThrottle(r.throttle),
 			progressbar.OptionClearOnFinish(),
-			progressbar.OptionFullWidth(),
+			width,
 		)
 	}
 	f := 0.0

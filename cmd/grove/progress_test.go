@@ -2,8 +2,16 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 
 	"github.com/grove-sessions/grove/archive"
 )
@@ -72,4 +80,56 @@ func TestProgressReporter_NeverBack(t *testing.T) {
 		t.Fatalf("the bar ends at %.3f, want 1", last)
 	}
 	r.finish()
+}
+
+// openPTY opens a new pseudo-terminal pair; the kernel gives it no size
+// (0 columns), as a pty nobody sized has. Linux only: it skips elsewhere.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		m.Close()
+		t.Skipf("cannot unlock the pty: %v", err)
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		m.Close()
+		t.Skipf("cannot name the pty: %v", err)
+	}
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		m.Close()
+		t.Skipf("cannot open the pty's terminal: %v", err)
+	}
+	return m, s
+}
+
+// On a terminal whose size is 0 (a pty nobody sized), the bar falls back
+// to a fixed width instead of drawing an empty "||".
+func TestProgressReporter_UnsizedTerminal(t *testing.T) {
+	master, slave := openPTY(t)
+	defer master.Close()
+	if cols, _, err := term.GetSize(int(slave.Fd())); err != nil || cols != 0 {
+		t.Skipf("the new pty has size %d (%v), want 0", cols, err)
+	}
+	read := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(master) // EIO once the terminal side is closed
+		read <- string(b)
+	}()
+	r := newProgressReporter(slave)
+	r.throttle = 0
+	r.update(archive.Progress{FilesTotal: 40, BytesTotal: 200 << 20})
+	r.update(archive.Progress{Files: 12, FilesTotal: 40, Bytes: 60 << 20, BytesTotal: 200 << 20})
+	slave.Close()
+	out := <-read
+	if !strings.Contains(out, "indexing 12/40 files") {
+		t.Fatalf("progress drew %q, want the description", out)
+	}
+	if strings.Contains(out, "||") || !regexp.MustCompile(`\|[^|\r\n]{10,}\|`).MatchString(out) {
+		t.Fatalf("progress drew %q, want a bar at least 10 columns wide between its | marks", out)
+	}
 }

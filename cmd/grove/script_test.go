@@ -9,12 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/rivo/uniseg"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -49,6 +51,7 @@ func TestMain(m *testing.M) {
 //	contains FILE WANTFILE            every non-empty line of WANTFILE occurs in FILE, byte for byte
 //	appendfile DST SRC                append the bytes of SRC to DST, as a writer would
 //	hardlink OLD NEW                  NEW is a hard link to OLD
+//	aligned FILE REGEXP               REGEXP starts at one terminal column on every line it matches (at least two)
 //
 // FILE may be stdout or stderr. The json commands also check that FILE holds
 // exactly one JSON document. See jsonPath for the PATH syntax.
@@ -146,6 +149,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"contains":   cmdContains,
 	"appendfile": cmdAppendFile,
 	"hardlink":   cmdHardlink,
+	"aligned":    cmdAligned,
 	"mode":       cmdMode,
 }
 
@@ -414,4 +418,33 @@ func showJSON(v any) string {
 		return fmt.Sprintf("<%v>", err)
 	}
 	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// cmdAligned is `aligned FILE REGEXP`: on every line of FILE that REGEXP
+// matches (at least two), its first match starts at the same terminal
+// column, counted as a terminal draws the text before it (a CJK character
+// or an emoji is two columns).
+func cmdAligned(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: aligned FILE REGEXP")
+	}
+	re, err := regexp.Compile(args[1])
+	ts.Check(err)
+	col, first, n := -1, "", 0
+	for _, line := range strings.Split(ts.ReadFile(args[0]), "\n") {
+		loc := re.FindStringIndex(line)
+		if loc == nil {
+			continue
+		}
+		n++
+		c := uniseg.StringWidth(line[:loc[0]])
+		if col < 0 {
+			col, first = c, line
+		} else if c != col {
+			ts.Fatalf("%s: %q starts at column %d in\n%s\nbut at %d in\n%s", args[0], args[1], c, line, col, first)
+		}
+	}
+	if n < 2 {
+		ts.Fatalf("%s: %q matches %d lines, want at least two", args[0], args[1], n)
+	}
 }
