@@ -118,12 +118,17 @@ func (d *DB) Search(ctx context.Context, p SearchParams) (*SearchResult, error) 
 			return nil, fmt.Errorf("search %q: %w", p.Query.Raw, err)
 		}
 		rows = append(rows, text...)
-		var n int
+		// Exact up to max(CountLimit, offset+limit) hits, then that plus
+		// one: the rule holds even when the newest-first rows happen to be
+		// every match, so that either order gives the same total.
+		limit, n := max(CountLimit, p.Offset+p.Limit), 0
 		if complete {
-			// Every match was read, and they are fewer than the page asked
-			// for: count them without asking SQLite again.
-			n, exact = len(groupCopies(excludeIDs(text, rows[:len(rows)-len(text)]), p.NoDedupe)), true
-		} else if n, exact, err = d.countHits(ctx, p, m, cwhere, cargs, max(CountLimit, p.Offset+p.Limit)); err != nil {
+			// Every match was read: count them without asking SQLite again.
+			n = len(groupCopies(excludeIDs(text, rows[:len(rows)-len(text)]), p.NoDedupe))
+			if exact = n <= limit; !exact {
+				n = limit + 1
+			}
+		} else if n, exact, err = d.countHits(ctx, p, m, cwhere, cargs, limit); err != nil {
 			return nil, fmt.Errorf("search %q: count: %w", p.Query.Raw, err)
 		}
 		total += n
