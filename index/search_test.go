@@ -80,3 +80,27 @@ func mustQuery(t *testing.T, s string) *Query {
 	}
 	return q
 }
+
+// A page of more hits than SQLite binds variables in one statement
+// (32,766) is filled in batches, with every hit's fork copies.
+func TestSearch_HugePage(t *testing.T) {
+	ctx := context.Background()
+	d := mustOpen(t, testutil.MustTempDB(t))
+	const n = 33_000
+	manyEntries(t, d, "/a.jsonl", n)
+	manyEntries(t, d, "/copy.jsonl", 10) // copies of e0..e9
+	res, err := d.Search(ctx, SearchParams{Query: mustQuery(t, "alpha"), Limit: 100_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != n || res.Total != n || !res.Exact {
+		t.Fatalf("%d hits, total %d exact %v, want %d exact", len(res.Hits), res.Total, res.Exact, n)
+	}
+	copies := 0
+	for _, h := range res.Hits {
+		copies += len(h.AlsoIn)
+	}
+	if copies != 10 {
+		t.Errorf("%d hits name a fork copy, want 10", copies)
+	}
+}
