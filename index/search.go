@@ -121,10 +121,11 @@ func (d *DB) Search(ctx context.Context, p SearchParams) (*SearchResult, error) 
 		// Exact up to max(CountLimit, offset+limit) hits, then that plus
 		// one: the rule holds even when the newest-first rows happen to be
 		// every match, so that either order gives the same total.
-		limit, n := max(CountLimit, p.Offset+p.Limit), 0
-		if complete {
-			// Every match was read: count them without asking SQLite again.
-			n = len(groupCopies(excludeIDs(text, rows[:len(rows)-len(text)]), p.NoDedupe))
+		limit := max(CountLimit, p.Offset+p.Limit)
+		n := len(groupCopies(excludeIDs(text, rows[:len(rows)-len(text)]), p.NoDedupe))
+		if complete || n > limit {
+			// Every match was read, or the rows read already hold more
+			// hits than are counted: no need to ask SQLite again.
 			if exact = n <= limit; !exact {
 				n = limit + 1
 			}
