@@ -291,19 +291,23 @@ func (d *DB) textMatches(ctx context.Context, p SearchParams, m, where string, a
 		q := `SELECT ` + hitCols + `, r.score FROM (SELECT e.doc AS doc, bm25(entry_text) AS score` + matchFrom + where +
 			` ORDER BY entry_text.rowid DESC LIMIT ?) r CROSS JOIN entries e INDEXED BY entries_by_doc ON e.doc = r.doc
 			JOIN sessions s ON s.sid = e.sid ORDER BY r.score, r.doc DESC LIMIT ?`
-		for limit := want*2 + 8; ; limit *= 4 {
+		for limit := want*2 + 8; ; {
 			rows, err = d.selectRows(ctx, q, append(all, RankWindow, limit)...)
-			if err != nil || len(rows) < limit || len(groupCopies(rows, p.NoDedupe)) >= want {
+			if err != nil || len(rows) < limit {
 				return rows, false, err
 			}
+			got := len(groupCopies(rows, p.NoDedupe))
+			if got >= want {
+				return rows, false, nil
+			}
+			limit = nextLimit(limit, got, want)
 		}
 	}
 	// Read up to CountLimit+1 matches (more when the page reaches further):
 	// fewer rows than asked for are all the matches, and then countHits
-	// need not run. Each round reads 4 times the last, so the rounds cost
-	// in proportion to the rows of the last.
+	// need not run.
 	q := `SELECT ` + hitCols + `, NULL AS score` + matchFrom + where + ` ORDER BY entry_text.rowid DESC LIMIT ?`
-	for limit := max(CountLimit+1, want*2+8); ; limit *= 4 {
+	for limit := max(CountLimit+1, want*2+8); ; {
 		rows, err = d.selectRows(ctx, q, append(all, limit)...)
 		if err != nil {
 			return nil, false, err
@@ -311,10 +315,26 @@ func (d *DB) textMatches(ctx context.Context, p SearchParams, m, where string, a
 		if len(rows) < limit {
 			return rows, true, nil
 		}
-		if len(groupCopies(rows, p.NoDedupe)) >= want {
+		got := len(groupCopies(rows, p.NoDedupe))
+		if got >= want {
 			return rows, false, nil
 		}
+		limit = nextLimit(limit, got, want)
 	}
+}
+
+// nextLimit is how many rows the next round of a page fetch reads when
+// limit rows held got < want hits: as many as the copies seen so far say
+// want hits need, a quarter more, and at least twice limit. Each round
+// reads at least twice the last, so the rounds together cost less than
+// twice the last, and the estimate keeps the last near the rows needed
+// when every hit has many fork copies.
+func nextLimit(limit, got, want int) int {
+	n := limit * 4
+	if got > 0 {
+		n = int(min(float64(limit)*float64(want)/float64(got)*1.25, 1<<40))
+	}
+	return max(n+8, limit*2)
 }
 
 // countHits counts the hits of a full-text search, fork copies once (each
