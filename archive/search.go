@@ -74,16 +74,22 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		}
 		p.SIDs = []int64{s.SID}
 	}
-	if q.IDLike != "" && o.Offset == 0 && len(o.Roles) == 0 && len(o.Types) == 0 {
+	if q.IDLike != "" && len(o.Roles) == 0 && len(o.Types) == 0 {
 		if ss, err := a.db.SessionsByIDPrefix(ctx, q.IDLike); err == nil && len(ss) == 1 && sessionPasses(&ss[0], &p) {
 			sessionHits = append(sessionHits, sessionHit(&ss[0]))
 		}
+	}
+	// A session hit is the first hit of every page sequence: it counts in
+	// the total of every page, and moves the entry hits one place on.
+	n := len(sessionHits)
+	if o.Offset > 0 {
+		p.Offset, sessionHits = o.Offset-n, nil
 	}
 	res, err := a.db.Search(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	out := &SearchResult{Total: res.Total + len(sessionHits), Exact: res.Exact, Hits: sessionHits}
+	out := &SearchResult{Total: res.Total + n, Exact: res.Exact, Hits: sessionHits}
 	files := map[string]*os.File{}
 	defer func() {
 		for _, f := range files {

@@ -52,16 +52,20 @@ type Hit struct {
 // SearchResult is a page of hits and how many there are in all.
 type SearchResult struct {
 	Hits []Hit
-	// Total counts the hits, fork copies once. When Exact is false it is a
-	// lower bound: counting stopped after CountLimit+1 matches (or at the
-	// page asked for, when that is further).
+	// Total counts the hits, fork copies once (README "Totals"). It is
+	// exact (Exact) when there are at most max(CountLimit, Offset+Limit)
+	// hits; otherwise it is that bound plus one, a lower bound. It depends on
+	// the query, the filters and how far the page reaches, never on the
+	// order: it never goes down as Offset grows, is the same for every
+	// Limit while Offset+Limit <= CountLimit, and is always at least
+	// Offset+len(Hits).
 	Total int
 	Exact bool
 }
 
-// CountLimit bounds how many matches a search reads to count them: beyond
-// it the total is reported as a lower bound, so a query for a common word
-// costs the same as one for a rare word.
+// CountLimit bounds how many hits a search counts when the page asked for
+// reaches less far: beyond it the total is reported as a lower bound, so
+// a query for a common word costs the same as one for a rare word.
 const CountLimit = 250
 
 // RankWindow is how many of the newest matches `--sort relevance` ranks.
@@ -83,7 +87,9 @@ const hitCols = `e.sid, e.seq, e.entry_id, e.parent_id, e.type, e.role, e.ts_ms,
 
 // Search runs p. Entry hits for an id-like query (an entry id, or a unique
 // prefix of one) come first, then full-text hits in the order p asks for.
-// Filters apply to both. Errors are SQLite's, wrapped.
+// Filters apply to both. Total follows the same rule for either order
+// (SPEC §7, README "Totals"): see SearchResult. Errors are SQLite's,
+// wrapped.
 func (d *DB) Search(ctx context.Context, p SearchParams) (*SearchResult, error) {
 	if p.Limit <= 0 {
 		p.Limit = 20
@@ -97,22 +103,38 @@ func (d *DB) Search(ctx context.Context, p SearchParams) (*SearchResult, error) 
 		}
 		rows = append(rows, idRows...)
 	}
-	exact := true
-	total := -1 // counted by SQL below; -1: count the hits
+	idHits := len(groupCopies(rows, p.NoDedupe))
+	total, exact := idHits, true
 	if m := p.Query.Match(); m != "" {
-		text, c, err := d.textMatches(ctx, p, m, where, args)
+		// The text count leaves out the entries found by id, which are
+		// counted once above even when their text matches too.
+		cwhere, cargs := where, args
+		if ids := entryIDs(rows); len(ids) > 0 {
+			cwhere += " AND e.entry_id NOT IN (" + strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",") + ")"
+			cargs = append(append([]any{}, args...), ids...)
+		}
+		text, complete, err := d.textMatches(ctx, p, m, where, args)
 		if err != nil {
 			return nil, fmt.Errorf("search %q: %w", p.Query.Raw, err)
 		}
 		rows = append(rows, text...)
-		if !c.complete {
-			total, exact = c.hits+len(rows)-len(text), c.exact
+		// Exact up to max(CountLimit, offset+limit) hits, then that plus
+		// one: the rule holds even when the newest-first rows happen to be
+		// every match, so that either order gives the same total.
+		limit := max(CountLimit, p.Offset+p.Limit)
+		n := len(groupCopies(excludeIDs(text, rows[:len(rows)-len(text)]), p.NoDedupe))
+		if complete || n > limit {
+			// Every match was read, or the rows read already hold more
+			// hits than are counted: no need to ask SQLite again.
+			if exact = n <= limit; !exact {
+				n = limit + 1
+			}
+		} else if n, exact, err = d.countHits(ctx, p, m, cwhere, cargs, limit); err != nil {
+			return nil, fmt.Errorf("search %q: count: %w", p.Query.Raw, err)
 		}
+		total += n
 	}
 	hits := groupCopies(rows, p.NoDedupe)
-	if total < len(hits) {
-		total = len(hits)
-	}
 	res := &SearchResult{Total: total, Exact: exact}
 	if p.Offset >= len(hits) {
 		return res, nil
@@ -124,29 +146,70 @@ func (d *DB) Search(ctx context.Context, p SearchParams) (*SearchResult, error) 
 	return res, nil
 }
 
+// entryIDs returns the distinct entry ids of rows, as query arguments.
+func entryIDs(rows []matchRow) []any {
+	seen := map[string]bool{}
+	var ids []any
+	for _, r := range rows {
+		if !seen[r.EntryID] {
+			seen[r.EntryID] = true
+			ids = append(ids, r.EntryID)
+		}
+	}
+	return ids
+}
+
+// excludeIDs returns the rows of text whose entry id is none of byID's.
+func excludeIDs(text, byID []matchRow) []matchRow {
+	if len(byID) == 0 {
+		return text
+	}
+	ids := map[string]bool{}
+	for _, r := range byID {
+		ids[r.EntryID] = true
+	}
+	out := make([]matchRow, 0, len(text))
+	for _, r := range text {
+		if !ids[r.EntryID] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// fillBatch bounds the ids one fillPage statement binds: SQLite refuses
+// more than 32,766 variables, and a page may hold any number of hits.
+const fillBatch = 500
+
 // fillPage sets AmbiguousID and (with alsoIn) AlsoIn of a page of hits,
-// with one query for each rather than one per hit: per-hit queries cost
-// more than the search itself.
+// with one query for each batch of fillBatch hits rather than one per hit:
+// per-hit queries cost more than the search itself. The copies are looked
+// up by entry id, so the cost grows with the copies read, not with page
+// size times copies.
 func (d *DB) fillPage(ctx context.Context, hits []Hit, alsoIn bool) error {
-	if len(hits) == 0 {
-		return nil
-	}
-	marks := strings.TrimSuffix(strings.Repeat("?,", len(hits)), ",")
-	ids := make([]any, len(hits))
+	sids := map[string]bool{}
+	var sidList []any
 	for i := range hits {
-		ids[i] = hits[i].SessionID
-	}
-	var counts []struct {
-		ID string `db:"session_id"`
-		N  int    `db:"n"`
-	}
-	if err := d.db.SelectContext(ctx, &counts, `SELECT session_id, count(*) AS n FROM sessions
-		WHERE session_id IN (`+marks+`) GROUP BY session_id`, ids...); err != nil {
-		return fmt.Errorf("search: session ids: %w", err)
+		if !sids[hits[i].SessionID] {
+			sids[hits[i].SessionID] = true
+			sidList = append(sidList, hits[i].SessionID)
+		}
 	}
 	shared := map[string]bool{}
-	for _, c := range counts {
-		shared[c.ID] = c.N > 1
+	for lo := 0; lo < len(sidList); lo += fillBatch {
+		ids := sidList[lo:min(len(sidList), lo+fillBatch)]
+		marks := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
+		var counts []struct {
+			ID string `db:"session_id"`
+			N  int    `db:"n"`
+		}
+		if err := d.db.SelectContext(ctx, &counts, `SELECT session_id, count(*) AS n FROM sessions
+			WHERE session_id IN (`+marks+`) GROUP BY session_id`, ids...); err != nil {
+			return fmt.Errorf("search: session ids: %w", err)
+		}
+		for _, c := range counts {
+			shared[c.ID] = c.N > 1
+		}
 	}
 	for i := range hits {
 		hits[i].AmbiguousID = shared[hits[i].SessionID]
@@ -154,11 +217,7 @@ func (d *DB) fillPage(ctx context.Context, hits []Hit, alsoIn bool) error {
 	if !alsoIn {
 		return nil
 	}
-	for i := range hits {
-		ids[i] = hits[i].EntryID
-		hits[i].AlsoIn, hits[i].AlsoInFiles = []string{}, []string{}
-	}
-	var copies []struct {
+	type copyRow struct {
 		EntryID   string `db:"entry_id"`
 		TsMs      *int64 `db:"ts_ms"`
 		CRC       uint32 `db:"crc"`
@@ -167,10 +226,31 @@ func (d *DB) fillPage(ctx context.Context, hits []Hit, alsoIn bool) error {
 		SessionID string `db:"session_id"`
 		Path      string `db:"path"`
 	}
-	if err := d.db.SelectContext(ctx, &copies, `SELECT e.entry_id, e.ts_ms, e.crc, e.length, e.sid, s.session_id, s.path
-		FROM entries e INDEXED BY entries_by_entry_id JOIN sessions s ON s.sid = e.sid
-		WHERE e.entry_id IN (`+marks+`) ORDER BY s.session_id, s.path`, ids...); err != nil {
-		return fmt.Errorf("search: fork copies: %w", err)
+	// byID holds every row of each entry id, ordered by session id and
+	// path; each id is asked for in one batch only, so the order holds.
+	byID := map[string][]copyRow{}
+	var idList []any
+	for i := range hits {
+		hits[i].AlsoIn, hits[i].AlsoInFiles = []string{}, []string{}
+		if id := hits[i].EntryID; hits[i].Type != "session" {
+			if _, ok := byID[id]; !ok {
+				byID[id] = nil
+				idList = append(idList, id)
+			}
+		}
+	}
+	for lo := 0; lo < len(idList); lo += fillBatch {
+		ids := idList[lo:min(len(idList), lo+fillBatch)]
+		marks := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
+		var copies []copyRow
+		if err := d.db.SelectContext(ctx, &copies, `SELECT e.entry_id, e.ts_ms, e.crc, e.length, e.sid, s.session_id, s.path
+			FROM entries e INDEXED BY entries_by_entry_id JOIN sessions s ON s.sid = e.sid
+			WHERE e.entry_id IN (`+marks+`) ORDER BY s.session_id, s.path`, ids...); err != nil {
+			return fmt.Errorf("search: fork copies: %w", err)
+		}
+		for _, c := range copies {
+			byID[c.EntryID] = append(byID[c.EntryID], c)
+		}
 	}
 	for i := range hits {
 		h := &hits[i]
@@ -178,8 +258,8 @@ func (d *DB) fillPage(ctx context.Context, hits []Hit, alsoIn bool) error {
 			continue
 		}
 		seen := map[int64]bool{}
-		for _, c := range copies {
-			if c.EntryID != h.EntryID || c.SID == h.SID || seen[c.SID] || c.CRC != h.CRC || c.Length != h.Length ||
+		for _, c := range byID[h.EntryID] {
+			if c.SID == h.SID || seen[c.SID] || c.CRC != h.CRC || c.Length != h.Length ||
 				(c.TsMs == nil) != (h.TsMs == nil) || (c.TsMs != nil && *c.TsMs != *h.TsMs) {
 				continue
 			}
@@ -200,17 +280,10 @@ const matchFrom = ` FROM entry_text CROSS JOIN entries e INDEXED BY entries_by_d
 	JOIN sessions s ON s.sid = e.sid
 	WHERE entry_text MATCH ?`
 
-// matchCount says how many full-text matches there are.
-type matchCount struct {
-	complete bool // the rows are all the matches: count them
-	hits     int  // else: hits (fork copies once) among the first CountLimit matches
-	exact    bool // and whether those were all the matches
-}
-
 // textMatches returns the full-text matches a page needs, in order: enough
-// rows that offset+limit hits remain once fork copies are grouped, and how
-// many matches there are in all.
-func (d *DB) textMatches(ctx context.Context, p SearchParams, m, where string, args []any) (rows []matchRow, c matchCount, err error) {
+// rows that offset+limit hits remain once fork copies are grouped. complete
+// says the rows are every match (newest-first order only).
+func (d *DB) textMatches(ctx context.Context, p SearchParams, m, where string, args []any) (rows []matchRow, complete bool, err error) {
 	want := p.Offset + p.Limit
 	all := append([]any{m}, args...)
 	if p.Relevance {
@@ -218,35 +291,59 @@ func (d *DB) textMatches(ctx context.Context, p SearchParams, m, where string, a
 		q := `SELECT ` + hitCols + `, r.score FROM (SELECT e.doc AS doc, bm25(entry_text) AS score` + matchFrom + where +
 			` ORDER BY entry_text.rowid DESC LIMIT ?) r CROSS JOIN entries e INDEXED BY entries_by_doc ON e.doc = r.doc
 			JOIN sessions s ON s.sid = e.sid ORDER BY r.score, r.doc DESC LIMIT ?`
-		for limit := want*2 + 8; ; limit *= 4 {
+		for limit := want*2 + 8; ; {
 			rows, err = d.selectRows(ctx, q, append(all, RankWindow, limit)...)
-			if err != nil || len(rows) < limit || len(groupCopies(rows, p.NoDedupe)) >= want {
-				break
+			if err != nil || len(rows) < limit {
+				return rows, false, err
 			}
-		}
-	} else {
-		// One query reads the page and counts: up to CountLimit+1 matches
-		// (more when the page reaches further). Fewer rows than asked for
-		// are all the matches.
-		q := `SELECT ` + hitCols + `, NULL AS score` + matchFrom + where + ` ORDER BY entry_text.rowid DESC LIMIT ?`
-		for limit := max(CountLimit+1, want*2+8); ; limit *= 4 {
-			rows, err = d.selectRows(ctx, q, append(all, limit)...)
-			if err != nil {
-				return nil, c, err
+			got := len(groupCopies(rows, p.NoDedupe))
+			if got >= want {
+				return rows, false, nil
 			}
-			if len(rows) < limit {
-				c.complete = true
-				return rows, c, nil
-			}
-			if n := len(groupCopies(rows, p.NoDedupe)); n >= want {
-				c.hits, c.exact = n, false
-				return rows, c, nil
-			}
+			limit = nextLimit(limit, got, want)
 		}
 	}
-	if err != nil {
-		return rows, c, err
+	// Read up to CountLimit+1 matches (more when the page reaches further):
+	// fewer rows than asked for are all the matches, and then countHits
+	// need not run.
+	q := `SELECT ` + hitCols + `, NULL AS score` + matchFrom + where + ` ORDER BY entry_text.rowid DESC LIMIT ?`
+	for limit := max(CountLimit+1, want*2+8); ; {
+		rows, err = d.selectRows(ctx, q, append(all, limit)...)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(rows) < limit {
+			return rows, true, nil
+		}
+		got := len(groupCopies(rows, p.NoDedupe))
+		if got >= want {
+			return rows, false, nil
+		}
+		limit = nextLimit(limit, got, want)
 	}
+}
+
+// nextLimit is how many rows the next round of a page fetch reads when
+// limit rows held got < want hits: as many as the copies seen so far say
+// want hits need, a quarter more, and at least twice limit. Each round
+// reads at least twice the last, so the rounds together cost less than
+// twice the last, and the estimate keeps the last near the rows needed
+// when every hit has many fork copies.
+func nextLimit(limit, got, want int) int {
+	n := limit * 4
+	if got > 0 {
+		n = int(min(float64(limit)*float64(want)/float64(got)*1.25, 1<<40))
+	}
+	return max(n+8, limit*2)
+}
+
+// countHits counts the hits of a full-text search, fork copies once (each
+// match with NoDedupe), up to limit: it returns (n, true) when there are
+// n <= limit, else (limit+1, false). It depends on the query and filters
+// only, not on the order or the page, so that every page and either order
+// of one search report the same total (README "Totals"). SQLite stops
+// reading matches at the (limit+1)th distinct one.
+func (d *DB) countHits(ctx context.Context, p SearchParams, m, where string, args []any, limit int) (int, bool, error) {
 	key := `e.entry_id || char(0) || coalesce(e.ts_ms, '') || char(0) || e.crc || char(0) || e.length`
 	if p.NoDedupe {
 		key = `e.doc`
@@ -255,21 +352,15 @@ func (d *DB) textMatches(ctx context.Context, p SearchParams, m, where string, a
 	if p.Workspace == "" { // no session column is needed to count
 		from = strings.Replace(from, "JOIN sessions s ON s.sid = e.sid", "", 1)
 	}
-	cq := `SELECT count(*) AS matches, count(DISTINCT k) AS hits FROM (SELECT ` + key + ` AS k` + from + where +
-		` ORDER BY entry_text.rowid DESC LIMIT ?)`
-	st, err := d.stmt(ctx, cq)
+	st, err := d.stmt(ctx, `SELECT count(*) FROM (SELECT DISTINCT `+key+from+where+` LIMIT ?)`)
 	if err != nil {
-		return nil, c, err
+		return 0, false, err
 	}
-	var n struct {
-		Matches int `db:"matches"`
-		Hits    int `db:"hits"`
+	var n int
+	if err := st.GetContext(ctx, &n, append(append([]any{m}, args...), limit+1)...); err != nil {
+		return 0, false, err
 	}
-	if err := st.GetContext(ctx, &n, append(all, CountLimit+1)...); err != nil {
-		return nil, c, err
-	}
-	c.hits, c.exact = n.Hits, n.Matches <= CountLimit
-	return rows, c, nil
+	return n, n <= limit, nil
 }
 
 // selectRows runs q, whose columns are hitCols and a score, and scans the

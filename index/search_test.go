@@ -24,9 +24,9 @@ func manyEntries(t *testing.T, d *DB, path string, n int) {
 	}
 }
 
-// Past CountLimit matches the total is a lower bound (the hits among the
-// first CountLimit+1 matches, or as far as the page asked for reaches), and pages still come
-// newest first; fork copies count once in the total too.
+// Past CountLimit hits the total is a lower bound (CountLimit+1 hits
+// counted, fork copies once, or one more than the page asked for reaches),
+// the same for either order, and pages still come newest first.
 func TestSearch_CountLimitAndPages(t *testing.T) {
 	ctx := context.Background()
 	d := mustOpen(t, testutil.MustTempDB(t))
@@ -41,11 +41,11 @@ func TestSearch_CountLimitAndPages(t *testing.T) {
 		first string
 		also  int
 	}{
-		{"recent", SearchParams{Query: q, Limit: 5}, CountLimit/2 + 1, false, fmt.Sprintf("e%d", CountLimit+299), 1},
+		{"recent", SearchParams{Query: q, Limit: 5}, CountLimit + 1, false, fmt.Sprintf("e%d", CountLimit+299), 1},
 		{"no dedupe", SearchParams{Query: q, Limit: 5, NoDedupe: true}, CountLimit + 1, false, fmt.Sprintf("e%d", CountLimit+299), 0},
-		// The page fetch reads 2*(offset+limit)+8 rows: (CountLimit+9) hits.
-		{"deep page", SearchParams{Query: q, Limit: 5, Offset: CountLimit}, CountLimit + 9, false, "e299", 1},
-		{"relevance", SearchParams{Query: q, Limit: 5, Relevance: true}, CountLimit/2 + 1, false, "", 1},
+		// Counted one past as far as the page reaches.
+		{"deep page", SearchParams{Query: q, Limit: 5, Offset: CountLimit}, CountLimit + 6, false, "e299", 1},
+		{"relevance", SearchParams{Query: q, Limit: 5, Relevance: true}, CountLimit + 1, false, "", 1},
 		{"few", SearchParams{Query: mustQuery(t, "n7"), Limit: 5}, 1, true, "e7", 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,4 +79,28 @@ func mustQuery(t *testing.T, s string) *Query {
 		t.Fatal(err)
 	}
 	return q
+}
+
+// A page of more hits than SQLite binds variables in one statement
+// (32,766) is filled in batches, with every hit's fork copies.
+func TestSearch_HugePage(t *testing.T) {
+	ctx := context.Background()
+	d := mustOpen(t, testutil.MustTempDB(t))
+	const n = 33_000
+	manyEntries(t, d, "/a.jsonl", n)
+	manyEntries(t, d, "/copy.jsonl", 10) // copies of e0..e9
+	res, err := d.Search(ctx, SearchParams{Query: mustQuery(t, "alpha"), Limit: 100_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != n || res.Total != n || !res.Exact {
+		t.Fatalf("%d hits, total %d exact %v, want %d exact", len(res.Hits), res.Total, res.Exact, n)
+	}
+	copies := 0
+	for _, h := range res.Hits {
+		copies += len(h.AlsoIn)
+	}
+	if copies != 10 {
+		t.Errorf("%d hits name a fork copy, want 10", copies)
+	}
 }
