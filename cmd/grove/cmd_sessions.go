@@ -54,13 +54,17 @@ type sessionJSON struct {
 	Name      string `json:"name"`
 	// FirstMessage is null for a session indexed before schema 5 and not
 	// read since (the next `grove index` reads it).
-	FirstMessage *string          `json:"first_message"`
-	Entries      int              `json:"entries"`
-	Leaves       int              `json:"leaves"`
-	Created      any              `json:"created"`
-	Modified     any              `json:"modified"`
-	State        string           `json:"state"`
-	Diagnostics  []diagnosticJSON `json:"diagnostics"`
+	FirstMessage *string `json:"first_message"`
+	// ParentSession is the pi header's parentSession (branchedFrom in
+	// older files): the session file a fork was made from; "" for none
+	// (SPEC §8).
+	ParentSession string           `json:"parent_session"`
+	Entries       int              `json:"entries"`
+	Leaves        int              `json:"leaves"`
+	Created       any              `json:"created"`
+	Modified      any              `json:"modified"`
+	State         string           `json:"state"`
+	Diagnostics   []diagnosticJSON `json:"diagnostics"`
 }
 
 // diagnosticJSON is a stored bad line or warning; a duplicate_id names its
@@ -95,7 +99,7 @@ func runSessions(ctx context.Context, g *env, f archive.Filter, first string) er
 	}
 	out := []sessionJSON{}
 	for _, s := range sessions {
-		j := sessionJSON{ID: s.SessionID, Path: s.Path, Dialect: s.Dialect, Workspace: s.Workspace, Name: s.Name, FirstMessage: s.FirstMessage,
+		j := sessionJSON{ID: s.SessionID, Path: s.Path, Dialect: s.Dialect, Workspace: s.Workspace, Name: s.Name, FirstMessage: s.FirstMessage, ParentSession: s.ParentSession,
 			Entries: s.Entries, Leaves: s.Leaves, Created: rfc3339(s.CreatedMs), Modified: rfc3339(s.ModifiedMs),
 			State: s.State, Diagnostics: []diagnosticJSON{}}
 		if s.Diagnostics > 0 {
