@@ -66,8 +66,10 @@ const foldMargin = 256 << 10
 // roomToFold returns a disk_full error (ENOSPC) when the file system of
 // the index looks unable to hold both what the commit still writes to the
 // WAL and, at the checkpoint after it, the index file grown by the same
-// pages: free bytes fewer than twice the growth (page_count × page_size
-// less the file's size) plus foldMargin. A committed transaction that the
+// pages: free bytes fewer than the growth (page_count × page_size less the
+// file's size), plus the pages the commit still writes to the WAL (no more
+// than the growth, nor than the page cache, which spills into the WAL
+// when full), plus foldMargin. A committed transaction that the
 // checkpoint cannot fold into the index file holds its WAL, and the disk,
 // full until there is room (issue 13, third wave, item 4): refusing it
 // before the commit leaves the WAL foldable, and truncated by the
@@ -88,9 +90,18 @@ func (b *Batch) roomToFold() error {
 	if err := syscall.Statfs(filepath.Dir(b.d.path), &fs); err != nil {
 		return nil
 	}
+	var cache int64
+	if err := b.tx.tx.Get(&cache, "PRAGMA cache_size"); err != nil {
+		return nil
+	}
+	if cache < 0 {
+		cache *= -1024 // KiB
+	} else {
+		cache *= size // pages
+	}
 	growth := max(0, pages*size-fi.Size())
 	free := int64(fs.Bavail) * int64(fs.Bsize)
-	if free < 2*growth+foldMargin {
+	if free < growth+min(growth, cache)+foldMargin {
 		return &os.PathError{Op: "commit", Path: b.d.path, Err: syscall.ENOSPC}
 	}
 	return nil
