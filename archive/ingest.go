@@ -385,8 +385,12 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 		if de == nil || opts.whole {
 			return err
 		}
-		de.Message += fmt.Sprintf("; %s indexed in this run, %d not indexed (run the command again once there is room)",
-			count(sum.Indexed, "file", "files"), left)
+		unchanged := ""
+		if sum.Unchanged > 0 { // indexed by an earlier run, and still so
+			unchanged = fmt.Sprintf(", %d unchanged", sum.Unchanged)
+		}
+		de.Message += fmt.Sprintf("; %s indexed in this run%s, %d not indexed (run the command again once there is room)",
+			count(sum.Indexed, "file", "files"), unchanged, left)
 		de.Hint = "" // the command's name is the caller's (index.DiskFull)
 		return de
 	}

@@ -74,10 +74,22 @@ func (a *Archive) Remember(ctx context.Context, opts IndexOptions) error {
 		return err
 	}
 	if _, err := os.Stat(SourcesPath(a.db.File())); len(missing) > 0 || err != nil {
-		return writeSourcesFile(a.db.File(), append(known, missing...))
+		if err := writeSourcesFile(a.db.File(), append(known, missing...)); err != nil {
+			return &SourcesFileError{Err: err}
+		}
 	}
 	return nil
 }
+
+// SourcesFileError is Remember's error when only the copy of the sources
+// beside the index (SourcesPath) could not be written: the sources table
+// has them, and the next Remember writes the file again. Callers that
+// indexed everything warn rather than fail (issue 13 item 4: a disk too
+// full for that small file failed a run that had indexed every file).
+type SourcesFileError struct{ Err error }
+
+func (e *SourcesFileError) Error() string { return e.Err.Error() }
+func (e *SourcesFileError) Unwrap() error { return e.Err }
 
 // readableDir reports whether dir is a directory that can be opened and
 // listed.

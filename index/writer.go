@@ -3,6 +3,9 @@ package index
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/grove-sessions/grove/jsonl"
@@ -45,8 +48,61 @@ func (b *Batch) Commit() error {
 	if b.dead {
 		return nil
 	}
+	if err := b.roomToFold(); err != nil {
+		b.tx.Rollback()
+		return fmt.Errorf("index: commit: %w", err)
+	}
 	if err := b.tx.Commit(); err != nil {
 		return fmt.Errorf("index: commit: %w", err)
+	}
+	return nil
+}
+
+// foldMargin is what roomToFold allows, beyond the index file's growth, for
+// the pages of the index a transaction changes in place (B-tree interior
+// pages, FTS5 segments) and the WAL's frame headers.
+const foldMargin = 256 << 10
+
+// roomToFold returns a disk_full error (ENOSPC) when the file system of
+// the index looks unable to hold both what the commit still writes to the
+// WAL and, at the checkpoint after it, the index file grown by the same
+// pages: free bytes fewer than the growth (page_count × page_size less the
+// file's size), plus the pages the commit still writes to the WAL (no more
+// than the growth, nor than the page cache, which spills into the WAL
+// when full), plus foldMargin. A committed transaction that the
+// checkpoint cannot fold into the index file holds its WAL, and the disk,
+// full until there is room (issue 13, third wave, item 4): refusing it
+// before the commit leaves the WAL foldable, and truncated by the
+// checkpoint that follows. Nil when the sizes cannot be known.
+func (b *Batch) roomToFold() error {
+	var pages, size int64
+	if err := b.tx.tx.Get(&pages, "PRAGMA page_count"); err != nil {
+		return nil
+	}
+	if err := b.tx.tx.Get(&size, "PRAGMA page_size"); err != nil {
+		return nil
+	}
+	fi, err := os.Stat(b.d.path)
+	if err != nil {
+		return nil
+	}
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(filepath.Dir(b.d.path), &fs); err != nil {
+		return nil
+	}
+	var cache int64
+	if err := b.tx.tx.Get(&cache, "PRAGMA cache_size"); err != nil {
+		return nil
+	}
+	if cache < 0 {
+		cache *= -1024 // KiB
+	} else {
+		cache *= size // pages
+	}
+	growth := max(0, pages*size-fi.Size())
+	free := int64(fs.Bavail) * int64(fs.Bsize)
+	if free < growth+min(growth, cache)+foldMargin {
+		return &os.PathError{Op: "commit", Path: b.d.path, Err: syscall.ENOSPC}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -135,7 +136,16 @@ func runIndex(ctx context.Context, g *env, opts indexOptions) error {
 		sum, err = a.Index(ctx, iopts)
 	}
 	if err == nil {
-		err = a.Remember(ctx, iopts)
+		var sf *archive.SourcesFileError
+		if err = a.Remember(ctx, iopts); errors.As(err, &sf) {
+			// Every file was indexed: the roots are in the index's own
+			// table, and the copy beside it is written again next run.
+			g.warn("warning: " + err.Error() + " (the roots are kept in the index itself; grove index writes this file again next time)")
+			err = nil
+		}
+		// Fold the WAL into the index file, giving its room back (SQLite
+		// does on close too, but not when that fails for lack of room).
+		a.DB().Checkpoint(ctx) // best effort: a WAL that stays is still whole
 	} else if index.IsDiskFull(err) && sum.Indexed > 0 {
 		// The files that fit are kept: remember their roots for grove
 		// rebuild, if there is room for that.

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -264,5 +265,87 @@ func TestRun_DiskFullKeepsWhatFits(t *testing.T) {
 				t.Errorf("after grove index on a full disk: %s lists %v, %v; want root %s", archive.SourcesPath(db), srcs, err, big)
 			}
 		}
+	}
+}
+
+// wordsSession is a session of about size bytes of user messages of
+// random words ("epsilon74606"): text the search index grows by about
+// twice its size, as the tester's sessions did (issue 13, third wave).
+func wordsSession(size int, seed int64) []byte {
+	r := rand.New(rand.NewSource(seed))
+	names := []string{"alpha", "gamma", "delta", "epsilon", "iota", "lambda", "mu", "xi", "omicron", "pi", "rho", "sigma", "tau", "theta"}
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"type":"session","version":3,"id":"words-%04d","timestamp":"2026-03-01T00:00:00.000Z","cwd":"/tmp/big"}`+"\n", seed)
+	parent := "null"
+	for i := 0; b.Len() < size; i++ {
+		var text strings.Builder
+		for range 200 {
+			fmt.Fprintf(&text, "%s%d ", names[r.Intn(len(names))], r.Intn(100000))
+		}
+		fmt.Fprintf(&b, `{"type":"message","id":"w%d-%d","parentId":%s,"timestamp":"2026-03-01T00:%02d:%02d.000Z","message":{"role":"user","content":%q}}`+"\n",
+			seed, i, parent, i/60%60, i%60, text.String())
+		parent = fmt.Sprintf(`"w%d-%d"`, seed, i)
+	}
+	return []byte(b.String())
+}
+
+// TestRun_DiskFullLeavesDiskUsable: on 3 MB and 8 MB tmpfs, `grove index`
+// of twelve 1 MB sessions of random words answers disk_full and leaves the
+// index whole with no WAL, and room on the disk for a small file; run
+// again, it counts the files kept as unchanged, not as not indexed (issue
+// 13, third wave, item 4 a and b: a committed WAL that could not be folded
+// into the index kept the disk 100% full).
+func TestRun_DiskFullLeavesDiskUsable(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big")
+	for i := range 12 {
+		testutil.MustWriteFile(t, big, fmt.Sprintf("s%02d.jsonl", i), wordsSession(1<<20, int64(i)))
+	}
+	for _, size := range []string{"3m", "8m"} {
+		fsDir := mustSmallFS(t, size)
+		db := filepath.Join(fsDir, "index.db")
+		grove := groveOn(t, db)
+		code, stdout, _ := grove("--json", "index", "--root", big)
+		mustDiskFull(t, "grove index on "+size, code, stdout, fsDir)
+		mustWholeIndex(t, db, true)
+		if err := os.WriteFile(filepath.Join(fsDir, "probe.txt"), []byte("hello\n"), 0o600); err != nil {
+			t.Fatalf("after grove index on a %s disk: cannot write a small file: %v", size, err)
+		}
+		os.Remove(filepath.Join(fsDir, "probe.txt"))
+		_, list, _ := grove("--json", "sessions")
+		var got struct{ Sessions []struct{ Path string } }
+		json.Unmarshal([]byte(list), &got)
+		kept := len(got.Sessions)
+		t.Logf("%s: kept %d of 12", size, kept)
+		code, stdout, _ = grove("--json", "index", "--root", big)
+		mustDiskFull(t, "grove index again on "+size, code, stdout, fsDir)
+		want := fmt.Sprintf("0 files indexed in this run, %d not indexed", 12-kept)
+		if kept > 0 {
+			want = fmt.Sprintf("0 files indexed in this run, %d unchanged, %d not indexed", kept, 12-kept)
+		}
+		if !strings.Contains(stdout, want) {
+			t.Errorf("grove index again on %s: %s; want it to say %q", size, stdout, want)
+		}
+		mustWholeIndex(t, db, true)
+	}
+}
+
+// TestRun_IndexSourcesFileWarns: when every file is indexed but the copy
+// of the roots beside the index cannot be written (here a directory is in
+// its way), grove index warns on stderr, prints its summary and exits 0:
+// the roots are in the index's own table (issue 13, third wave, item 4 c).
+func TestRun_IndexSourcesFileWarns(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "index.db")
+	small := filepath.Join(dir, "small")
+	testutil.MustCopy(t, testutil.Testdata(t, "pi/v3-tree.jsonl"), small, "v3-tree.jsonl")
+	testutil.MustWriteFile(t, archive.SourcesPath(db), "in-the-way", []byte("x"))
+	grove := groveOn(t, db)
+	code, stdout, stderr := grove("index", "--root", small)
+	if code != 0 || !strings.Contains(stdout, "1 indexed") || !strings.Contains(stderr, "warning: ") || !strings.Contains(stderr, archive.SourcesPath(db)) {
+		t.Fatalf("grove index with %s in the way = %d, %q %q; want exit 0, the summary, a warning naming the file", archive.SourcesPath(db), code, stdout, stderr)
+	}
+	if fi, err := os.Stat(db + "-wal"); err == nil && fi.Size() > 0 {
+		t.Errorf("%s-wal is %d bytes after a successful grove index; want it checkpointed", db, fi.Size())
 	}
 }
