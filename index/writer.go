@@ -73,7 +73,8 @@ const foldMargin = 256 << 10
 // checkpoint cannot fold into the index file holds its WAL, and the disk,
 // full until there is room (issue 13, third wave, item 4): refusing it
 // before the commit leaves the WAL foldable, and truncated by the
-// checkpoint that follows. Nil when the sizes cannot be known.
+// checkpoint that follows. Nil when the sizes cannot be known (a file
+// system that reports no blocks at all is taken to have room).
 func (b *Batch) roomToFold() error {
 	var pages, size int64
 	if err := b.tx.tx.Get(&pages, "PRAGMA page_count"); err != nil {
@@ -87,8 +88,8 @@ func (b *Batch) roomToFold() error {
 		return nil
 	}
 	var fs syscall.Statfs_t
-	if err := syscall.Statfs(filepath.Dir(b.d.path), &fs); err != nil {
-		return nil
+	if err := syscall.Statfs(filepath.Dir(b.d.path), &fs); err != nil || fs.Blocks == 0 {
+		return nil // some network and FUSE file systems report no sizes at all
 	}
 	var cache int64
 	if err := b.tx.tx.Get(&cache, "PRAGMA cache_size"); err != nil {
