@@ -102,9 +102,6 @@ not parsed as Markdown.`,
 			default:
 				return usagef("export: --format %q: want md, html or jsonl", o.format)
 			}
-			if o.force && o.format == "jsonl" {
-				return usagef("export: --force is for md and html; a jsonl fork never replaces a file")
-			}
 			return runExport(c.Context, g, c.Args().Get(0), c.Args().Get(1), o)
 		},
 	}
@@ -125,6 +122,16 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 	p, path, labels, err := a.ExportPath(ctx, session, leaf)
 	if err != nil {
 		return err
+	}
+	if o.force && o.format == "jsonl" {
+		// A session there is refused as such, with or without --force
+		// (README): that says more than the flag's misuse.
+		if o.out != "" {
+			if err := a.CheckExportTarget(ctx, p.Session, o.out); err != nil {
+				return err
+			}
+		}
+		return usagef("export: --force is for md and html; a jsonl fork never replaces a file")
 	}
 	var doc docBuffer // in pieces, not doubled (SPEC §2.8)
 	var lines [][]byte
