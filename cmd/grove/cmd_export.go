@@ -265,8 +265,19 @@ func writeDocument(ctx context.Context, path string, force bool, render func(io.
 	exists := false
 	if fi, err := os.Lstat(path); err == nil {
 		if !fi.Mode().IsRegular() {
+			what := kindOfFile(fi.Mode())
+			if fi.Mode()&os.ModeSymlink != 0 {
+				// CheckExportTarget followed it already: a session there is
+				// would_replace_session. Say where it points.
+				if to, err := os.Readlink(path); err == nil {
+					what += " to " + cell(to)
+					if _, err := os.Stat(path); err != nil {
+						what += ", which does not exist"
+					}
+				}
+			}
 			return &jsonl.Error{Code: jsonl.CodeFileExists, Path: path, Offset: -1,
-				Message: "--out names a " + kindOfFile(fi.Mode()) + ", not a regular file; grove writes only regular files",
+				Message: "--out names a " + what + ", not a regular file; grove writes only regular files",
 				Hint:    "write to stdout (--out - or no --out) and redirect, or choose another --out"}
 		}
 		if !force {
