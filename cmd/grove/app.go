@@ -315,7 +315,7 @@ func errorObject(err error) errorJSONObject {
 		obj.Code = "usage"
 	case errors.Is(err, context.Canceled):
 		obj.Code = "interrupted"
-		obj.Message = "interrupted; every session file finished before stays indexed"
+		obj.Message = "interrupted; every batch committed before stays indexed"
 		var ie interruptedError
 		if errors.As(err, &ie) {
 			obj.Message = ie.msg
