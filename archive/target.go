@@ -46,10 +46,12 @@ func (a *Archive) CheckExportTarget(ctx context.Context, src *index.Session, tar
 	if err != nil {
 		return nil
 	}
+	refuseMsg := func(msg string) error {
+		return &jsonl.Error{Code: jsonl.CodeWouldReplace, Path: target, Offset: -1, Message: msg,
+			Hint: "choose another --out, or write to stdout and redirect"}
+	}
 	refuse := func(why string) error {
-		return &jsonl.Error{Code: jsonl.CodeWouldReplace, Path: target, Offset: -1,
-			Message: "refusing to replace a session file, even with --force: " + why,
-			Hint:    "choose another --out, or write to stdout and redirect"}
+		return refuseMsg("refusing to replace a session file, even with --force: " + why)
 	}
 	real := target
 	if r, err := filepath.EvalSymlinks(target); err == nil {
@@ -91,7 +93,9 @@ func (a *Archive) CheckExportTarget(ctx context.Context, src *index.Session, tar
 			r = rr
 		}
 		if rel, err := filepath.Rel(r, real); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
-			return refuse("it is under the session root " + r)
+			// Not known to be a session: say what it is (issue 13 polish).
+			return refuseMsg("refusing to replace a file under the session root " + r +
+				", even with --force: grove does not replace files under a session root")
 		}
 	}
 	if what := SessionLine(target); what != "" {

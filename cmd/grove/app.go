@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -140,8 +141,8 @@ func newApp(g *env) *cli.App {
 			"   grove path SESSION [LEAF]         the path from the root to LEAF\n" +
 			"   grove context SESSION [LEAF]      what the model receives at LEAF\n" +
 			"   grove export SESSION [LEAF]       the path as a Markdown transcript",
-		Description:     exitHelp,
-		HideHelpCommand: true,
+		Description: exitHelp,
+		Version:     version(),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "db", Usage: "index file", EnvVars: []string{"GROVE_DB"}, Value: defaultDB()},
 			jsonFlag,
@@ -315,7 +316,7 @@ func errorObject(err error) errorJSONObject {
 		obj.Code = "usage"
 	case errors.Is(err, context.Canceled):
 		obj.Code = "interrupted"
-		obj.Message = "interrupted; every session file finished before stays indexed"
+		obj.Message = "interrupted; every batch committed before stays indexed"
 		var ie interruptedError
 		if errors.As(err, &ie) {
 			obj.Message = ie.msg
@@ -357,4 +358,43 @@ func needArgs(c *cli.Context, min, max int) error {
 		return usagef("%s: want %s, got %d arguments (flags go before arguments)", c.Command.Name, c.Command.ArgsUsage, n)
 	}
 	return nil
+}
+
+// version is grove's version for --version, from the build information
+// the go tool records: the main module's version (v1.2.3 when installed
+// with go install module@version, "(devel)" when built from a checkout),
+// then the VCS revision (12 hex digits, "+dirty" when the work tree had
+// changes) when it was recorded.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	return versionOf(bi)
+}
+
+// versionOf is version's answer for the build information bi.
+func versionOf(bi *debug.BuildInfo) string {
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev != "" && !strings.Contains(v, rev) {
+		v += " " + rev + dirty
+	}
+	return v
 }

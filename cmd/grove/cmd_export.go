@@ -102,9 +102,6 @@ not parsed as Markdown.`,
 			default:
 				return usagef("export: --format %q: want md, html or jsonl", o.format)
 			}
-			if o.force && o.format == "jsonl" {
-				return usagef("export: --force is for md and html; a jsonl fork never replaces a file")
-			}
 			return runExport(c.Context, g, c.Args().Get(0), c.Args().Get(1), o)
 		},
 	}
@@ -125,6 +122,16 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 	p, path, labels, err := a.ExportPath(ctx, session, leaf)
 	if err != nil {
 		return err
+	}
+	if o.force && o.format == "jsonl" {
+		// A session there is refused as such, with or without --force
+		// (README): that says more than the flag's misuse.
+		if o.out != "" {
+			if err := a.CheckExportTarget(ctx, p.Session, o.out); err != nil {
+				return err
+			}
+		}
+		return usagef("export: --force is for md and html; a jsonl fork never replaces a file")
 	}
 	var doc docBuffer // in pieces, not doubled (SPEC §2.8)
 	var lines [][]byte
@@ -258,8 +265,19 @@ func writeDocument(ctx context.Context, path string, force bool, render func(io.
 	exists := false
 	if fi, err := os.Lstat(path); err == nil {
 		if !fi.Mode().IsRegular() {
+			what := kindOfFile(fi.Mode())
+			if fi.Mode()&os.ModeSymlink != 0 {
+				// CheckExportTarget followed it already: a session there is
+				// would_replace_session. Say where it points.
+				if to, err := os.Readlink(path); err == nil {
+					what += " to " + cell(to)
+					if _, err := os.Stat(path); err != nil {
+						what += ", which does not exist"
+					}
+				}
+			}
 			return &jsonl.Error{Code: jsonl.CodeFileExists, Path: path, Offset: -1,
-				Message: "--out names a " + kindOfFile(fi.Mode()) + ", not a regular file; grove writes only regular files",
+				Message: "--out names a " + what + ", not a regular file; grove writes only regular files",
 				Hint:    "write to stdout (--out - or no --out) and redirect, or choose another --out"}
 		}
 		if !force {

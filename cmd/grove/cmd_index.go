@@ -151,10 +151,23 @@ func runIndex(ctx context.Context, g *env, opts indexOptions) error {
 		// rebuild, if there is room for that.
 		a.Remember(ctx, iopts)
 	}
+	if errors.Is(err, context.Canceled) {
+		return interruptedIndex(sum)
+	}
 	if err != nil {
 		return err
 	}
 	return reportIndex(g, a, sum)
+}
+
+// interruptedIndex is the Ctrl-C error of an index run that did sum:
+// files are committed in batches (up to 256 files or 8 MB read), so what
+// stays is every batch committed before, counted in sum.Indexed (the
+// files of the batch being read are kept only when its commit on Ctrl-C
+// succeeds, and then counted).
+func interruptedIndex(sum archive.IndexSummary) error {
+	return interruptedError{fmt.Sprintf("interrupted; every batch committed before stays indexed (%s indexed in this run): run `grove index` again for the rest",
+		counted(sum.Indexed, "file", "files"))}
 }
 
 // reportIndex prints an index or rebuild summary: JSON, or one line and

@@ -57,7 +57,7 @@ func searchCommand(g *env) *cli.Command {
 					return usagef("%s comes after the query, where it would be searched for: flags go before the query (grove search %s ... QUERY)", a, a)
 				}
 			}
-			ws, err := archive.WorkspaceDir(c.String("workspace"))
+			ws, err := workspaceOf(c)
 			if err != nil {
 				return err
 			}
@@ -167,14 +167,16 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 		return err
 	}
 	op := newOpener(g)
+	// Every unknown --role or --type value is named, hits or not: with
+	// "user,bogus" the hits are user's, and bogus is still a typo.
+	for _, w := range a.UnknownValues(ctx, o) {
+		fmt.Fprintf(g.stderr, "grove: %s\n", w)
+	}
 	if res.Total == 0 {
-		for _, w := range a.UnknownValues(ctx, o) {
-			fmt.Fprintf(g.stderr, "grove: %s\n", w)
-		}
 		if n, err := a.DB().CountSessions(ctx); err == nil && n == 0 {
 			fmt.Fprintf(g.stderr, "grove: the index at %s holds no sessions yet: run `grove index` (an index made by an older grove is emptied once, to add search text)\n", g.dbPath)
 		} else if err == nil && !g.json && o.Offset == 0 {
-			if err := nothingMatched(ctx, g, a, "hits for "+strconv.Quote(o.Query), describeSearch(o)); err != nil {
+			if err := nothingMatched(ctx, g, a, "hits for "+quoteClipped(o.Query), describeSearch(o)); err != nil {
 				return err
 			}
 		}
@@ -294,4 +296,18 @@ func markColour(s string) string {
 func useColour(g *env) bool {
 	f, ok := g.stdout.(*os.File)
 	return ok && os.Getenv("NO_COLOR") == "" && isatty.IsTerminal(f.Fd())
+}
+
+// messageColumns is how wide a query may be when a message repeats it: a
+// 100,000-character query is not printed whole.
+const messageColumns = 80
+
+// quoteClipped is s quoted as Go quotes it, cut to messageColumns terminal
+// columns with "…" when longer (see clipWidth).
+func quoteClipped(s string) string {
+	q := strconv.Quote(s)
+	if displayWidth(q) <= messageColumns {
+		return q
+	}
+	return clipWidth(q[:len(q)-1], messageColumns-1) + `"`
 }

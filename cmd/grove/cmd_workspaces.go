@@ -19,7 +19,7 @@ func workspacesCommand(g *env) *cli.Command {
 			if err := needArgs(c, 0, 0); err != nil {
 				return err
 			}
-			ws, err := archive.WorkspaceDir(c.String("workspace"))
+			ws, err := workspaceOf(c)
 			if err != nil {
 				return err
 			}

@@ -27,8 +27,18 @@ var filterFlags = []cli.Flag{
 // filterOf is the --session, --workspace and --dialect filter of c; the
 // error is WorkspaceDir's (a relative --workspace in a deleted directory).
 func filterOf(c *cli.Context) (archive.Filter, error) {
-	ws, err := archive.WorkspaceDir(c.String("workspace"))
+	ws, err := workspaceOf(c)
 	return archive.Filter{Session: c.String("session"), Workspace: ws, Dialect: c.String("dialect")}, err
+}
+
+// workspaceOf is c's --workspace as archive.WorkspaceDir makes it, "" when
+// the flag is not given. An explicitly empty --workspace is a usage error
+// (exit 2), as an empty --root is: it would silently mean no filter.
+func workspaceOf(c *cli.Context) (string, error) {
+	if c.IsSet("workspace") && strings.TrimSpace(c.String("workspace")) == "" {
+		return "", usagef("--workspace needs a directory, not an empty string; leave --workspace out for every workspace")
+	}
+	return archive.WorkspaceDir(c.String("workspace"))
 }
 
 // describe names the filters of f as they narrow a listing: "under /x",
