@@ -136,13 +136,7 @@ func runIndex(ctx context.Context, g *env, opts indexOptions) error {
 		sum, err = a.Index(ctx, iopts)
 	}
 	if err == nil {
-		var sf *archive.SourcesFileError
-		if err = a.Remember(ctx, iopts); errors.As(err, &sf) {
-			// Every file was indexed: the roots are in the index's own
-			// table, and the copy beside it is written again next run.
-			g.warn("warning: " + err.Error() + " (the roots are kept in the index itself; grove index writes this file again next time)")
-			err = nil
-		}
+		err = remember(ctx, g, a, iopts)
 		// Fold the WAL into the index file, giving its room back (SQLite
 		// does on close too, but not when that fails for lack of room).
 		a.DB().Checkpoint(ctx) // best effort: a WAL that stays is still whole
@@ -248,4 +242,18 @@ func rootsOf(c *cli.Context) ([]string, error) {
 		}
 	}
 	return roots, nil
+}
+
+// remember records the roots and files of opts for grove rebuild
+// (archive.Remember). When only the copy beside the index cannot be
+// written, that is a warning on stderr, not a failure: the roots are in the
+// index's own table, and the next index or watch writes the copy again.
+func remember(ctx context.Context, g *env, a *archive.Archive, opts archive.IndexOptions) error {
+	err := a.Remember(ctx, opts)
+	var sf *archive.SourcesFileError
+	if errors.As(err, &sf) {
+		g.warn("warning: " + err.Error() + " (the roots are kept in the index itself; grove writes this file again next time)")
+		return nil
+	}
+	return err
 }

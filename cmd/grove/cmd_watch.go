@@ -118,7 +118,7 @@ func runWatch(ctx context.Context, g *env, opts watchOptions) error {
 		return out.stopped(err)
 	}
 	// Like grove index, so that grove rebuild reads what the watch reads.
-	if err := a.Remember(ctx, archive.IndexOptions{Roots: roots}); err != nil {
+	if err := remember(ctx, g, a, archive.IndexOptions{Roots: roots}); err != nil {
 		return out.stopped(err)
 	}
 	for b := range w.Batches() {

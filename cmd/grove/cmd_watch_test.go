@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/grove-sessions/grove/archive"
 )
 
 // watchPatience bounds every wait on a grove watch process: generous, so
@@ -342,4 +344,31 @@ func TestWatch_PrivateModes(t *testing.T) {
 	}
 	p.waitFor(t, "b.jsonl indexed", func() bool { return p.sessions(t)[filepath.Join(root, "b.jsonl")] == 3 })
 	modes("after a change pass")
+}
+
+// TestWatch_SourcesFileWarns: a watch whose copy of the roots beside the
+// index cannot be written (a directory is in its way) warns on stderr and
+// goes on watching, as grove index does: the roots are in the index's own
+// table.
+func TestWatch_SourcesFileWarns(t *testing.T) {
+	work := t.TempDir()
+	root := filepath.Join(work, "sessions")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "a.jsonl"), []byte(piSession("watch-a", 2)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(work, "index.db")
+	if err := os.MkdirAll(filepath.Join(archive.SourcesPath(db), "in-the-way"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := mustStartWatch(t, db, false, "--root", root, "--debounce", "100ms")
+	p.waitFor(t, "the warning about "+archive.SourcesPath(db), func() bool {
+		return strings.Contains(p.stderr.String(), "warning: ") && strings.Contains(p.stderr.String(), archive.SourcesPath(db))
+	})
+	if err := os.WriteFile(filepath.Join(root, "b.jsonl"), []byte(piSession("watch-b", 3)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.waitFor(t, "b.jsonl indexed after the warning", func() bool { return p.sessions(t)[filepath.Join(root, "b.jsonl")] == 3 })
 }
