@@ -116,7 +116,7 @@ func writeTreeText(w io.Writer, s *index.Session, t *archive.Tree) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	head := "session " + cell(s.SessionID)
 	if s.Name != "" {
-		head += fmt.Sprintf(" %q", s.Name)
+		head += ` "` + cell(s.Name) + `"` // escaped as every one-line view escapes, not Go-quoted
 	}
 	if s.Workspace != "" {
 		head += "  " + cell(s.Workspace)
