@@ -19,6 +19,7 @@ type pathWant struct {
 	id     string // the error's id
 	parent string // missing_parent's parent
 	text   string // the start of the error's message, as the case's .expected.txt says it
+	line   int    // the error's line, where the case names one (0: not checked)
 }
 
 type diagWant struct {
@@ -57,9 +58,9 @@ var caseTests = []struct {
 		paths: []pathWant{{leaf: "e05", code: jsonl.CodeMissingParent, id: "e04", parent: "x9f3c2a1"},
 			{leaf: "e03", ids: "e01 e02 e03"}}},
 	{file: "09-parent-cycle", state: jsonl.StateOK, entries: "e01 e02 e03 e04 e05 e06",
-		paths: []pathWant{{leaf: "e05", code: jsonl.CodeCycle, id: "e04", text: "cycle: e04 -> e03 -> e02 -> e04"},
+		paths: []pathWant{{leaf: "e05", code: jsonl.CodeCycle, id: "e04", text: "cycle: e04 -> e03 -> e02 -> e04", line: 5},
 			{leaf: "e02", code: jsonl.CodeCycle, id: "e02", text: "cycle: e02 -> e04 -> e03 -> e02"},
-			{leaf: "e06", code: jsonl.CodeCycle, id: "e06", text: "cycle: e06 -> e06"}, {leaf: "e01", ids: "e01"}}},
+			{leaf: "e06", code: jsonl.CodeCycle, id: "e06", text: "cycle: e06 -> e06", line: 7}, {leaf: "e01", ids: "e01"}}},
 	{file: "12-enospc-tainted-writer", state: jsonl.StateNeedsRepair, entries: "e01 e02",
 		warnings: []diagWant{{jsonl.CodeUnterminatedTail, 4, 436, "203 bytes"}},
 		paths:    []pathWant{{leaf: "e02", ids: "e01 e02"}}},
@@ -111,6 +112,9 @@ func checkPath(t *testing.T, how string, got string, err error, w pathWant) {
 	}
 	if !strings.HasPrefix(e.Message, w.text) {
 		t.Errorf("%s(%q): message %q, want it to start %q", how, w.leaf, e.Message, w.text)
+	}
+	if w.line != 0 && e.Line != w.line {
+		t.Errorf("%s(%q): line %d, want %d", how, w.leaf, e.Line, w.line)
 	}
 	if w.code == jsonl.CodeCycle && strings.Join(e.Loop, " -> ") != strings.TrimPrefix(w.text, "cycle: ") {
 		t.Errorf("%s(%q): loop %v, want %s", how, w.leaf, e.Loop, w.text)

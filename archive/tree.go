@@ -39,7 +39,7 @@ func PathTo(entries []jsonl.Entry, leafID string) ([]jsonl.Entry, error) {
 			for _, k := range rev {
 				walk = append(walk, entries[k].ID)
 			}
-			return nil, jsonl.CycleError(append(walk, e.ID))
+			return nil, jsonl.CycleError(append(walk, e.ID), e.Line)
 		}
 		seen[e.ID] = struct{}{}
 		rev = append(rev, i)

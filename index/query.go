@@ -274,7 +274,7 @@ func (d *DB) Path(ctx context.Context, sid int64, leafID string) ([]Entry, error
 				for k := range walk {
 					walk[k] = steps[k].EntryID
 				}
-				return nil, jsonl.CycleError(walk)
+				return nil, jsonl.CycleError(walk, st.Line)
 			}
 			seen[st.EntryID] = true
 		}

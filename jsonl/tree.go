@@ -75,8 +75,10 @@ func MissingParentError(id, parent string, line int) *Error {
 // the walk from the leaf towards the root, the last of them met twice; the
 // error names that id and the loop, from its first meeting round to it
 // again ("cycle: e04 -> e03 -> e02 -> e04", case 09), as Loop and in the
-// message. PathTo and the index's recursive walk give the same loop.
-func CycleError(walk []string) *Error {
+// message. line is the physical line of the entry met twice (the one the
+// loop starts and ends at). PathTo and the index's recursive walk give the
+// same loop and line.
+func CycleError(walk []string, line int) *Error {
 	id := walk[len(walk)-1]
 	loop := walk[len(walk)-1:]
 	for i, w := range walk[:len(walk)-1] {
@@ -90,7 +92,7 @@ func CycleError(walk []string) *Error {
 	if len(loop) == 2 {
 		msg += " (" + quote(id) + " is its own parent)"
 	}
-	return &Error{Code: CodeCycle, ID: id, Loop: loop, Offset: -1,
+	return &Error{Code: CodeCycle, ID: id, Loop: loop, Line: line, Offset: -1,
 		Message: msg + "; the walk to the root never reaches one"}
 }
 
