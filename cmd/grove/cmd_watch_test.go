@@ -175,11 +175,7 @@ func piMessage(i int) string {
 // a removal; the index follows each, and SIGINT ends it with status 0.
 func TestWatch_Process(t *testing.T) {
 	t.Parallel()
-	work := t.TempDir()
-	root := filepath.Join(work, "sessions")
-	if err := os.Mkdir(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	work, root := mustWatchRoot(t, 0)
 	db := filepath.Join(work, "index.db")
 	p := mustStartWatch(t, db, false, "--root", root, "--debounce", "100ms")
 	if got := p.stderr.String(); !strings.HasPrefix(got, "grove: watching 1 root (1 directory) for *.jsonl changes; Ctrl-C stops\n") {
@@ -257,14 +253,7 @@ func TestWatch_Process(t *testing.T) {
 // (NDJSON), with its time and trigger; SIGTERM stops it like SIGINT.
 func TestWatch_ProcessJSON(t *testing.T) {
 	t.Parallel()
-	work := t.TempDir()
-	root := filepath.Join(work, "sessions")
-	if err := os.Mkdir(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "a.jsonl"), []byte(piSession("watch-a", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	work, root := mustWatchRoot(t, 1)
 	p := mustStartWatch(t, filepath.Join(work, "index.db"), true, "--root", root, "--debounce", "100ms")
 	p.waitFor(t, "the first pass's document", func() bool { return strings.Count(p.stdout.String(), "\n") == 1 })
 	if err := os.WriteFile(filepath.Join(root, "b.jsonl"), []byte(piSession("watch-b", 2)), 0o644); err != nil {
@@ -311,14 +300,7 @@ func TestWatch_ProcessJSON(t *testing.T) {
 // (SPEC §6, issue 13 item 2). Not parallel: the umask is the process's, and
 // the watch inherits it when it starts.
 func TestWatch_PrivateModes(t *testing.T) {
-	work := t.TempDir()
-	root := filepath.Join(work, "sessions")
-	if err := os.Mkdir(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "a.jsonl"), []byte(piSession("watch-a", 2)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	work, root := mustWatchRoot(t, 2)
 	db := filepath.Join(work, "grove-made", "index.db")
 	old := syscall.Umask(0)
 	p := mustStartWatch(t, db, false, "--root", root, "--debounce", "100ms")
@@ -351,14 +333,7 @@ func TestWatch_PrivateModes(t *testing.T) {
 // goes on watching, as grove index does: the roots are in the index's own
 // table.
 func TestWatch_SourcesFileWarns(t *testing.T) {
-	work := t.TempDir()
-	root := filepath.Join(work, "sessions")
-	if err := os.Mkdir(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "a.jsonl"), []byte(piSession("watch-a", 2)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	work, root := mustWatchRoot(t, 2)
 	db := filepath.Join(work, "index.db")
 	if err := os.MkdirAll(filepath.Join(archive.SourcesPath(db), "in-the-way"), 0o755); err != nil {
 		t.Fatal(err)
@@ -371,4 +346,22 @@ func TestWatch_SourcesFileWarns(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.waitFor(t, "b.jsonl indexed after the warning", func() bool { return p.sessions(t)[filepath.Join(root, "b.jsonl")] == 3 })
+}
+
+// mustWatchRoot makes a work directory holding a session root, "sessions",
+// and returns both; with entries > 0 the root holds a.jsonl, a pi session
+// (watch-a) of that many entries.
+func mustWatchRoot(tb testing.TB, entries int) (work, root string) {
+	tb.Helper()
+	work = tb.TempDir()
+	root = filepath.Join(work, "sessions")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if entries > 0 {
+		if err := os.WriteFile(filepath.Join(root, "a.jsonl"), []byte(piSession("watch-a", entries)), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return work, root
 }
