@@ -4,17 +4,6 @@ import (
 	"encoding/json"
 )
 
-// Dialect names the format of a session file (SPEC §3).
-type Dialect string
-
-const (
-	// Plain is the committed log of the session-tree chapter: no header,
-	// every line an entry of type "message" or "metadata" (SPEC §3.1).
-	Plain Dialect = "plain"
-	// Pi is the format of the pi coding agent, versions 1 to 3 (SPEC §3.2).
-	Pi Dialect = "pi"
-)
-
 // Entry is one committed line that is a tree node (SPEC §1).
 //
 // ID and ParentID are the tree's edges; for a pi version 1 file they are the
@@ -43,6 +32,16 @@ type Entry struct {
 	// Metadata fields of the plain dialect.
 	Key   string // metadata key
 	Value string // metadata value when it is a JSON string, else ""
+
+	// Claude Code fields (SPEC §3.4).
+	Sidechain     bool   // isSidechain: true; never the active leaf while a main-chain leaf exists
+	LogicalParent string // compact_boundary: logicalParentUuid, shown as "continues from", never joined
+	Cwd           string // the line's cwd ("" when absent): the first one is the workspace
+
+	// Copy is true for a Codex event_msg whose text repeats a response_item
+	// message read just before it (SPEC §3.5): it gets no search text of its
+	// own, so a turn is one hit.
+	Copy bool
 }
 
 // Clone returns a deep copy of e: changing the copy's Raw never changes e.

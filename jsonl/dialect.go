@@ -1,0 +1,162 @@
+package jsonl
+
+import "encoding/json"
+
+// Dialect names the format of a session file (SPEC §3). The names are the
+// ones grove prints: pi, plain, messages, claude, codex.
+type Dialect string
+
+const (
+	// Plain is the committed log of the session-tree chapter: no header,
+	// every line an entry of type "message" or "metadata" (SPEC §3.1).
+	Plain Dialect = "plain"
+	// Pi is the format of the pi coding agent, versions 1 to 3 (SPEC §3.2).
+	Pi Dialect = "pi"
+	// Messages is the resume chapter's log: one chat message per line, no
+	// header, no ids; entry ids are L<line> in one chain (SPEC §3.6). Entry
+	// Type is "message", Role the line's role.
+	Messages Dialect = "messages"
+	// Claude is Claude Code's transcript: uuid/parentUuid trees, metadata
+	// lines beside the entries (SPEC §3.4, FORMATS.md §1). Entry Type is the
+	// line's type (user, assistant, system, progress, attachment, or an
+	// unknown one kept as is), "compact_boundary" for a system line of that
+	// subtype; Role is message.role for user and assistant lines, the
+	// subtype for other system lines.
+	Claude Dialect = "claude"
+	// Codex is a Codex CLI rollout: a session_meta header, then rollout
+	// items with no ids, L<line> in one chain (SPEC §3.5, FORMATS.md §2).
+	// Entry Type is the envelope type (response_item, event_msg,
+	// turn_context, compacted, or an unknown one kept as is; a legacy bare
+	// item is a response_item); Role is payload.role for a message item,
+	// else the payload's type (function_call, reasoning, user_message, ...).
+	Codex Dialect = "codex"
+)
+
+// Dialects lists every dialect grove reads, in the order grove names them.
+var Dialects = []Dialect{Pi, Plain, Messages, Claude, Codex}
+
+// Rules is what grove knows of one dialect besides reading its lines (which
+// the reader does, with the committed-line rules of SPEC §2 shared by all):
+// where an entry's message and search text are, and whether grove may write
+// such a file. RulesOf gives the rules of a dialect.
+type Rules interface {
+	// Dialect is the dialect's name.
+	Dialect() Dialect
+	// Message is the message of the entry line raw of type typ as
+	// MessagesOnPath returns it (SPEC §4, §3.4–3.6): a sub-slice of raw, the
+	// value exactly as stored; nil when the entry carries no message.
+	Message(typ string, raw []byte) json.RawMessage
+	// AppendSearchText appends the search text of the entry e (SPEC §7,
+	// FORMATS.md §4) to dst, pieces separated by '\n'. It never fails: a
+	// line that is not what it should be yields nothing.
+	AppendSearchText(dst []byte, e *Entry) []byte
+	// UserText is the text a session list shows of the user entry e (its
+	// first_message, SPEC §8), "" when e is no user message with text or is
+	// text the agent injected (Claude's isMeta, Codex's environment
+	// context).
+	UserText(e *Entry) string
+	// Writable reports whether grove may append to such a file (SPEC §5):
+	// pi, plain and messages; Claude Code and Codex files are refused with
+	// wrong_dialect.
+	Writable() bool
+}
+
+// RulesOf returns the rules of dialect d; an unknown name gets plain's.
+func RulesOf(d Dialect) Rules {
+	switch d {
+	case Pi:
+		return piRules{}
+	case Messages:
+		return messagesRules{}
+	case Claude:
+		return claudeRules{}
+	case Codex:
+		return codexRules{}
+	}
+	return plainRules{}
+}
+
+type piRules struct{}
+
+func (piRules) Dialect() Dialect { return Pi }
+func (piRules) Message(typ string, raw []byte) json.RawMessage {
+	if typ != "message" {
+		return nil
+	}
+	return Field(raw, "message")
+}
+func (piRules) AppendSearchText(dst []byte, e *Entry) []byte { return AppendSearchText(dst, e.Raw) }
+func (piRules) UserText(e *Entry) string {
+	if e.Type != "message" || e.Role != "user" {
+		return ""
+	}
+	return MessageText(e.Raw)
+}
+func (piRules) Writable() bool { return true }
+
+type plainRules struct{ piRules }
+
+func (plainRules) Dialect() Dialect { return Plain }
+
+type messagesRules struct{}
+
+func (messagesRules) Dialect() Dialect { return Messages }
+func (messagesRules) Message(_ string, raw []byte) json.RawMessage {
+	return json.RawMessage(raw)
+}
+func (messagesRules) AppendSearchText(dst []byte, e *Entry) []byte {
+	return appendAnthropicMessageText(dst, e.Raw)
+}
+func (messagesRules) UserText(e *Entry) string {
+	if e.Role != "user" {
+		return ""
+	}
+	return anthropicUserText(e.Raw)
+}
+func (messagesRules) Writable() bool { return true }
+
+type claudeRules struct{}
+
+func (claudeRules) Dialect() Dialect { return Claude }
+func (claudeRules) Message(typ string, raw []byte) json.RawMessage {
+	if typ != "user" && typ != "assistant" {
+		return nil
+	}
+	return Field(raw, "message")
+}
+func (claudeRules) AppendSearchText(dst []byte, e *Entry) []byte {
+	return appendClaudeText(dst, e.Type, e.Raw)
+}
+func (claudeRules) UserText(e *Entry) string {
+	if e.Type != "user" {
+		return ""
+	}
+	return claudeUserText(e.Raw)
+}
+func (claudeRules) Writable() bool { return false }
+
+type codexRules struct{}
+
+func (codexRules) Dialect() Dialect { return Codex }
+func (codexRules) Message(typ string, raw []byte) json.RawMessage {
+	if typ != "response_item" {
+		return nil
+	}
+	if p := Field(raw, "payload"); p != nil {
+		return p
+	}
+	return json.RawMessage(raw) // a legacy bare item is its own payload
+}
+func (codexRules) AppendSearchText(dst []byte, e *Entry) []byte {
+	if e.Copy {
+		return dst
+	}
+	return appendCodexText(dst, e.Type, e.Raw)
+}
+func (codexRules) UserText(e *Entry) string {
+	if e.Type != "response_item" || e.Role != "user" {
+		return ""
+	}
+	return codexUserText(e.Raw)
+}
+func (codexRules) Writable() bool { return false }
