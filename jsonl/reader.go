@@ -53,6 +53,9 @@ type Options struct {
 	// Claude Code projects root it was asked to read), for a file with no
 	// parseable committed line; "" leaves it to DialectAt (SPEC §3).
 	Where Dialect
+	// Decided, when set, is called once with the file's dialect as soon as
+	// it is known: before the first entry reaches the callback.
+	Decided func(Dialect)
 }
 
 // Result is what a read found besides the entries (SPEC §8 `recover`).
@@ -231,6 +234,7 @@ func ReadFrom(r io.ReaderAt, size int64, from Resume, opts Options, fn func(Entr
 	p.decided, p.resumed, p.version = true, true, from.Version
 	p.res.Dialect, p.res.Lines, p.res.Committed = from.Dialect, from.Lines, from.Offset
 	p.rules, p.prevID = RulesOf(from.Dialect), from.Prev
+	p.tell()
 	return p.runFile(r, from.Offset, size)
 }
 
@@ -373,6 +377,7 @@ type parser struct {
 	title   *pendingLine // an oh-my-pi title line waiting for the header
 	version int
 	rules   Rules    // the dialect's, once decided
+	told    bool     // Options.Decided was called
 	prevID  string   // pi v1, messages, codex: the previous entry's id (claude, plain: the last entry's)
 	recent  []string // codex: the texts of the last response_items, to know event_msg copies
 	v1IDs   []string // pi v1: entry id per parsed line, header at 0 ("" for non-entries)
@@ -506,6 +511,7 @@ func (p *parser) line(l Line) error {
 	if p.rules == nil { // decided by the caller (a MemStore is plain)
 		p.rules = RulesOf(p.res.Dialect)
 	}
+	p.tell()
 	return p.rules.read(p, l, o, typ)
 }
 
@@ -522,8 +528,17 @@ func (p *parser) flushTitle() error {
 	p.title = nil
 	p.decided = true
 	p.res.Dialect, p.rules = Plain, plainRules{}
+	p.tell()
 	o, _ := parseObject(t.l.Bytes) // it parsed before
 	return p.plainEntry(t.l, o)
+}
+
+// tell passes the decided dialect to Options.Decided, once.
+func (p *parser) tell() {
+	if !p.told && p.opts.Decided != nil {
+		p.told = true
+		p.opts.Decided(p.res.Dialect)
+	}
 }
 
 func cloneLine(l Line) Line {
