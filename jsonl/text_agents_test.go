@@ -1,8 +1,15 @@
 package jsonl
 
 import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/grove-sessions/grove/internal/testutil"
 )
 
 // The lines below are copied from ../shared/corpus (envelope fields such as
@@ -201,6 +208,160 @@ func TestCodexUserText(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := codexUserText([]byte(tt.line)); got != tt.want {
 				t.Errorf("codexUserText(%s) = %q, want %q", tt.line, got, tt.want)
+			}
+		})
+	}
+}
+
+// corpusLine is what the corpus test reads of a line to pick the function
+// and the Entry type the reader gives it (dialect.go's conventions).
+type corpusLine struct {
+	Type       string          `json:"type"`
+	Subtype    string          `json:"subtype"`
+	Role       string          `json:"role"`
+	UUID       string          `json:"uuid"`
+	RecordType string          `json:"record_type"`
+	Payload    json.RawMessage `json:"payload"`
+	Message    struct {
+		Role string `json:"role"`
+	} `json:"message"`
+}
+
+// TestAgentTextCorpus reads every line of every ../shared/corpus file of
+// the messages, claude and codex dialects: none may panic or give invalid
+// UTF-8, words known to be in each dialect's files are found, words that
+// must not be indexed are not, and each session's first message (the first
+// user entry with text, in file order) is the one FORMATS.md's rules give.
+func TestAgentTextCorpus(t *testing.T) {
+	root := testutil.MustShared(t, "corpus")
+	tests := []struct {
+		dialect   string
+		found     []string
+		never     []string
+		firstText map[string]string // file name → first message
+	}{
+		{
+			dialect: "messages",
+			found:   []string{"列出当前目录的文件", "ls -la", "code.ts", "你好，世界", "wc -l src/*.ts", "No such file or directory"},
+			never:   []string{"toolu_01A7Xq3bLm9RkT2", "tool_use"},
+			firstText: map[string]string{
+				"ls-demo.jsonl":        "列出当前目录的文件",
+				"parallel-tools.jsonl": "统计 src 目录下 TypeScript 文件的行数，再看看有没有 package.json",
+			},
+		},
+		{
+			dialect: "claude",
+			found:   []string{"markdownlint", "Running PostToolUse:Edit...", "## Component Summary", "Warmup", "npx create-next-app@latest"},
+			never:   []string{"clmail.cmd", "hook_progress", "\x1b[1m", "\u001b"},
+			firstText: map[string]string{
+				"71c9afe9-d9cc-4583-86b3-e62ba682b83a.jsonl": "Please have a look at this patch diff, I changed my mind a bit about it and would like to combine the logic",
+				"fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl": "/orchestrator create TODO app by Next.js",
+				"1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl": "",
+				"5ed31c36-bca8-40fd-8d24-f1a1f0af7901.jsonl": "I keep getting mysterious build errors when MDX files have URLs",
+				"29ccd257-68b1-427f-ae5f-6524b7cb6f20.jsonl": "Use the Explore task in sub-agents with Haiku model",
+			},
+		},
+		{
+			dialect: "codex",
+			found: []string{"List the synthetic files.", "I will inspect the synthetic directory.", "find . -maxdepth 1 -type f",
+				"*** Begin Patch", "Done!", "Open the synthetic legacy session.", "can you analyse the MD files",
+				"sha=beedaecc", "mcp__cloud-associates__search_workflows", "[REDACTED_OUTPUT len=4215 sha=9a9d94de]"},
+			never: []string{"SYNTHETIC_ENCRYPTED_CONTENT_MUST_NOT_RENDER", "REDACTED_ENCRYPTED_CONTENT", "ignored", "gpt-5.2-codex", "output_text", "exit_code"},
+			firstText: map[string]string{
+				"rollout-2025-12-28T12-18-30-019b64e5-57fa-7463-b644-fba7e456f905.jsonl": "can you analyse the MD files in this directory",
+				"rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl": "List the synthetic files.",
+				"rollout-44444444-4444-4444-8444-444444444444.jsonl":                     "Open the synthetic legacy session.",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dialect, func(t *testing.T) {
+			var all []byte
+			files, entries := 0, 0
+			first := map[string]string{}
+			err := filepath.WalkDir(filepath.Join(root, tt.dialect), func(path string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
+					return err
+				}
+				data, err := os.ReadFile(path)
+				if err != nil {
+					return err
+				}
+				files++
+				name, seen := filepath.Base(path), false
+				for n, line := range bytes.Split(data, []byte("\n")) {
+					var l corpusLine
+					if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &l) != nil {
+						continue
+					}
+					var text []byte
+					user := ""
+					switch tt.dialect {
+					case "messages":
+						text = appendAnthropicMessageText(nil, line)
+						if l.Role == "user" {
+							user = anthropicUserText(line)
+						}
+					case "claude":
+						if l.UUID == "" {
+							continue // a metadata line, no entry
+						}
+						typ := l.Type
+						if typ == "system" && l.Subtype == "compact_boundary" {
+							typ = "compact_boundary"
+						}
+						text = appendClaudeText(nil, typ, line)
+						if typ == "user" {
+							user = claudeUserText(line)
+						}
+					case "codex":
+						typ, role := l.Type, ""
+						switch {
+						case typ == "session_meta" || l.RecordType != "" || typ == "" && n == 0:
+							continue // the header, extra headers and metadata
+						case l.Payload == nil && typ != "":
+							typ, role = "response_item", l.Role // a legacy bare item
+						case typ == "response_item":
+							role = string(member(l.Payload, `"role"`))
+							role = strings.Trim(role, `"`)
+						}
+						text = appendCodexText(nil, typ, line)
+						if typ == "response_item" && role == "user" {
+							user = codexUserText(line)
+						}
+					}
+					entries++
+					if !utf8.Valid(text) || !utf8.ValidString(user) {
+						t.Errorf("%s:%d: text is not valid UTF-8: %q / %q", path, n+1, text, user)
+					}
+					if user != "" && !seen {
+						first[name], seen = user, true
+					}
+					all = append(all, text...)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if files == 0 || entries == 0 {
+				t.Fatalf("no %s files or entries under %s", tt.dialect, root)
+			}
+			t.Logf("%s: %d files, %d entries, %d bytes of search text", tt.dialect, files, entries, len(all))
+			for _, w := range tt.found {
+				if !bytes.Contains(all, []byte(w)) {
+					t.Errorf("%s search text lacks %q", tt.dialect, w)
+				}
+			}
+			for _, w := range tt.never {
+				if bytes.Contains(all, []byte(w)) {
+					t.Errorf("%s search text holds %q", tt.dialect, w)
+				}
+			}
+			for name, want := range tt.firstText {
+				if got := first[name]; !strings.HasPrefix(got, want) || want == "" && got != "" {
+					t.Errorf("first message of %s = %q, want %q…", name, got, want)
+				}
 			}
 		})
 	}
