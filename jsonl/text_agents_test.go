@@ -2,7 +2,6 @@ package jsonl
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -213,31 +212,22 @@ func TestCodexUserText(t *testing.T) {
 	}
 }
 
-// corpusLine is what the corpus test reads of a line to pick the function
-// and the Entry type the reader gives it (dialect.go's conventions).
-type corpusLine struct {
-	Type       string          `json:"type"`
-	Subtype    string          `json:"subtype"`
-	Role       string          `json:"role"`
-	UUID       string          `json:"uuid"`
-	RecordType string          `json:"record_type"`
-	Payload    json.RawMessage `json:"payload"`
-	Message    struct {
-		Role string `json:"role"`
-	} `json:"message"`
-}
-
-// TestAgentTextCorpus reads every line of every ../shared/corpus file of
-// the messages, claude and codex dialects: none may panic or give invalid
-// UTF-8, words known to be in each dialect's files are found, words that
-// must not be indexed are not, and each session's first message (the first
-// user entry with text, in file order) is the one FORMATS.md's rules give.
+// TestAgentTextCorpus reads every ../shared/corpus file of the messages,
+// claude and codex dialects with ReadFile and takes the search text and
+// user text of each entry through the dialect's Rules, as the index does:
+// no line may panic or give invalid UTF-8, words known to be in each
+// dialect's files are found, words that must not be indexed are not
+// (encrypted content, hook commands, block types, event_msg copies counted
+// once), and each session's first message (the first user message entry
+// with text, in file order, as archive's refresh takes it) is the one the
+// rules give.
 func TestAgentTextCorpus(t *testing.T) {
 	root := testutil.MustShared(t, "corpus")
 	tests := []struct {
 		dialect   string
 		found     []string
 		never     []string
+		count     map[string]int    // words and how often they are indexed
 		firstText map[string]string // file name → first message
 	}{
 		{
@@ -267,6 +257,9 @@ func TestAgentTextCorpus(t *testing.T) {
 				"*** Begin Patch", "Done!", "Open the synthetic legacy session.", "can you analyse the MD files",
 				"sha=beedaecc", "mcp__cloud-associates__search_workflows", "[REDACTED_OUTPUT len=4215 sha=9a9d94de]"},
 			never: []string{"SYNTHETIC_ENCRYPTED_CONTENT_MUST_NOT_RENDER", "REDACTED_ENCRYPTED_CONTENT", "ignored", "gpt-5.2-codex", "output_text", "exit_code"},
+			// The event_msg copy after its response_item is not indexed again
+			// (the reader marks it, SPEC §3.5).
+			count: map[string]int{"can you analyse the MD files in this directory": 1},
 			firstText: map[string]string{
 				"rollout-2025-12-28T12-18-30-019b64e5-57fa-7463-b644-fba7e456f905.jsonl": "can you analyse the MD files in this directory",
 				"rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl": "List the synthetic files.",
@@ -283,59 +276,25 @@ func TestAgentTextCorpus(t *testing.T) {
 				if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
 					return err
 				}
-				data, err := os.ReadFile(path)
+				es, res, err := ReadFile(path, Salvage)
 				if err != nil {
 					return err
 				}
+				if string(res.Dialect) != tt.dialect {
+					t.Errorf("%s: dialect %s, want %s", path, res.Dialect, tt.dialect)
+				}
 				files++
-				name, seen := filepath.Base(path), false
-				for n, line := range bytes.Split(data, []byte("\n")) {
-					var l corpusLine
-					if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &l) != nil {
-						continue
-					}
-					var text []byte
-					user := ""
-					switch tt.dialect {
-					case "messages":
-						text = appendAnthropicMessageText(nil, line)
-						if l.Role == "user" {
-							user = anthropicUserText(line)
-						}
-					case "claude":
-						if l.UUID == "" {
-							continue // a metadata line, no entry
-						}
-						typ := l.Type
-						if typ == "system" && l.Subtype == "compact_boundary" {
-							typ = "compact_boundary"
-						}
-						text = appendClaudeText(nil, typ, line)
-						if typ == "user" {
-							user = claudeUserText(line)
-						}
-					case "codex":
-						typ, role := l.Type, ""
-						switch {
-						case typ == "session_meta" || l.RecordType != "" || typ == "" && n == 0:
-							continue // the header, extra headers and metadata
-						case l.Payload == nil && typ != "":
-							typ, role = "response_item", l.Role // a legacy bare item
-						case typ == "response_item":
-							role = string(member(l.Payload, `"role"`))
-							role = strings.Trim(role, `"`)
-						}
-						text = appendCodexText(nil, typ, line)
-						if typ == "response_item" && role == "user" {
-							user = codexUserText(line)
-						}
-					}
+				rules, name := RulesOf(res.Dialect), filepath.Base(path)
+				for i := range es {
+					e := &es[i]
 					entries++
+					text := rules.AppendSearchText(nil, e)
+					user := rules.UserText(e)
 					if !utf8.Valid(text) || !utf8.ValidString(user) {
-						t.Errorf("%s:%d: text is not valid UTF-8: %q / %q", path, n+1, text, user)
+						t.Errorf("%s:%d: text is not valid UTF-8: %q / %q", path, e.Line, text, user)
 					}
-					if user != "" && !seen {
-						first[name], seen = user, true
+					if _, seen := first[name]; !seen && e.Role == "user" && rules.HasMessage(e.Type) && user != "" {
+						first[name] = user
 					}
 					all = append(all, text...)
 				}
@@ -356,6 +315,11 @@ func TestAgentTextCorpus(t *testing.T) {
 			for _, w := range tt.never {
 				if bytes.Contains(all, []byte(w)) {
 					t.Errorf("%s search text holds %q", tt.dialect, w)
+				}
+			}
+			for w, n := range tt.count {
+				if got := bytes.Count(all, []byte(w)); got != n {
+					t.Errorf("%s search text holds %q %d times, want %d", tt.dialect, w, got, n)
 				}
 			}
 			for name, want := range tt.firstText {
