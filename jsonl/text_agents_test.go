@@ -330,3 +330,39 @@ func TestAgentTextCorpus(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkAgentText measures the search text of every entry of the
+// ../shared/corpus files of one dialect, in bytes of entry lines per second.
+func BenchmarkAgentText(b *testing.B) {
+	root := testutil.MustShared(b, "corpus")
+	for _, d := range []Dialect{Messages, Claude, Codex} {
+		b.Run(string(d), func(b *testing.B) {
+			var es []Entry
+			size := 0
+			err := filepath.WalkDir(filepath.Join(root, string(d)), func(path string, de os.DirEntry, err error) error {
+				if err != nil || de.IsDir() || !strings.HasSuffix(path, ".jsonl") {
+					return err
+				}
+				got, _, err := ReadFile(path, Salvage)
+				for _, e := range got {
+					size += len(e.Raw)
+				}
+				es = append(es, got...)
+				return err
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			rules := RulesOf(d)
+			b.SetBytes(int64(size))
+			b.ResetTimer()
+			var dst []byte
+			for i := 0; i < b.N; i++ {
+				for j := range es {
+					dst = rules.AppendSearchText(dst[:0], &es[j])
+					_ = rules.UserText(&es[j])
+				}
+			}
+		})
+	}
+}
