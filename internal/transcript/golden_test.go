@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/grove-sessions/grove/internal/testutil"
@@ -70,6 +71,13 @@ func TestTranscript_GoldenDialects(t *testing.T) {
 			md2, page2 := render(t, d)
 			if md2 != md || page2 != page {
 				t.Errorf("rendering %s twice gave different bytes, want the same", tc.name)
+			}
+			// The fixtures' base64 (a PNG, a JPEG, a PDF), signatures and
+			// encrypted content never reach a transcript.
+			for _, data := range []string{"iVBORw0KGgo", "/9j/4AAQ", "JVBERi0xLjQK", "EoSIG", "gAAAA", "ENCRYPTED"} {
+				if strings.Contains(md, data) || strings.Contains(page, data) {
+					t.Errorf("the %s transcript shows %q, data that must be left out", tc.name, data)
+				}
 			}
 		})
 	}

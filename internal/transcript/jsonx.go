@@ -317,7 +317,11 @@ func (n *node) write(b *strings.Builder, indent string) {
 		if n.delim == '{' {
 			b.WriteString(quote(n.keys[i]) + ": ")
 			if isImg && n.keys[i] == "data" {
-				b.WriteString(quote("[" + imageNote(mime, []byte(img)) + "]"))
+				note := imageNote(mime, []byte(img))
+				if mime != "" && !strings.HasPrefix(mime, "image/") {
+					note = "data: " + strings.TrimPrefix(note, "image: ") // a PDF document's, say
+				}
+				b.WriteString(quote("[" + note + "]"))
 				continue
 			}
 			if note := hiddenValue(n.keys[i], v); note != "" {
