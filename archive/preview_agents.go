@@ -36,6 +36,15 @@ func previewAgent(d jsonl.Dialect, raw []byte) string {
 		if !decodeLoose(raw, &m) {
 			return ""
 		}
+		if m.Content == nil {
+			// A string content is a type error above; decoded alone.
+			var s struct {
+				Content *string `json:"content"`
+			}
+			if decodeLoose(raw, &s) && s.Content != nil {
+				return *s.Content
+			}
+		}
 		return chatPreview(m.Content, false)
 	case jsonl.Claude:
 		return claudePreview(raw)
@@ -54,10 +63,12 @@ func decodeLoose(raw []byte, v any) bool {
 }
 
 // pvChat is an Anthropic Messages API message: a messages-log line, or a
-// Claude line's message.
+// Claude line's message, its blocks decoded in the same pass as the line
+// (nil when the content is a string: a type error, decoded once more
+// alone).
 type pvChat struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
+	Role    string        `json:"role"`
+	Content []pvChatBlock `json:"content"`
 }
 
 // pvChatBlock is one content block of a chat message.
@@ -71,29 +82,13 @@ type pvChatBlock struct {
 	IsError  bool            `json:"is_error"`
 }
 
-// chatPreview summarizes a message's content, a string or a list of blocks:
-// its text; else its tool calls; else its tool results; else its thinking;
-// else "[image]" for an image alone. claude hides the CLI's wrapper tags
-// in string content.
-func chatPreview(content json.RawMessage, claude bool) string {
-	var s string
-	if json.Unmarshal(content, &s) == nil {
-		if claude {
-			return unwrapClaude(s)
-		}
-		return s
-	}
-	var raws []json.RawMessage
-	if json.Unmarshal(content, &raws) != nil {
-		return ""
-	}
+// chatPreview summarizes a message's content blocks: its text; else its
+// tool calls; else its tool results; else its thinking; else "[image]" for
+// an image alone. claude hides the CLI's wrapper tags in text.
+func chatPreview(blocks []pvChatBlock, claude bool) string {
 	var texts, calls, results []string
 	thinking, image := "", false
-	for _, r := range raws {
-		var b pvChatBlock
-		if !decodeLoose(r, &b) {
-			continue
-		}
+	for _, b := range blocks {
 		switch b.Type {
 		case "text":
 			t := b.Text
@@ -219,14 +214,14 @@ func inner(s, tag string) (string, bool) {
 
 // pvClaude is what a preview reads of a Claude Code line.
 type pvClaude struct {
-	Type             string          `json:"type"`
-	Subtype          string          `json:"subtype"`
-	Content          json.RawMessage `json:"content"`
-	LogicalParent    string          `json:"logicalParentUuid"`
-	IsMeta           bool            `json:"isMeta"`
-	IsCompactSummary bool            `json:"isCompactSummary"`
-	Message          *pvChat         `json:"message"`
-	Summary          string          `json:"summary"`
+	Type             string  `json:"type"`
+	Subtype          string  `json:"subtype"`
+	Content          string  `json:"content"`
+	LogicalParent    string  `json:"logicalParentUuid"`
+	IsMeta           bool    `json:"isMeta"`
+	IsCompactSummary bool    `json:"isCompactSummary"`
+	Message          *pvChat `json:"message"`
+	Summary          string  `json:"summary"`
 	Data             struct {
 		Type      string `json:"type"`
 		HookEvent string `json:"hookEvent"`
@@ -249,6 +244,19 @@ func claudePreview(raw []byte) string {
 			return "[" + l.Type + "]"
 		}
 		t := chatPreview(l.Message.Content, l.Type == "user")
+		if l.Message.Content == nil {
+			var s struct {
+				Message struct {
+					Content *string `json:"content"`
+				} `json:"message"`
+			}
+			if decodeLoose(raw, &s) && s.Message.Content != nil {
+				t = *s.Message.Content
+				if l.Type == "user" {
+					t = unwrapClaude(t)
+				}
+			}
+		}
 		switch {
 		case l.IsCompactSummary:
 			return "[compact summary] " + t
@@ -263,9 +271,8 @@ func claudePreview(raw []byte) string {
 			}
 			return "compaction (continues from " + l.LogicalParent + ")"
 		}
-		var s string
-		if json.Unmarshal(l.Content, &s) == nil && strings.TrimSpace(s) != "" {
-			return s
+		if strings.TrimSpace(l.Content) != "" {
+			return l.Content
 		}
 		return strings.TrimSpace("[system " + l.Subtype + "]")
 	case "progress":
@@ -290,15 +297,15 @@ func claudePreview(raw []byte) string {
 // pvCodex is a Codex rollout line: the envelope, and its payload in
 // pvCodexItem.
 type pvCodex struct {
-	Type    string          `json:"type"`
-	Payload json.RawMessage `json:"payload"`
+	Type    string       `json:"type"`
+	Payload *pvCodexItem `json:"payload"`
 }
 
 // pvCodexItem is a rollout item's payload (or a legacy bare item).
 type pvCodexItem struct {
 	Type      string          `json:"type"`
 	Role      string          `json:"role"`
-	Content   json.RawMessage `json:"content"`
+	Content   []pvChatBlock   `json:"content"` // input_text, output_text, input_image items
 	Name      string          `json:"name"`
 	Arguments string          `json:"arguments"`
 	Input     string          `json:"input"`
@@ -320,19 +327,16 @@ func codexPreview(raw []byte) string {
 	if !decodeLoose(raw, &l) {
 		return ""
 	}
-	payload := l.Payload
-	if payload == nil {
-		payload = raw // a legacy bare item is its own payload
-	}
-	var p pvCodexItem
-	if !decodeLoose(payload, &p) {
-		p = pvCodexItem{}
+	p := l.Payload
+	if p == nil {
+		p = &pvCodexItem{}
+		if l.Type != "" && decodeLoose(raw, p) {
+			return codexItem(p) // a legacy bare item is its own payload
+		}
 	}
 	switch {
-	case l.Payload == nil && l.Type != "":
-		return codexItem(&p) // legacy bare item
 	case l.Type == "response_item":
-		return codexItem(&p)
+		return codexItem(p)
 	case l.Type == "event_msg":
 		t := p.Message
 		if t == "" {
@@ -382,21 +386,9 @@ func codexItem(p *pvCodexItem) string {
 
 // codexText joins the text of a message's content items (input_text,
 // output_text; "[image]" for input_image).
-func codexText(content json.RawMessage) string {
-	var s string
-	if json.Unmarshal(content, &s) == nil {
-		return s
-	}
-	var raws []json.RawMessage
-	if json.Unmarshal(content, &raws) != nil {
-		return ""
-	}
+func codexText(items []pvChatBlock) string {
 	var parts []string
-	for _, r := range raws {
-		var b pvChatBlock
-		if !decodeLoose(r, &b) {
-			continue
-		}
+	for _, b := range items {
 		switch b.Type {
 		case "input_text", "output_text", "text":
 			parts = append(parts, b.Text)
@@ -426,8 +418,11 @@ func codexOutput(out json.RawMessage) string {
 			return *o.Output
 		}
 	}
-	if t := codexText(out); t != "" {
-		return t
+	var items []pvChatBlock
+	if decodeLoose(out, &items) {
+		if t := codexText(items); t != "" {
+			return t
+		}
 	}
 	return rawJSONText(out)
 }

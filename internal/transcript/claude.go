@@ -33,6 +33,10 @@ func (b *builder) claude(blk *block, e Entry, o object, typ string) {
 		} else if meta, _ := o.boolean("isMeta"); meta {
 			blk.Title = append(blk.Title, txt(" "), badgeS("injected by Claude Code (isMeta)"))
 		}
+		if apiErr, _ := o.boolean("isApiErrorMessage"); apiErr {
+			blk.Error = true
+			blk.Title = append(blk.Title, txt(" "), alarmS("API error"))
+		}
 	case "compact_boundary":
 		blk.Kind, blk.Title = "summary", line{txt("Compaction")}
 		cap := line{bold("Compaction: Claude Code summarized the conversation before this point")}
