@@ -92,8 +92,35 @@ func (messagesRules) read(p *parser, l Line, o object, typ string) error {
 		return p.bad(l, "content: is %s, want a string or an array (a messages log holds one chat message per line)", kindNames[k])
 	}
 	e := Entry{Type: "message", Role: role}
+	if role == "user" && onlyToolResults(o["content"]) {
+		e.Role = "toolResult"
+	}
 	p.chained(l, &e)
 	return p.emit(l, e)
+}
+
+// onlyToolResults reports whether content, an Anthropic message's
+// content, is a non-empty list of tool_result blocks only: a user message
+// that answers tool calls, which grove gives the role "toolResult", as pi
+// names such messages, so that `--role user` and "the last user message"
+// mean what the user typed.
+func onlyToolResults(content json.RawMessage) bool {
+	if jsonKind(content) != 'a' {
+		return false
+	}
+	n, ok := 0, true
+	walkArray(content, func(b []byte) {
+		n++
+		o, err := decodeObject(b, "")
+		if err != nil {
+			ok = false
+			return
+		}
+		if t, _ := optString(o, "type", ""); t != "tool_result" {
+			ok = false
+		}
+	})
+	return ok && n > 0
 }
 
 // --- claude (SPEC §3.4, FORMATS.md §1) ---
@@ -153,6 +180,9 @@ func (claudeRules) read(p *parser, l Line, o object, typ string) error {
 		e.Role, _ = optString(msg, "role", "")
 		if e.Role == "" {
 			e.Role = typ
+		}
+		if e.Role == "user" && onlyToolResults(msg["content"]) {
+			e.Role = "toolResult"
 		}
 	case "system":
 		sub, _ := optString(o, "subtype", "")
