@@ -31,6 +31,17 @@ type IndexSummary struct {
 	// Failed lists the files, directories and roots that could not be read;
 	// everything else was indexed. Never nil.
 	Failed []Failure `json:"failed"`
+	// DefaultRoots are the agents' default roots the run read, when no
+	// root was named (SPEC §8 `index` row); set by the command, left out
+	// of the JSON when empty.
+	DefaultRoots []DefaultRoot `json:"default_roots,omitempty"`
+}
+
+// DefaultRoot is one agent's default session root (SPEC §8): the dialect
+// of the files grove expects there and the directory.
+type DefaultRoot struct {
+	Dialect jsonl.Dialect `json:"dialect"`
+	Path    string        `json:"path"`
 }
 
 // add adds o's counts and failures to s.
