@@ -170,6 +170,10 @@ func reportIndex(g *env, a *archive.Archive, sum archive.IndexSummary) error {
 		fmt.Fprintf(g.stdout, ", %d removed (file gone)", sum.Removed)
 	}
 	fmt.Fprintf(g.stdout, "\nindex: %s\n", a.DB().File())
+	// Listed, not read (SPEC §3.5): said every run, and no failure.
+	for _, f := range sum.Unsupported {
+		fmt.Fprintf(g.stderr, "grove: %s: %s [%s] (%s)\n", cell(f.Path), f.Message, f.Code, f.Hint)
+	}
 	if len(sum.Failed) > 0 {
 		for _, f := range sum.Failed {
 			fmt.Fprintf(g.stderr, "grove: %s: %s [%s]\n", f.Path, f.Message, f.Code)
