@@ -201,8 +201,8 @@ func sessionState(s *index.Session) string {
 // parentSession file), comes right under it, after the parent's other
 // children of later modification; depth[i] is how far below a listed
 // parent sessions[i] is, 0 for a session listed on its own. A parent left
-// out by a filter leaves its children on their own; a loop of parents is
-// broken where the walk meets a session again.
+// out by a filter leaves its children on their own; sessions whose parents
+// loop come last, the loop broken where the walk meets a session again.
 func underParents(sessions []index.Session) ([]index.Session, []int) {
 	byKey := map[string]int{}
 	for i := len(sessions) - 1; i >= 0; i-- { // the first of equal ids wins
