@@ -13,8 +13,8 @@ import (
 // an unlisted parent or a loop leaves sessions on their own, each once.
 func TestUnderParents(t *testing.T) {
 	in := []index.Session{
-		{SessionID: "agent-b", Dialect: "claude", ParentSession: "main"},   // newest
-		{SessionID: "other", Dialect: "pi", Path: "/s/other.jsonl"},        //
+		{SessionID: "agent-b", Dialect: "claude", ParentSession: "main"},    // newest
+		{SessionID: "other", Dialect: "pi", Path: "/s/other.jsonl"},         //
 		{SessionID: "agent-c", Dialect: "claude", ParentSession: "agent-b"}, // nested
 		{SessionID: "fork", Dialect: "pi", ParentSession: "/s/other.jsonl"}, // by path
 		{SessionID: "main", Dialect: "claude"},
