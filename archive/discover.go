@@ -25,6 +25,11 @@ const UnsupportedHint = "decompress it beside itself (zstd -d FILE keeps FILE an
 // read (a *.jsonl.zst, SPEC §3.5).
 func IsCompressed(path string) bool { return strings.HasSuffix(path, ZstSuffix) }
 
+// IsSessionFile reports whether the file at path is one discovery lists
+// under a root (FindSessionFiles' rule, isSessionName): for grove watch,
+// which hears of files one by one.
+func IsSessionFile(path string) bool { return isSessionName(filepath.Dir(path), filepath.Base(path)) }
+
 // isSessionName is the file-name rule of discovery (SPEC §3, FORMATS.md §1.1,
 // §2.1) for the file name in the directory dir: a *.jsonl is a session file
 // unless it is one of an agent's files that are no transcripts (notSession);
