@@ -119,6 +119,9 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 		return err
 	}
 	defer a.Close()
+	if err := refuseCompressed(ctx, a, session); err != nil {
+		return err
+	}
 	p, path, labels, err := a.ExportPath(ctx, session, leaf)
 	if err != nil {
 		return err

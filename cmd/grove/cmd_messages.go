@@ -46,6 +46,9 @@ func runMessages(ctx context.Context, g *env, session, leaf string) error {
 		return err
 	}
 	defer a.Close()
+	if err := refuseCompressed(ctx, a, session); err != nil {
+		return err
+	}
 	p, msgs, err := a.Messages(ctx, session, leaf)
 	if err != nil {
 		return err

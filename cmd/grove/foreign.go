@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 
+	"github.com/grove-sessions/grove/archive"
+
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -29,6 +31,26 @@ func fileDialect(ctx context.Context, path string) (d jsonl.Dialect, ok bool) {
 		d = jsonl.DialectAt(path)
 	}
 	return d, true
+}
+
+// compressedError is the error of a command that would read the entries
+// of a file grove lists but does not read (a *.jsonl.zst, SPEC §3.5).
+func compressedError(path string) error {
+	return &jsonl.Error{Code: jsonl.CodeUnsupportedCompression, Path: path, Offset: -1,
+		Message: "compressed with zstd (.jsonl.zst), which grove does not read: the session has no entries to show",
+		Hint:    archive.UnsupportedHint}
+}
+
+// refuseCompressed is compressedError when the session argument arg names
+// (archive.Resolve) a compressed rollout's session, so that path, tree,
+// messages and export say why there is nothing rather than that there is
+// no active leaf; nil otherwise, and when arg names no session (the
+// command says so in its own words).
+func refuseCompressed(ctx context.Context, a *archive.Archive, arg string) error {
+	if s, err := a.Resolve(ctx, arg); err == nil && s != nil && archive.IsCompressed(s.Path) {
+		return compressedError(s.Path)
+	}
+	return nil
 }
 
 // agentOf names the agent whose files a dialect grove never writes are:
@@ -60,9 +82,13 @@ func refuseForeign(path string, d jsonl.Dialect, doing, hint string) error {
 
 // checkWritable refuses, before anything is written, a command that would
 // write to the file at path when that file is another agent's (see
-// refuseForeign), whether or not it was ever indexed. A file that cannot
-// be opened is left to the command.
+// refuseForeign), whether or not it was ever indexed, or a compressed
+// rollout (unsupported_compression). A file that cannot be opened is left
+// to the command.
 func checkWritable(ctx context.Context, path, doing, hint string) error {
+	if archive.IsCompressed(path) {
+		return compressedError(path) // Codex's, and not lines at all
+	}
 	d, ok := fileDialect(ctx, path)
 	if !ok {
 		return nil
