@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -248,13 +249,15 @@ func underParents(sessions []index.Session) ([]index.Session, []int) {
 }
 
 // childKind names what a session listed under its parent is: a Claude
-// Code sub-agent (the only parent_session a claude session has, SPEC §3.4),
-// a pi fork (pi's parentSession), else a sub-agent or fork of a Codex
-// thread, called "child".
+// Code sub-agent (an agent-*.jsonl file, SPEC §3.4), a pi fork (pi's
+// parentSession), else "child" (a Codex sub-agent or fork, another Claude
+// file whose lines name another session).
 func childKind(s *index.Session) string {
 	switch jsonl.Dialect(s.Dialect) {
 	case jsonl.Claude:
-		return "sub-agent"
+		if strings.HasPrefix(filepath.Base(s.Path), "agent-") {
+			return "sub-agent"
+		}
 	case jsonl.Pi:
 		return "fork"
 	}
