@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"regexp"
-	"slices"
 	"strconv"
 	"time"
 
@@ -18,7 +17,7 @@ type SearchOptions struct {
 	Query     string
 	Workspace string // a clean absolute directory (WorkspaceDir): its sessions and those under it (SPEC §3.3)
 	Session   string // a session id, unique id prefix or file path
-	Dialect   string // only sessions of this dialect (pi, plain, messages, claude, codex); "" for all
+	Dialect   string // only sessions of this dialect (SPEC §3); "" means all
 	Roles     []string
 	Types     []string
 	Since     *time.Time
@@ -58,7 +57,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 	if err != nil {
 		return nil, err
 	}
-	p := index.SearchParams{Query: q, Workspace: o.Workspace, Roles: o.Roles, Types: o.Types,
+	p := index.SearchParams{Query: q, Workspace: o.Workspace, Dialect: o.Dialect, Roles: o.Roles, Types: o.Types,
 		Active: o.Active, Relevance: o.Sort == "relevance", Limit: o.Limit, Offset: o.Offset, NoDedupe: o.NoDedupe}
 	if o.Since != nil {
 		ms := o.Since.UnixMilli()
@@ -75,21 +74,6 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 			return nil, err
 		}
 		p.SIDs = []int64{s.SID}
-		if o.Dialect != "" && s.Dialect != o.Dialect {
-			return &SearchResult{Exact: true}, nil
-		}
-	}
-	if o.Dialect != "" && o.Session == "" {
-		ss, err := a.db.Sessions(ctx, index.SessionFilter{Workspace: o.Workspace, Dialect: o.Dialect})
-		if err != nil {
-			return nil, err
-		}
-		if len(ss) == 0 {
-			return &SearchResult{Exact: true}, nil // no session of the dialect: no hit (an empty SIDs would mean all)
-		}
-		for _, s := range ss {
-			p.SIDs = append(p.SIDs, s.SID)
-		}
 	}
 	if q.IDLike != "" && len(o.Roles) == 0 && len(o.Types) == 0 {
 		if ss, err := a.db.SessionsByIDPrefix(ctx, q.IDLike); err == nil && len(ss) == 1 && sessionPasses(&ss[0], &p) {
@@ -120,7 +104,11 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		if err != nil {
 			sh.Stale = true
 		} else {
-			sh.Snippet = index.Snippet(string(jsonl.AppendSearchText(nil, line)), terms)
+			e := jsonl.Entry{Type: h.Type, Raw: line}
+			if h.Role != nil {
+				e.Role = *h.Role
+			}
+			sh.Snippet = index.Snippet(string(jsonl.RulesOf(jsonl.Dialect(h.Dialect)).AppendSearchText(nil, &e)), terms)
 			if sh.Snippet == "" {
 				sh.Snippet = "(no text: " + h.Type + " entry)"
 			}
@@ -182,7 +170,7 @@ func sessionPasses(s *index.Session, p *index.SearchParams) bool {
 	if !index.UnderWorkspace(s.Workspace, p.Workspace) {
 		return false
 	}
-	if len(p.SIDs) > 0 && !slices.Contains(p.SIDs, s.SID) {
+	if len(p.SIDs) > 0 && p.SIDs[0] != s.SID || p.Dialect != "" && s.Dialect != p.Dialect {
 		return false
 	}
 	t := s.ModifiedMs
