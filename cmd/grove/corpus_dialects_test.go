@@ -102,6 +102,7 @@ func TestCorpusEveryCommand(t *testing.T) {
 	}
 
 	word := regexp.MustCompile(`[A-Za-z]{5,}`)
+	searched := map[string]int{} // dialect -> sessions searched for a word of their first message
 	for _, s := range list.Sessions {
 		t.Run(s.Dialect+"/"+filepath.Base(s.Path), func(t *testing.T) {
 			for _, args := range [][]string{
@@ -151,6 +152,7 @@ func TestCorpusEveryCommand(t *testing.T) {
 					if res.Total == 0 {
 						t.Errorf("search %q in its first message %q: no hit", w, *s.FirstMessage)
 					}
+					searched[s.Dialect]++
 				}
 			}
 			if s.Dialect == "claude" || s.Dialect == "codex" {
@@ -160,6 +162,12 @@ func TestCorpusEveryCommand(t *testing.T) {
 				}
 			}
 		})
+	}
+
+	for _, d := range []string{"claude", "codex", "messages"} {
+		if searched[d] == 0 {
+			t.Errorf("no %s session has a first message with a word to search for", d)
+		}
 	}
 
 	// Every dialect filter finds its sessions, and workspaces too.
