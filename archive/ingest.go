@@ -31,6 +31,22 @@ type IndexSummary struct {
 	// Failed lists the files, directories and roots that could not be read;
 	// everything else was indexed. Never nil.
 	Failed []Failure `json:"failed"`
+	// Unsupported lists the files found that grove lists but cannot read
+	// (a Codex *.jsonl.zst: code unsupported_compression, with a hint),
+	// every run that finds them, whether read this run or unchanged; they
+	// are no failure (SPEC §3.5). Never nil.
+	Unsupported []Failure `json:"unsupported"`
+	// DefaultRoots are the agents' default roots the run read, when no
+	// root was named (SPEC §8 `index` row); set by the command, left out
+	// of the JSON when empty.
+	DefaultRoots []DefaultRoot `json:"default_roots,omitempty"`
+}
+
+// DefaultRoot is one agent's default session root (SPEC §8): the dialect
+// of the files grove expects there and the directory.
+type DefaultRoot struct {
+	Dialect jsonl.Dialect `json:"dialect"`
+	Path    string        `json:"path"`
 }
 
 // add adds o's counts and failures to s.
@@ -44,6 +60,7 @@ func (s *IndexSummary) add(o IndexSummary) {
 	s.Removed += o.Removed
 	s.BytesRead += o.BytesRead
 	s.Failed = append(s.Failed, o.Failed...)
+	s.Unsupported = append(s.Unsupported, o.Unsupported...)
 }
 
 // Failure is a file, directory or root that `grove index` could not read.
@@ -51,6 +68,7 @@ type Failure struct {
 	Path    string     `json:"path"`
 	Code    jsonl.Code `json:"code"`
 	Message string     `json:"message"`
+	Hint    string     `json:"hint,omitempty"` // what to do about it, when there is something
 }
 
 func failureOf(path string, err error) Failure {
@@ -129,8 +147,10 @@ func racy(s *index.Session) bool {
 	return s.IndexedAtMs-s.FileMtimeNs/1e6 < index.RacyWindowMs
 }
 
-// FindSessionFiles returns every *.jsonl name under root that is not a
-// directory, sorted: regular files, symlinks, and also FIFOs or broken
+// FindSessionFiles returns every session file name under root that is
+// not a directory, sorted (isSessionName: *.jsonl but a Codex or Claude
+// home's history files, and *.jsonl.zst without a .jsonl sibling, SPEC
+// §3.5): regular files, symlinks, and also FIFOs or broken
 // links, so that reading them reports why they cannot be read instead of
 // leaving them out in silence. A root that is itself a symlink is followed;
 // symlinked directories below it are not (no loops). Unreadable directories
@@ -158,7 +178,7 @@ func findSessionFiles(root string) (files []string, links map[string]bool, skipp
 			skipped = append(skipped, Failure{Path: p, Code: jsonl.CodeIO, Message: "cannot read directory: " + errMsg(err)})
 			return nil
 		}
-		if d.IsDir() || !strings.HasSuffix(d.Name(), ".jsonl") {
+		if d.IsDir() || !isSessionName(filepath.Dir(p), d.Name()) {
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
@@ -192,7 +212,7 @@ func findSessionFiles(root string) (files []string, links map[string]bool, skipp
 // disk_full *jsonl.Error without a hint (index.DiskFull adds the command's)
 // counting the files indexed and not indexed (README "A full disk").
 func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, error) {
-	sum := IndexSummary{Failed: []Failure{}}
+	sum := IndexSummary{Failed: []Failure{}, Unsupported: []Failure{}}
 	unlock, err := a.Lock(ctx, opts.Busy)
 	if err != nil {
 		return sum, err
@@ -301,9 +321,12 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 			continue
 		}
 		sum.Files++
+		if IsCompressed(f) {
+			sum.Unsupported = append(sum.Unsupported, unsupportedFailure(f))
+		}
 		if isKnown && !opts.Force && k == index.StatKey(st.Size, st.MtimeNs, st.Dev, st.Ino) {
 			sum.Unchanged++
-			if notOK[f] {
+			if notOK[f] && !IsCompressed(f) {
 				sum.Damaged++
 			}
 			continue
@@ -436,7 +459,12 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 				return sum, err
 			}
 		}
-		r, err := a.refreshFile(ctx, b, w.path, w.st, w.old, opts.Force)
+		var r FileResult
+		if IsCompressed(w.path) {
+			r, err = a.storeCompressed(ctx, b, w.path, w.st)
+		} else {
+			r, err = a.refreshFile(ctx, b, w.path, w.st, w.old, opts.Force)
+		}
 		dead := b.Dead() // the file failed first in its batch: nothing else was in it
 		if dead {
 			b = nil
@@ -475,7 +503,7 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 				one.Indexed++
 				one.Entries += r.Entries
 			}
-			if r.State != jsonl.StateOK {
+			if r.State != jsonl.StateOK && !IsCompressed(w.path) {
 				one.Damaged++
 			}
 		}
@@ -509,9 +537,13 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 	// Sessions whose file under an indexed root is gone leave the index.
 	// So do rows an older grove stored under a symlink's name: the file is
 	// indexed under its real path now.
+	// So does a compressed rollout whose plain .jsonl sibling is there
+	// now: that one is the session (FORMATS.md §2.1).
 	for p := range known {
 		if !seen[p] && underAny(p, roots) {
 			if fi, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) || (err == nil && fi.Mode()&fs.ModeSymlink != 0) {
+				gone = append(gone, p)
+			} else if IsCompressed(p) && seen[strings.TrimSuffix(p, ".zst")] {
 				gone = append(gone, p)
 			}
 		}

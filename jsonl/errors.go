@@ -59,6 +59,11 @@ const (
 	CodeDiskFull Code = "disk_full"
 )
 
+// CodeUnsupportedCompression is a session file grove lists but does not
+// read: a Codex rollout compressed with zstd (*.jsonl.zst, SPEC §3.5).
+// Its session has no entries and this one diagnostic.
+const CodeUnsupportedCompression Code = "unsupported_compression"
+
 // Sentinels for errors.Is: an *Error matches the sentinel of its Code, so
 // errors.Is(err, jsonl.ErrCycle) is true for any cycle error, whatever its
 // id or path.

@@ -132,9 +132,9 @@ const exitHelp = `EXIT STATUS:
 func newApp(g *env) *cli.App {
 	app := &cli.App{
 		Name:  "grove",
-		Usage: "keep and search coding-agent sessions (pi JSONL files) through a rebuildable SQLite index",
+		Usage: "keep and search coding-agent sessions (pi, Claude Code, Codex and plain JSONL files) through a rebuildable SQLite index",
 		UsageText: "grove [global flags] COMMAND [flags] [args]   (flags go before positional arguments)\n\n" +
-			"   grove index                       index ~/.pi/agent/sessions (or $GROVE_ROOT)\n" +
+			"   grove index                       index pi's, Claude Code's and Codex's sessions (or $GROVE_ROOT)\n" +
 			"   grove sessions                    list indexed sessions\n" +
 			"   grove leaves --workspace \"$PWD\"   every leaf of this workspace, newest first\n" +
 			"   grove tree SESSION                the session's tree\n" +

@@ -41,6 +41,11 @@ type appendFailure struct {
 func runAppend(ctx context.Context, g *env, path string, in io.Reader, fsync bool) error {
 	_, statErr := os.Lstat(path)
 	existed := statErr == nil
+	if existed {
+		if err := checkWritable(ctx, path, "append to", "grove appends to pi, plain and messages files only; grove export --format md|html SESSION makes a copy to read"); err != nil {
+			return err
+		}
+	}
 	w, err := jsonl.OpenWriter(path, jsonl.WriterOptions{Fsync: fsync})
 	if err != nil {
 		return err

@@ -119,9 +119,20 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 		return err
 	}
 	defer a.Close()
+	if err := refuseCompressed(ctx, a, session); err != nil {
+		return err
+	}
 	p, path, labels, err := a.ExportPath(ctx, session, leaf)
 	if err != nil {
 		return err
+	}
+	if o.format == "jsonl" {
+		// Refused before any target is looked at: a pi fork of another
+		// agent's session would be neither agent's file (SPEC §8).
+		if err := refuseForeign(p.Session.Path, jsonl.Dialect(p.Session.Dialect), "export as jsonl",
+			"grove never writes "+agentOf(jsonl.Dialect(p.Session.Dialect))+"'s files; export --format md|html instead"); err != nil {
+			return err
+		}
 	}
 	if o.force && o.format == "jsonl" {
 		// A session there is refused as such, with or without --force

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -18,9 +17,10 @@ import (
 )
 
 type indexOptions struct {
-	roots []string
-	files []string
-	force bool
+	roots    []string
+	files    []string
+	force    bool
+	defaults []archive.DefaultRoot // the agents' default roots among roots, when none was named
 }
 
 func indexCommand(g *env) *cli.Command {
@@ -28,8 +28,10 @@ func indexCommand(g *env) *cli.Command {
 		Name:      "index",
 		Usage:     "read session files into the index (unchanged files are skipped)",
 		ArgsUsage: "[FILE...]",
-		Description: "Roots default to $GROVE_ROOT (colon-separated), else ~/.pi/agent/sessions.\n" +
-			"Every *.jsonl file below a root is indexed; FILE arguments are indexed whatever their name.",
+		Description: rootsHelp + "\n" +
+			"Every *.jsonl file below a root is indexed (a Codex home's history.jsonl and session_index.jsonl\n" +
+			"are not sessions; a *.jsonl.zst is listed as unsupported_compression); FILE arguments are\n" +
+			"indexed whatever their name.",
 		Flags: []cli.Flag{
 			rootFlag(),
 			&cli.BoolFlag{Name: "force", Usage: "read every file again, even those that look unchanged"},
@@ -45,9 +47,10 @@ func indexCommand(g *env) *cli.Command {
 			opts := indexOptions{roots: roots, files: c.Args().Slice(), force: c.Bool("force")}
 			if len(opts.roots) == 0 && len(opts.files) == 0 {
 				var err error
-				if opts.roots, err = defaultRoots(); err != nil {
+				if opts.roots, opts.defaults, err = defaultRoots("nothing was indexed"); err != nil {
 					return err
 				}
+				noteRoots(g, opts.defaults)
 			}
 			return runIndex(c.Context, g, opts)
 		},
@@ -57,26 +60,6 @@ func indexCommand(g *env) *cli.Command {
 // rootFlag is --root, for the commands that read session directories.
 func rootFlag() cli.Flag {
 	return &cli.StringSliceFlag{Name: "root", Usage: "a directory of session files (repeatable)"}
-}
-
-// defaultRoots is SPEC §8's default: $GROVE_ROOT (colon-separated), else
-// ~/.pi/agent/sessions. A GROVE_ROOT that names no directory at all (":",
-// "::") is a usage error, not "index nothing".
-func defaultRoots() ([]string, error) {
-	if r := os.Getenv("GROVE_ROOT"); r != "" {
-		var out []string
-		for _, p := range strings.Split(r, ":") {
-			if p != "" {
-				out = append(out, p)
-			}
-		}
-		if len(out) == 0 {
-			return nil, usagef("GROVE_ROOT=%q names no directory; set it to session directories separated by ':', or unset it", r)
-		}
-		return out, nil
-	}
-	home, _ := os.UserHomeDir()
-	return []string{filepath.Join(home, ".pi", "agent", "sessions")}, nil
 }
 
 // unreadableRoots returns the error for roots none of which can be read as
@@ -106,7 +89,7 @@ func unreadableRoots(roots []string, doing string) error {
 		}
 	}
 	return &jsonl.Error{Code: jsonl.CodeIO, Path: strings.Join(roots, ":"), Offset: -1, Message: msg + "; " + doing,
-		Hint: "pass --root DIR (repeatable) or set GROVE_ROOT to the directories holding your session files"}
+		Hint: rootsHint}
 }
 
 func runIndex(ctx context.Context, g *env, opts indexOptions) error {
@@ -151,6 +134,7 @@ func runIndex(ctx context.Context, g *env, opts indexOptions) error {
 	if err != nil {
 		return err
 	}
+	sum.DefaultRoots = opts.defaults
 	return reportIndex(g, a, sum)
 }
 
@@ -186,6 +170,10 @@ func reportIndex(g *env, a *archive.Archive, sum archive.IndexSummary) error {
 		fmt.Fprintf(g.stdout, ", %d removed (file gone)", sum.Removed)
 	}
 	fmt.Fprintf(g.stdout, "\nindex: %s\n", a.DB().File())
+	// Listed, not read (SPEC §3.5): said every run, and no failure.
+	for _, f := range sum.Unsupported {
+		fmt.Fprintf(g.stderr, "grove: %s: %s [%s] (%s)\n", cell(f.Path), f.Message, f.Code, f.Hint)
+	}
 	if len(sum.Failed) > 0 {
 		for _, f := range sum.Failed {
 			fmt.Fprintf(g.stderr, "grove: %s: %s [%s]\n", f.Path, f.Message, f.Code)

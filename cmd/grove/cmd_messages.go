@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -19,6 +22,10 @@ func messagesCommand(g *env) *cli.Command {
 		Name:      "messages",
 		Usage:     "the messages on the path to LEAF, exactly as stored (metadata and other entry types left out)",
 		ArgsUsage: "SESSION [LEAF]",
+		Description: "SESSION is an indexed session's id, unique id prefix or file path. A messages log (SPEC §3.6)\n" +
+			"named by its path is read from the file itself, indexed or not: its lines as stored, as the\n" +
+			"chapter's loadMessages gives them (blank lines skipped; a bad line or torn last line is left\n" +
+			"out and named on stderr); LEAF is then one of its L<line> ids.",
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 1, 2); err != nil {
 				return err
@@ -29,11 +36,19 @@ func messagesCommand(g *env) *cli.Command {
 }
 
 func runMessages(ctx context.Context, g *env, session, leaf string) error {
+	if isFileArg(session) {
+		if d, ok := fileDialect(ctx, session); ok && d == jsonl.Messages {
+			return runMessagesLog(ctx, g, session, leaf)
+		}
+	}
 	a, err := g.openExisting(ctx)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
+	if err := refuseCompressed(ctx, a, session); err != nil {
+		return err
+	}
 	p, msgs, err := a.Messages(ctx, session, leaf)
 	if err != nil {
 		return err
@@ -44,6 +59,83 @@ func runMessages(ctx context.Context, g *env, session, leaf string) error {
 			Leaf     string            `json:"leaf"`
 			Messages []json.RawMessage `json:"messages"`
 		}{p.Session.SessionID, p.Leaf, msgs})
+	}
+	for i, m := range msgs {
+		if i > 0 {
+			fmt.Fprintln(g.stdout)
+		}
+		writeMessage(g, m, "")
+	}
+	return nil
+}
+
+// isFileArg reports whether a session argument is spelt as a file path
+// (archive.Resolve's test: a path separator, or a .jsonl name) and names a
+// file that is there.
+func isFileArg(arg string) bool {
+	if !strings.ContainsRune(arg, '/') && !strings.HasSuffix(arg, ".jsonl") {
+		return false
+	}
+	fi, err := os.Stat(arg)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// runMessagesLog is `grove messages FILE [LEAF]` for a messages log (SPEC
+// §3.6): the chapter's loadMessages, read from the file with no index.
+// Every entry's line is its message, as stored; the path to LEAF (default
+// the last entry, the active leaf) is every entry up to it, one chain. Bad
+// lines and a torn tail are not messages: each is named on stderr, and
+// left out as the reader leaves them out. LEAF naming no entry is
+// unknown_entry.
+func runMessagesLog(ctx context.Context, g *env, path, leaf string) error {
+	f, size, err := jsonl.OpenFile(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var msgs []json.RawMessage
+	var ids []string
+	var problems []*jsonl.Error
+	res, err := jsonl.ReadOpen(f, size, jsonl.Options{Path: path, Mode: jsonl.Salvage, Context: ctx, KeepRaw: true,
+		Diagnostic: func(e *jsonl.Error) { problems = append(problems, e) }}, func(e jsonl.Entry) error {
+		msgs = append(msgs, json.RawMessage(e.Raw))
+		ids = append(ids, e.ID)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if res.Dialect != jsonl.Messages {
+		return &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: path, Offset: -1, Message: "the file changed while it was read: it is no messages log now"}
+	}
+	end := len(ids)
+	if leaf != "" {
+		end = slices.Index(ids, leaf) + 1
+		if end == 0 {
+			return &jsonl.Error{Code: jsonl.CodeUnknownEntry, Path: path, ID: leaf, Offset: -1,
+				Message: "no entry " + strconv.Quote(leaf) + " in the messages log",
+				Hint:    "a messages log's entries are L<line>: grove path " + shellQuote(path) + " lists them"}
+		}
+	}
+	at := ""
+	if end > 0 {
+		at = ids[end-1]
+	}
+	for _, p := range problems {
+		if p.Code == jsonl.CodeBadLine || p.Code == jsonl.CodeUnterminatedTail {
+			fmt.Fprintf(g.stderr, "grove: %s: line %d (byte %d): %s [%s]; not a message, left out\n", cell(path), p.Line, p.Offset, cell(p.Message), p.Code)
+		}
+	}
+	msgs = msgs[:end]
+	if msgs == nil {
+		msgs = []json.RawMessage{}
+	}
+	if g.json {
+		return writeJSONStream(g.stdout, struct {
+			Session  string            `json:"session"`
+			Leaf     string            `json:"leaf"`
+			Messages []json.RawMessage `json:"messages"`
+		}{archive.SessionID(path, jsonl.Messages, nil), at, msgs})
 	}
 	for i, m := range msgs {
 		if i > 0 {

@@ -30,6 +30,9 @@ func runPath(ctx context.Context, g *env, session, leaf string) error {
 		return err
 	}
 	defer a.Close()
+	if err := refuseCompressed(ctx, a, session); err != nil {
+		return err
+	}
 	p, err := a.Path(ctx, session, leaf)
 	if err != nil {
 		return err

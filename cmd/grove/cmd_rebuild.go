@@ -25,9 +25,9 @@ func rebuildCommand(g *env) *cli.Command {
 		Description: "Reads every session file again into a new index beside the old one (<index>.rebuild),\n" +
 			"then swaps it in in one transaction: searches running meanwhile see the old index or the new one.\n" +
 			"Interrupted, the old index is left as it was. Without --root or FILE it reads what `grove index`\n" +
-			"and `grove watch` were asked to read into this index, else $GROVE_ROOT or ~/.pi/agent/sessions.\n" +
+			"and `grove watch` were asked to read into this index, else the default roots (see below).\n" +
 			"If any of it cannot be read, or no session file is found, the old index is kept (exit 1).\n" +
-			"A damaged index is set aside as <index>.damaged-<time> first, never deleted.",
+			"A damaged index is set aside as <index>.damaged-<time> first, never deleted.\n" + rootsHelp,
 		Flags: []cli.Flag{
 			rootFlag(),
 		},
@@ -143,9 +143,10 @@ func runRebuild(ctx context.Context, g *env, opts indexOptions) (err error) {
 			opts.roots = skipForgottenRoots(ctx, g, a, opts.roots)
 		}
 		if len(opts.roots) == 0 && len(opts.files) == 0 {
-			if opts.roots, err = defaultRoots(); err != nil {
+			if opts.roots, opts.defaults, err = defaultRoots(archive.NotReplaced); err != nil {
 				return err
 			}
+			noteRoots(g, opts.defaults)
 		}
 	}
 	// Damage in a page no query above read (the full-text pages, an
@@ -170,6 +171,7 @@ func runRebuild(ctx context.Context, g *env, opts indexOptions) (err error) {
 	if err != nil {
 		return err
 	}
+	sum.DefaultRoots = opts.defaults
 	return reportIndex(g, a, sum)
 }
 

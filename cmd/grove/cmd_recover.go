@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -48,6 +49,9 @@ func runRecover(ctx context.Context, g *env, path string, strict bool) error {
 	mode := jsonl.Salvage
 	if strict {
 		mode = jsonl.Strict
+	}
+	if archive.IsCompressed(path) {
+		return compressedError(path) // its bytes are zstd's, no lines to report
 	}
 	res, err := jsonl.Recover(path, mode)
 	if err != nil {

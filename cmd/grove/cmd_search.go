@@ -34,6 +34,7 @@ func searchCommand(g *env) *cli.Command {
 		Flags: []cli.Flag{
 			workspaceFlag(),
 			&cli.StringFlag{Name: "session", Usage: "only this session (id, unique id prefix of 4+ characters, or file path)"},
+			dialectFlag(),
 			&cli.StringSliceFlag{Name: "role", Usage: "only messages of this role (user, assistant, toolResult, bashExecution, ...); repeat or comma-separate"},
 			&cli.StringSliceFlag{Name: "type", Usage: "only entries of this type (message, compaction, branch_summary, label, ...); repeat or comma-separate"},
 			&cli.StringFlag{Name: "since", Usage: "only entries at or after this time: 2026-01-05, an RFC 3339 time, or a span back from now (30m, 12h, 7d, 2w)"},
@@ -57,11 +58,14 @@ func searchCommand(g *env) *cli.Command {
 					return usagef("%s comes after the query, where it would be searched for: flags go before the query (grove search %s ... QUERY)", a, a)
 				}
 			}
+			if err := checkDialect(c, "search"); err != nil {
+				return err
+			}
 			ws, err := workspaceOf(c)
 			if err != nil {
 				return err
 			}
-			o := archive.SearchOptions{Query: strings.Join(c.Args().Slice(), " "), Workspace: ws,
+			o := archive.SearchOptions{Query: strings.Join(c.Args().Slice(), " "), Workspace: ws, Dialect: c.String("dialect"),
 				Session: c.String("session"), Roles: splitList(c.StringSlice("role")), Types: splitList(c.StringSlice("type")),
 				Sort: c.String("sort"), Limit: c.Int("limit"), Offset: c.Int("offset"), NoDedupe: c.Bool("no-dedupe")}
 			switch c.String("branch") {
@@ -108,7 +112,7 @@ func searchCommand(g *env) *cli.Command {
 // describeSearch names the filters of o (see describe): "under /x and of
 // role user and since 2026-01-05T00:00:00Z".
 func describeSearch(o archive.SearchOptions) string {
-	parts := []string{describe(archive.Filter{Session: o.Session, Workspace: o.Workspace})}
+	parts := []string{describe(archive.Filter{Session: o.Session, Workspace: o.Workspace, Dialect: o.Dialect})}
 	if len(o.Roles) > 0 {
 		parts = append(parts, "of role "+cell(strings.Join(o.Roles, " or ")))
 	}

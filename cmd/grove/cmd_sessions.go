@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -17,17 +17,17 @@ import (
 func sessionsCommand(g *env) *cli.Command {
 	return &cli.Command{
 		Name:  "sessions",
-		Usage: "list indexed sessions, most recently modified first, then the diagnostics of each session that has any",
+		Usage: "list indexed sessions, most recently modified first (sub-agents and forks right under their parent), then the diagnostics of each session that has any",
 		Flags: []cli.Flag{workspaceFlag(),
-			&cli.StringFlag{Name: "dialect", Usage: "only sessions of this dialect: pi or plain (messages, claude and codex are names grove knows but reads no sessions of yet)"},
+			dialectFlag(),
 			&cli.StringFlag{Name: "first", Usage: "only sessions whose first user message (its first 200 characters) contains this text, ignoring case"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 0, 0); err != nil {
 				return err
 			}
-			if d := c.String("dialect"); c.IsSet("dialect") && !slices.Contains(dialectNames, d) {
-				return usagef("sessions --dialect: unknown dialect %q; the dialects are %s", d, strings.Join(dialectNames, ", "))
+			if err := checkDialect(c, "sessions"); err != nil {
+				return err
 			}
 			if c.IsSet("first") && archive.NormalizeText(c.String("first")) == "" {
 				return usagef("sessions --first: want some text to look for, got %q", c.String("first"))
@@ -40,11 +40,6 @@ func sessionsCommand(g *env) *cli.Command {
 		},
 	}
 }
-
-// dialectNames are the values --dialect takes: the dialects grove reads
-// (pi, plain) and those to come, which are valid names that match no
-// session yet.
-var dialectNames = []string{string(jsonl.Pi), string(jsonl.Plain), "messages", "claude", "codex"}
 
 type sessionJSON struct {
 	ID        string `json:"id"`
@@ -97,11 +92,12 @@ func runSessions(ctx context.Context, g *env, f archive.Filter, first string) er
 	if first != "" {
 		sessions = firstContains(sessions, first)
 	}
+	sessions, depth := underParents(sessions)
 	out := []sessionJSON{}
 	for _, s := range sessions {
 		j := sessionJSON{ID: s.SessionID, Path: s.Path, Dialect: s.Dialect, Workspace: s.Workspace, Name: s.Name, FirstMessage: s.FirstMessage, ParentSession: s.ParentSession,
 			Entries: s.Entries, Leaves: s.Leaves, Created: rfc3339(s.CreatedMs), Modified: rfc3339(s.ModifiedMs),
-			State: s.State, Diagnostics: []diagnosticJSON{}}
+			State: sessionState(&s), Diagnostics: []diagnosticJSON{}}
 		if s.Diagnostics > 0 {
 			ds, err := a.DB().Diagnostics(ctx, s.SID)
 			if err != nil {
@@ -125,13 +121,17 @@ func runSessions(ctx context.Context, g *env, f archive.Filter, first string) er
 		return nothingMatched(ctx, g, a, "sessions", filters)
 	}
 	tw := table(g.stdout)
-	fmt.Fprintln(tw, "SESSION\tMODIFIED (UTC)\tENTRIES\tLEAVES\tSTATE\tWORKSPACE\tNAME\tFIRST MESSAGE\tFILE")
-	for _, s := range sessions {
-		state := s.State
+	fmt.Fprintln(tw, "SESSION\tDIALECT\tMODIFIED (UTC)\tENTRIES\tLEAVES\tSTATE\tWORKSPACE\tNAME\tFIRST MESSAGE\tFILE")
+	for i, s := range sessions {
+		state := sessionState(&s)
 		if s.Diagnostics > 0 {
-			state = fmt.Sprintf("%s (%s)", s.State, counted(s.Diagnostics, "diagnostic", "diagnostics"))
+			state = fmt.Sprintf("%s (%s)", state, counted(s.Diagnostics, "diagnostic", "diagnostics"))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", idCell(s.SessionID), short(s.ModifiedMs), s.Entries, s.Leaves, state, cell(orDash(s.Workspace)), cell(orDash(s.Name)), firstCell(s.FirstMessage), cell(s.Path))
+		id := idCell(s.SessionID)
+		if depth[i] > 0 {
+			id = strings.Repeat("  ", depth[i]-1) + "└ " + childKind(&s) + " " + id
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", id, cell(s.Dialect), short(s.ModifiedMs), s.Entries, s.Leaves, state, cell(orDash(s.Workspace)), cell(orDash(s.Name)), firstCell(s.FirstMessage), cell(s.Path))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -184,4 +184,82 @@ func firstCell(m *string) string {
 		return "?"
 	}
 	return clipWidth(cell(orDash(*m)), firstColumns)
+}
+
+// sessionState is the state sessions shows of s: the index's (ok,
+// needs-repair, damaged), or "unsupported" for a file grove lists but does
+// not read (a *.jsonl.zst, SPEC §3.5), whose one diagnostic says why.
+func sessionState(s *index.Session) string {
+	if archive.IsCompressed(s.Path) {
+		return "unsupported"
+	}
+	return s.State
+}
+
+// underParents orders sessions (most recently modified first) so that a
+// session whose parent_session names another of them, by session id or by
+// path (a Claude sub-agent's sessionId, SPEC §3.4; a pi fork's
+// parentSession file), comes right under it, after the parent's other
+// children of later modification; depth[i] is how far below a listed
+// parent sessions[i] is, 0 for a session listed on its own. A parent left
+// out by a filter leaves its children on their own; sessions whose parents
+// loop come last, the loop broken where the walk meets a session again.
+func underParents(sessions []index.Session) ([]index.Session, []int) {
+	byKey := map[string]int{}
+	for i := len(sessions) - 1; i >= 0; i-- { // the first of equal ids wins
+		byKey[sessions[i].SessionID] = i
+		byKey[sessions[i].Path] = i
+	}
+	parent := make([]int, len(sessions))
+	children := make([][]int, len(sessions))
+	for i, s := range sessions {
+		parent[i] = -1
+		if s.ParentSession == "" {
+			continue
+		}
+		if p, ok := byKey[s.ParentSession]; ok && p != i {
+			parent[i] = p
+			children[p] = append(children[p], i)
+		}
+	}
+	out := make([]index.Session, 0, len(sessions))
+	depth := make([]int, 0, len(sessions))
+	done := make([]bool, len(sessions))
+	var walk func(i, d int)
+	walk = func(i, d int) {
+		if done[i] {
+			return
+		}
+		done[i] = true
+		out = append(out, sessions[i])
+		depth = append(depth, d)
+		for _, c := range children[i] {
+			walk(c, d+1)
+		}
+	}
+	for i := range sessions {
+		if parent[i] < 0 {
+			walk(i, 0)
+		}
+	}
+	for i := range sessions { // parents that loop: each listed once, on its own
+		walk(i, 0)
+	}
+	return out, depth
+}
+
+// childKind names what a session listed under its parent is: a Claude
+// Code sub-agent (an agent-*.jsonl file, SPEC §3.4), a pi fork (pi's
+// parentSession), else "child" (a Codex sub-agent or fork, another Claude
+// file whose lines name another session).
+func childKind(s *index.Session) string {
+	switch jsonl.Dialect(s.Dialect) {
+	case jsonl.Claude:
+		if strings.HasPrefix(filepath.Base(s.Path), "agent-") {
+			return "sub-agent"
+		}
+	case jsonl.Pi:
+		return "fork"
+	}
+	return "child"
 }

@@ -28,8 +28,8 @@ func watchCommand(g *env) *cli.Command {
 	return &cli.Command{
 		Name:  "watch",
 		Usage: "keep the index current as session files change, until Ctrl-C",
-		Description: "Roots default to $GROVE_ROOT (colon-separated), else ~/.pi/agent/sessions. Every directory\n" +
-			"below them is watched (new ones too; symlinked ones are not followed). First every *.jsonl\n" +
+		Description: rootsHelp + "\n" +
+			"Every directory below them is watched (new ones too; symlinked ones are not followed). First every *.jsonl\n" +
 			"file is indexed, as by grove index; then each batch of changed files, once changes pause for\n" +
 			"--debounce (at most 2 s, or --debounce if longer, after the first while they go on); and every\n" +
 			"--rescan all of them again, to catch changes the system did not report. The first pass, and\n" +
@@ -54,9 +54,11 @@ func watchCommand(g *env) *cli.Command {
 			}
 			opts := watchOptions{roots: roots, debounce: c.Duration("debounce"), rescan: c.Duration("rescan")}
 			if len(opts.roots) == 0 {
-				if opts.roots, err = defaultRoots(); err != nil {
+				var found []archive.DefaultRoot
+				if opts.roots, found, err = defaultRoots("nothing is watched"); err != nil {
 					return err
 				}
+				noteRoots(g, found)
 			}
 			if opts.debounce <= 0 || opts.rescan <= 0 {
 				return usagef("watch: --debounce and --rescan take a positive duration, such as 250ms or 5m")

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/index"
 )
 
 func workspacesCommand(g *env) *cli.Command {
@@ -14,27 +17,35 @@ func workspacesCommand(g *env) *cli.Command {
 		Name:  "workspaces",
 		Usage: "list workspaces with their sessions and entries",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "workspace", Usage: "only workspaces that are `DIR` or below it (/a/b takes /a/b and /a/b/c, not /a/bc); " +
-			". and relative paths are from the current directory"}},
+			". and relative paths are from the current directory"}, dialectFlag()},
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 0, 0); err != nil {
+				return err
+			}
+			if err := checkDialect(c, "workspaces"); err != nil {
 				return err
 			}
 			ws, err := workspaceOf(c)
 			if err != nil {
 				return err
 			}
-			return runWorkspaces(c.Context, g, ws)
+			return runWorkspaces(c.Context, g, ws, c.String("dialect"))
 		},
 	}
 }
 
-func runWorkspaces(ctx context.Context, g *env, dir string) error {
+func runWorkspaces(ctx context.Context, g *env, dir, dialect string) error {
 	a, err := g.openExisting(ctx)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	ws, err := a.Workspaces(ctx, dir)
+	var ws []index.Workspace
+	if dialect == "" {
+		ws, err = a.Workspaces(ctx, dir)
+	} else {
+		ws, err = dialectWorkspaces(ctx, a, dir, dialect)
+	}
 	if err != nil {
 		return err
 	}
@@ -52,7 +63,7 @@ func runWorkspaces(ctx context.Context, g *env, dir string) error {
 		return writeJSON(g.stdout, map[string]any{"workspaces": out})
 	}
 	if len(ws) == 0 {
-		return nothingMatched(ctx, g, a, "workspaces", describe(archive.Filter{Workspace: dir}))
+		return nothingMatched(ctx, g, a, "workspaces", describe(archive.Filter{Workspace: dir, Dialect: dialect}))
 	}
 	tw := table(g.stdout)
 	fmt.Fprintln(tw, "WORKSPACE\tSESSIONS\tENTRIES\tMODIFIED (UTC)")
@@ -60,4 +71,45 @@ func runWorkspaces(ctx context.Context, g *env, dir string) error {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", cell(orDash(w.Workspace)), w.Sessions, w.Entries, short(w.ModifiedMs))
 	}
 	return tw.Flush()
+}
+
+// dialectWorkspaces is index.Workspaces counting only the sessions of
+// dialect: each workspace that is dir or below it with its sessions of
+// that dialect, their entries and latest modification, most recent first
+// (then by name), as index.Workspaces orders them.
+func dialectWorkspaces(ctx context.Context, a *archive.Archive, dir, dialect string) ([]index.Workspace, error) {
+	sessions, err := a.Pick(ctx, archive.Filter{Workspace: dir, Dialect: dialect})
+	if err != nil {
+		return nil, err
+	}
+	at := map[string]int{}
+	var out []index.Workspace
+	for _, s := range sessions {
+		i, ok := at[s.Workspace]
+		if !ok {
+			i = len(out)
+			at[s.Workspace] = i
+			out = append(out, index.Workspace{Workspace: s.Workspace})
+		}
+		w := &out[i]
+		w.Sessions++
+		w.Entries += s.Entries
+		if s.ModifiedMs != nil && (w.ModifiedMs == nil || *s.ModifiedMs > *w.ModifiedMs) {
+			w.ModifiedMs = s.ModifiedMs
+		}
+	}
+	slices.SortStableFunc(out, func(x, y index.Workspace) int {
+		if c := cmp.Compare(msOr0(y.ModifiedMs), msOr0(x.ModifiedMs)); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.Workspace, y.Workspace)
+	})
+	return out, nil
+}
+
+func msOr0(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

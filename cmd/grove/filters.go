@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/jsonl"
 )
 
 // workspaceUsage is the workspace rule (SPEC §3.3), said the same way in
@@ -22,11 +24,16 @@ func workspaceFlag() cli.Flag {
 var filterFlags = []cli.Flag{
 	&cli.StringFlag{Name: "session", Usage: "only this session (id, unique id prefix of 4+ characters, or file path)"},
 	workspaceFlag(),
+	dialectFlag(),
 }
 
 // filterOf is the --session, --workspace and --dialect filter of c; the
-// error is WorkspaceDir's (a relative --workspace in a deleted directory).
+// error is WorkspaceDir's (a relative --workspace in a deleted directory),
+// or a usage error for a --dialect that names no dialect.
 func filterOf(c *cli.Context) (archive.Filter, error) {
+	if err := checkDialect(c, c.Command.Name); err != nil {
+		return archive.Filter{}, err
+	}
 	ws, err := workspaceOf(c)
 	return archive.Filter{Session: c.String("session"), Workspace: ws, Dialect: c.String("dialect")}, err
 }
@@ -102,5 +109,29 @@ func noneInPicked(ctx context.Context, g *env, a *archive.Archive, what string, 
 		in += " of the index"
 	}
 	fmt.Fprintf(g.stderr, "no %s in %s\n", what, in)
+	return nil
+}
+
+// dialectNames are the values --dialect takes: jsonl.Dialects, the names
+// grove prints (SPEC §3).
+var dialectNames = func() []string {
+	var out []string
+	for _, d := range jsonl.Dialects {
+		out = append(out, string(d))
+	}
+	return out
+}()
+
+// dialectFlag is --dialect, for the commands that filter sessions by it.
+func dialectFlag() cli.Flag {
+	return &cli.StringFlag{Name: "dialect", Usage: "only sessions of this `DIALECT`: " + strings.Join(dialectNames, ", ")}
+}
+
+// checkDialect refuses a --dialect that names no dialect (usage error,
+// exit 2), naming the five; cmd is the command's name.
+func checkDialect(c *cli.Context, cmd string) error {
+	if d := c.String("dialect"); c.IsSet("dialect") && !slices.Contains(dialectNames, d) {
+		return usagef("%s --dialect: unknown dialect %q; the dialects are %s", cmd, d, strings.Join(dialectNames, ", "))
+	}
 	return nil
 }

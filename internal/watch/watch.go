@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/grove-sessions/grove/archive"
 )
 
 // Defaults of Options.
@@ -371,8 +373,10 @@ func (w *Watcher) dropTree(top string) {
 	w.ndirs.Store(int64(len(w.dirs)))
 }
 
-// isSession is archive.FindSessionFiles' rule for a session file's name.
-func isSession(path string) bool { return strings.HasSuffix(filepath.Base(path), ".jsonl") }
+// isSession is archive.FindSessionFiles' rule for a session file
+// (archive.IsSessionFile): *.jsonl but an agent home's history files, and
+// a *.jsonl.zst without its .jsonl.
+func isSession(path string) bool { return archive.IsSessionFile(path) }
 
 // pending is the batch being gathered.
 type pending struct {

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+
+	"github.com/grove-sessions/grove/archive"
+
+	"github.com/grove-sessions/grove/jsonl"
+)
+
+// fileDialect is the dialect of the file at path as the reader decides it
+// (SPEC §3): from its first parseable committed line, read no further than
+// that; else, for a file with no such line, from where it is
+// (jsonl.DialectAt). ok is false when the file cannot be opened as a
+// regular file: the command then says why in its own words.
+func fileDialect(ctx context.Context, path string) (d jsonl.Dialect, ok bool) {
+	f, size, err := jsonl.OpenFile(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	res, _ := jsonl.ReadOpen(f, size, jsonl.Options{Path: path, Mode: jsonl.Salvage, Context: ctx,
+		Decided:    func(x jsonl.Dialect) { d = x; cancel() },
+		Diagnostic: func(*jsonl.Error) {}}, nil)
+	if d == "" && res != nil {
+		d = res.Dialect
+	}
+	if d == "" {
+		d = jsonl.DialectAt(path)
+	}
+	return d, true
+}
+
+// compressedError is the error of a command that would read the entries
+// of a file grove lists but does not read (a *.jsonl.zst, SPEC §3.5).
+func compressedError(path string) error {
+	return &jsonl.Error{Code: jsonl.CodeUnsupportedCompression, Path: path, Offset: -1,
+		Message: "compressed with zstd (.jsonl.zst), which grove does not read: the session has no entries to show",
+		Hint:    archive.UnsupportedHint}
+}
+
+// refuseCompressed is compressedError when the session argument arg names
+// (archive.Resolve) a compressed rollout's session, so that path, tree,
+// messages and export say why there is nothing rather than that there is
+// no active leaf; nil otherwise, and when arg names no session (the
+// command says so in its own words).
+func refuseCompressed(ctx context.Context, a *archive.Archive, arg string) error {
+	if s, err := a.Resolve(ctx, arg); err == nil && s != nil && archive.IsCompressed(s.Path) {
+		return compressedError(s.Path)
+	}
+	return nil
+}
+
+// agentOf names the agent whose files a dialect grove never writes are:
+// "Claude Code", "Codex"; "" for the dialects grove writes.
+func agentOf(d jsonl.Dialect) string {
+	switch d {
+	case jsonl.Claude:
+		return "Claude Code"
+	case jsonl.Codex:
+		return "Codex"
+	}
+	return ""
+}
+
+// refuseForeign is the wrong_dialect error of a command that would write
+// (or make, for export --format jsonl) the file at path of another agent's
+// dialect d (SPEC §5, §8: grove never writes a Claude Code or Codex file),
+// with a hint saying what to do instead; nil for a dialect grove writes.
+// doing is the refused operation: "append to", "repair", "export as jsonl".
+func refuseForeign(path string, d jsonl.Dialect, doing, hint string) error {
+	agent := agentOf(d)
+	if agent == "" {
+		return nil
+	}
+	return &jsonl.Error{Code: jsonl.CodeWrongDialect, Path: path, Offset: -1,
+		Message: "cannot " + doing + " a " + string(d) + " session: grove never writes " + agent + "'s files",
+		Hint:    hint}
+}
+
+// checkWritable refuses, before anything is written, a command that would
+// write to the file at path when that file is another agent's (see
+// refuseForeign), whether or not it was ever indexed, or a compressed
+// rollout (unsupported_compression). A file that cannot be opened is left
+// to the command.
+func checkWritable(ctx context.Context, path, doing, hint string) error {
+	if archive.IsCompressed(path) {
+		return compressedError(path) // Codex's, and not lines at all
+	}
+	d, ok := fileDialect(ctx, path)
+	if !ok {
+		return nil
+	}
+	return refuseForeign(path, d, doing, hint)
+}
