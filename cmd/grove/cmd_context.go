@@ -15,7 +15,7 @@ import (
 func contextCommand(g *env) *cli.Command {
 	return &cli.Command{
 		Name:      "context",
-		Usage:     "the context a model receives at LEAF: pi's rules for compaction, branch summaries and custom messages (SPEC §4.1)",
+		Usage:     "the context a model receives at LEAF, by the rules of the session's agent (SPEC §4.1, §3.4-3.6)",
 		ArgsUsage: "SESSION [LEAF]",
 		Description: `Walks the path to LEAF (default: the active leaf) and builds what pi sends to
 the model there: after the last compaction on the path, its summary, then the
@@ -23,9 +23,18 @@ entries from its firstKeptEntryId on; branch summaries and custom messages
 as messages; the thinking level and model in force at LEAF. keptEntryIds
 names the entry each message came from.
 
+Other dialects follow their agent: a messages log is every line; a Claude
+Code session is the messages on the path (which starts at the last
+compaction) plus the results of parallel tool calls that hang off earlier
+tool_use lines; a Codex rollout is Codex's own rebuild (compacted
+replacement_history, rebuilt summaries, rolled-back turns dropped). For
+Claude the model is the last assistant message's, for Codex the last
+turn_context's model and effort (as the thinking level).
+
 With --llm, messages are shown as the model receives them: bash runs, custom
 messages and summaries become user messages with pi's wrapper texts, and a
-bash run started with !! (excludeFromContext) is left out.`,
+bash run started with !! (excludeFromContext) is left out. The other
+dialects' messages already are what the model received and stay as they are.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "llm", Usage: "messages as the model receives them (pi's convertToLlm)"},
 		},
@@ -44,7 +53,7 @@ func runContext(ctx context.Context, g *env, session, leaf string, llm bool) err
 		return err
 	}
 	defer a.Close()
-	p, mc, err := a.Context(ctx, session, leaf)
+	p, mc, err := a.ContextOf(ctx, session, leaf)
 	if err != nil {
 		return err
 	}
