@@ -59,6 +59,11 @@ type Rules interface {
 	// pi, plain and messages; Claude Code and Codex files are refused with
 	// wrong_dialect.
 	Writable() bool
+
+	// read takes one parsed committed line o of type typ ("" when it has
+	// none) of a file of this dialect: an entry, a header or metadata
+	// line, or a bad line (SPEC §3).
+	read(p *parser, l Line, o object, typ string) error
 }
 
 // RulesOf returns the rules of dialect d; an unknown name gets plain's.
