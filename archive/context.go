@@ -295,10 +295,6 @@ func claudeContext(path []jsonl.Entry, children func(id string) []jsonl.Entry) (
 			}
 		}
 	}
-	onPath := make(map[string]bool, len(path))
-	for i := range path {
-		onPath[path[i].ID] = true
-	}
 	for i := range path {
 		if msgs[i] == nil {
 			continue
@@ -313,18 +309,21 @@ func claudeContext(path []jsonl.Entry, children func(id string) []jsonl.Entry) (
 				continue
 			}
 			for _, k := range children(path[i].ID) {
-				if onPath[k.ID] || k.Type != "user" {
+				if k.Type != "user" { // a child on the path answers no unanswered call
+
 					continue
 				}
 				m, err := claudeMessage(&k)
 				if err != nil {
 					return nil, err
 				}
-				if slices.Contains(claudeBlockIDs(m, "tool_result", "tool_use_id"), id) {
+				results := claudeBlockIDs(m, "tool_result", "tool_use_id")
+				if slices.Contains(results, id) {
 					c.Messages = append(c.Messages, m)
 					c.KeptEntryIDs = append(c.KeptEntryIDs, k.ID)
-					answered[id] = true
-					onPath[k.ID] = true // one result line answering two calls is taken once
+					for _, r := range results { // one line answering two calls is taken once
+						answered[r] = true
+					}
 					break
 				}
 			}
