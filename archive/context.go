@@ -309,13 +309,14 @@ func claudeContext(path []jsonl.Entry, children func(id string) []jsonl.Entry) (
 				continue
 			}
 			for _, k := range children(path[i].ID) {
-				if k.Type != "user" { // a child on the path answers no unanswered call
-
+				if k.Type != "user" {
 					continue
 				}
+				// A child off the path that is not what it should be holds no
+				// result: it does not stop the path (SPEC §4).
 				m, err := claudeMessage(&k)
 				if err != nil {
-					return nil, err
+					continue
 				}
 				results := claudeBlockIDs(m, "tool_result", "tool_use_id")
 				if slices.Contains(results, id) {
