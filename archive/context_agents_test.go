@@ -12,6 +12,7 @@ import (
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/jsonl"
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // agentCase is one expectation of testdata/<dialect>/context-*.expected.json:
@@ -183,6 +184,31 @@ func TestArchiveContextOf_AgentFixtures(t *testing.T) {
 				continue
 			}
 			checkAgentCase(t, "ContextOf("+filepath.Base(f)+", "+want.Leaf+")", c, want)
+		}
+	}
+}
+
+// TestContextScript_FixtureCopies: the copies of the context fixtures in
+// cmd/grove/testdata/script/context_agents.txtar (the script's $WORK only
+// holds what the txtar brings) are the fixtures byte for byte, and all of
+// them are there.
+func TestContextScript_FixtureCopies(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("..", "cmd", "grove", "testdata", "script", "context_agents.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	copies := map[string][]byte{}
+	for _, f := range ar.Files {
+		copies[f.Name] = f.Data
+	}
+	for f := range agentFixtures(t) {
+		name := "agents/" + filepath.Base(filepath.Dir(f)) + "/" + filepath.Base(f)
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(copies[name], b) {
+			t.Errorf("context_agents.txtar's %s is not %s as it is now: copy it again", name, f)
 		}
 	}
 }
