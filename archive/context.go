@@ -274,37 +274,35 @@ func emptyContext(d jsonl.Dialect) *ModelContext {
 // claudeContext is AgentContext for the claude dialect.
 func claudeContext(path []jsonl.Entry, children func(id string) []jsonl.Entry) (*ModelContext, error) {
 	c := emptyContext(jsonl.Claude)
-	msgs := make([]json.RawMessage, len(path))
+	msgs := make([]*claudeMsg, len(path))
 	answered := map[string]bool{} // tool_use ids with a tool_result on the path
 	for i := range path {
 		e := &path[i]
 		if e.Type != "user" && e.Type != "assistant" {
 			continue
 		}
-		m, err := claudeMessage(e)
+		m, err := readClaudeMessage(e)
 		if err != nil {
 			return nil, err
 		}
 		msgs[i] = m
-		for _, id := range claudeBlockIDs(m, "tool_result", "tool_use_id") {
+		for _, id := range m.results {
 			answered[id] = true
 		}
-		if e.Type == "assistant" {
-			if model := jsonl.Field(m, "model"); len(model) > 0 && model[0] == '"' && jsString(model) != "<synthetic>" {
-				c.Model = &Model{Provider: json.RawMessage(`"anthropic"`), ModelID: model}
-			}
+		if e.Type == "assistant" && len(m.model) > 0 && m.model[0] == '"' && jsString(m.model) != "<synthetic>" {
+			c.Model = &Model{Provider: json.RawMessage(`"anthropic"`), ModelID: m.model}
 		}
 	}
-	for i := range path {
-		if msgs[i] == nil {
+	for i, m := range msgs {
+		if m == nil {
 			continue
 		}
-		c.Messages = append(c.Messages, msgs[i])
+		c.Messages = append(c.Messages, m.raw)
 		c.KeptEntryIDs = append(c.KeptEntryIDs, path[i].ID)
 		if path[i].Type != "assistant" || children == nil {
 			continue
 		}
-		for _, id := range claudeBlockIDs(msgs[i], "tool_use", "id") {
+		for _, id := range m.uses {
 			if answered[id] {
 				continue
 			}
@@ -314,52 +312,68 @@ func claudeContext(path []jsonl.Entry, children func(id string) []jsonl.Entry) (
 				}
 				// A child off the path that is not what it should be holds no
 				// result: it does not stop the path (SPEC §4).
-				m, err := claudeMessage(&k)
-				if err != nil {
+				r, err := readClaudeMessage(&k)
+				if err != nil || !slices.Contains(r.results, id) {
 					continue
 				}
-				results := claudeBlockIDs(m, "tool_result", "tool_use_id")
-				if slices.Contains(results, id) {
-					c.Messages = append(c.Messages, m)
-					c.KeptEntryIDs = append(c.KeptEntryIDs, k.ID)
-					for _, r := range results { // one line answering two calls is taken once
-						answered[r] = true
-					}
-					break
+				c.Messages = append(c.Messages, r.raw)
+				c.KeptEntryIDs = append(c.KeptEntryIDs, k.ID)
+				for _, id := range r.results { // one line answering two calls is taken once
+					answered[id] = true
 				}
+				break
 			}
 		}
 	}
 	return c, nil
 }
 
-// claudeMessage is the message object of the Claude user or assistant entry
-// e, as stored.
-func claudeMessage(e *jsonl.Entry) (json.RawMessage, error) {
-	if _, ok := objectFields(e.Raw); !ok {
-		return nil, &jsonl.Error{Code: jsonl.CodeBadLine, Line: e.Line, Offset: e.Offset, Message: e.Type + " entry is not a JSON object"}
-	}
-	m := jsonl.Field(e.Raw, "message")
-	if _, ok := objectFields(m); !ok {
-		return nil, &jsonl.Error{Code: jsonl.CodeBadLine, Line: e.Line, Offset: e.Offset, Message: e.Type + " entry without a message object"}
-	}
-	return m, nil
+// claudeMsg is what claudeContext reads of a Claude user or assistant
+// entry: its message as stored (a sub-slice of the line), the message's
+// model, and the ids of its tool_use blocks and of the calls its
+// tool_result blocks answer, in order (a string content has none).
+type claudeMsg struct {
+	raw, model    json.RawMessage
+	uses, results []string
 }
 
-// claudeBlockIDs is the string field key of every content block of type typ
-// in the Anthropic message m (tool_use id, tool_result tool_use_id), in
-// order; a string content has no blocks.
-func claudeBlockIDs(m json.RawMessage, typ, key string) []string {
-	var ids []string
-	jsonl.Elements(jsonl.Field(m, "content"), func(b []byte) {
-		if jsString(jsonl.Field(b, "type")) != typ {
-			return
+// readClaudeMessage reads the message of the Claude entry e, going over
+// the line once, the message once more and its content twice (a 50 MB
+// image is never copied nor decoded, SPEC §2.8).
+func readClaudeMessage(e *jsonl.Entry) (*claudeMsg, error) {
+	o, ok := objectFields(e.Raw)
+	if !ok {
+		return nil, &jsonl.Error{Code: jsonl.CodeBadLine, Line: e.Line, Offset: e.Offset, Message: e.Type + " entry is not a JSON object"}
+	}
+	raw := o["message"]
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, &jsonl.Error{Code: jsonl.CodeBadLine, Line: e.Line, Offset: e.Offset, Message: e.Type + " entry without a message object"}
+	}
+	mf, _ := objectFields(raw)
+	m := &claudeMsg{raw: raw, model: mf["model"]}
+	content := mf["content"]
+	if len(content) == 0 || content[0] != '[' {
+		return m, nil
+	}
+	var blocks []struct {
+		Type      any `json:"type"`
+		ID        any `json:"id"`
+		ToolUseID any `json:"tool_use_id"`
+	}
+	_ = json.Unmarshal(content, &blocks) // a block that is no object gives nothing
+	for _, b := range blocks {
+		switch b.Type {
+		case "tool_use":
+			if id, ok := b.ID.(string); ok {
+				m.uses = append(m.uses, id)
+			}
+		case "tool_result":
+			if id, ok := b.ToolUseID.(string); ok {
+				m.results = append(m.results, id)
+			}
 		}
-		if v := jsonl.Field(b, key); len(v) > 0 && v[0] == '"' {
-			ids = append(ids, jsString(v))
-		}
-	})
-	return ids
+	}
+	return m, nil
 }
 
 // codexItem is one item of the history Codex rebuilds, the entry it came
