@@ -632,7 +632,7 @@ func contextLine(d jsonl.Dialect, typ, role string) bool {
 // and of reading the file for the header.
 func SessionContext(s *Session, leaf string) (*ModelContext, error) {
 	if leaf == "" {
-		leaf = ActiveLeaf(s.Entries)
+		leaf = ActiveLeaf(s.Dialect, s.Entries)
 	}
 	if leaf == "" {
 		c := emptyContext(s.Dialect)
