@@ -239,8 +239,11 @@ func objectFields(raw []byte) (map[string]json.RawMessage, bool) {
 //     a compaction the path starts at its compact_boundary root), and for a
 //     tool_use block on the path whose tool_result is on no path entry, the
 //     child of the tool_use line that holds that tool_result, right after the
-//     tool_use line (parallel tool calls, FORMATS.md §1.9). children(id) gives
-//     the children of entry id in file order, with Raw (nil: none). The model
+//     tool_use line (parallel tool calls, FORMATS.md §1.9); one line answering
+//     several calls is taken once, and a child whose line is not what it
+//     should be is passed over, as a broken branch elsewhere never stops a
+//     path (SPEC §4). children(id) gives the children of entry id in file
+//     order, with Raw for user entries (a nil children: none). The model
 //     is {provider:"anthropic", modelId: the model of the last assistant
 //     message on the path} ("<synthetic>", Claude Code's own notices, is no
 //     model); thinkingLevel "off", as Claude Code's lines record no thinking

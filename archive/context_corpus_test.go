@@ -159,9 +159,13 @@ func TestSessionContext_CorpusPairing(t *testing.T) {
 }
 
 // TestArchiveContextOf_Corpus: for every leaf of the corpus's messages,
-// claude and codex sessions, the context by the index is the pure one.
+// claude and codex sessions, and of every fixture in testdata/<dialect>,
+// the context by the index is the pure one.
 func TestArchiveContextOf_Corpus(t *testing.T) {
 	dirs := corpusAgentDirs(t)
+	for _, d := range []string{"messages", "claude", "codex"} {
+		dirs = append(dirs, filepath.Join("..", "testdata", d))
+	}
 	ctx := context.Background()
 	a := mustOpenArchive(t, filepath.Join(t.TempDir(), "index.db"))
 	if _, err := a.Index(ctx, archive.IndexOptions{Roots: dirs}); err != nil {
