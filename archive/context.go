@@ -379,11 +379,11 @@ func readClaudeMessage(e *jsonl.Entry) (*claudeMsg, error) {
 	return m, nil
 }
 
-// codexItem is one item of the history Codex rebuilds, the entry it came
+// codexHistItem is one item of the history Codex rebuilds, the entry it came
 // from, and whether it is the summary of a compaction grove rebuilt (which
 // a later rebuild does not count as a user message, as Codex's
 // is_summary_message does not).
-type codexItem struct {
+type codexHistItem struct {
 	raw     json.RawMessage
 	id      string
 	summary bool
@@ -426,7 +426,7 @@ type codexItem struct {
 // Errors: bad_line for a line the replay reads that is not a JSON object.
 func CodexContext(path []jsonl.Entry, header json.RawMessage) (*ModelContext, error) {
 	c := emptyContext(jsonl.Codex)
-	var hist []codexItem
+	var hist []codexHistItem
 	var modelID json.RawMessage
 	for i := range path {
 		e := &path[i]
@@ -444,12 +444,12 @@ func CodexContext(path []jsonl.Entry, header json.RawMessage) (*ModelContext, er
 		case "response_item":
 			p = jsonl.RulesOf(jsonl.Codex).Message(e.Type, e.Raw)
 			if codexSent(p) {
-				hist = append(hist, codexItem{raw: p, id: e.ID})
+				hist = append(hist, codexHistItem{raw: p, id: e.ID})
 			}
 		case "compacted":
 			if rh := jsonl.Field(p, "replacement_history"); rh != nil && string(rh) != "null" {
-				var next []codexItem
-				jsonl.Elements(rh, func(b []byte) { next = append(next, codexItem{raw: b, id: e.ID}) })
+				var next []codexHistItem
+				jsonl.Elements(rh, func(b []byte) { next = append(next, codexHistItem{raw: b, id: e.ID}) })
 				hist = next
 			} else {
 				hist = codexRebuild(hist, jsonl.Field(p, "message"), e.ID)
@@ -553,8 +553,8 @@ func codexHasPrefix(p json.RawMessage, prefixes []string) bool {
 
 // codexRebuild is the history after a compaction without a
 // replacement_history: the user messages of hist, then message.
-func codexRebuild(hist []codexItem, message json.RawMessage, id string) []codexItem {
-	var out []codexItem
+func codexRebuild(hist []codexHistItem, message json.RawMessage, id string) []codexHistItem {
+	var out []codexHistItem
 	for _, it := range hist {
 		if it.summary || !codexUserTurn(it.raw) {
 			continue
@@ -566,7 +566,7 @@ func codexRebuild(hist []codexItem, message json.RawMessage, id string) []codexI
 			}
 		})
 		if text.Len() > 0 {
-			out = append(out, codexItem{raw: codexUserMessage(text.String()), id: it.id})
+			out = append(out, codexHistItem{raw: codexUserMessage(text.String()), id: it.id})
 		}
 	}
 	summary := ""
@@ -576,7 +576,7 @@ func codexRebuild(hist []codexItem, message json.RawMessage, id string) []codexI
 	if summary == "" {
 		summary = "(no summary available)"
 	}
-	return append(out, codexItem{raw: codexUserMessage(summary), id: id, summary: true})
+	return append(out, codexHistItem{raw: codexUserMessage(summary), id: id, summary: true})
 }
 
 // codexUserMessage is a user message item of one input_text, in the key
@@ -588,7 +588,7 @@ func codexUserMessage(text string) json.RawMessage {
 
 // codexDropTurns is hist without its last n user turns (Codex's
 // drop_last_n_user_turns).
-func codexDropTurns(hist []codexItem, n int) []codexItem {
+func codexDropTurns(hist []codexHistItem, n int) []codexHistItem {
 	if n <= 0 {
 		return hist
 	}
