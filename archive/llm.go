@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/grove-sessions/grove/jsonl"
 )
 
 // pi's wrapper texts (pi-coding-agent, core/messages.ts): what a model reads
@@ -28,7 +30,16 @@ const (
 // any other role, as pi drops it (hookMessage in a version 3 file too: pi
 // renames it only when it migrates a version 2 file). KeptEntryIDs follow
 // the messages kept. Settings are shared with c, not copied.
+//
+// The messages, claude and codex dialects hold what the model received
+// (Anthropic and Responses API messages): ForLLM returns a copy of c with
+// the same messages.
 func (c *ModelContext) ForLLM() *ModelContext {
+	switch c.Dialect {
+	case jsonl.Messages, jsonl.Claude, jsonl.Codex:
+		out := *c
+		return &out
+	}
 	out := &ModelContext{ThinkingLevel: c.ThinkingLevel, Model: c.Model, Version: c.Version, Messages: []json.RawMessage{}, KeptEntryIDs: []string{}}
 	for i, raw := range c.Messages {
 		if m := llmMessage(raw, c.Version >= 3); m != nil {

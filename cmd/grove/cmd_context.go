@@ -10,12 +10,13 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/jsonl"
 )
 
 func contextCommand(g *env) *cli.Command {
 	return &cli.Command{
 		Name:      "context",
-		Usage:     "the context a model receives at LEAF: pi's rules for compaction, branch summaries and custom messages (SPEC §4.1)",
+		Usage:     "the context a model receives at LEAF, by the rules of the session's agent (SPEC §4.1, §3.4-3.6)",
 		ArgsUsage: "SESSION [LEAF]",
 		Description: `Walks the path to LEAF (default: the active leaf) and builds what pi sends to
 the model there: after the last compaction on the path, its summary, then the
@@ -23,9 +24,18 @@ entries from its firstKeptEntryId on; branch summaries and custom messages
 as messages; the thinking level and model in force at LEAF. keptEntryIds
 names the entry each message came from.
 
+Other dialects follow their agent: a messages log is every line; a Claude
+Code session is the messages on the path (which starts at the last
+compaction) plus the results of parallel tool calls that hang off earlier
+tool_use lines; a Codex rollout is Codex's own rebuild (compacted
+replacement_history, rebuilt summaries, rolled-back turns dropped). For
+Claude the model is the last assistant message's, for Codex the last
+turn_context's model and effort (as the thinking level).
+
 With --llm, messages are shown as the model receives them: bash runs, custom
 messages and summaries become user messages with pi's wrapper texts, and a
-bash run started with !! (excludeFromContext) is left out.`,
+bash run started with !! (excludeFromContext) is left out. The other
+dialects' messages already are what the model received and stay as they are.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "llm", Usage: "messages as the model receives them (pi's convertToLlm)"},
 		},
@@ -44,7 +54,7 @@ func runContext(ctx context.Context, g *env, session, leaf string, llm bool) err
 		return err
 	}
 	defer a.Close()
-	p, mc, err := a.Context(ctx, session, leaf)
+	p, mc, err := a.ContextOf(ctx, session, leaf)
 	if err != nil {
 		return err
 	}
@@ -84,9 +94,97 @@ func runContext(ctx context.Context, g *env, session, leaf string, llm bool) err
 		cell(p.Session.SessionID), cell(at), as, counted(len(mc.Messages), "message", "messages"), counted(len(p.Entries), "entry", "entries"), facts)
 	for i, m := range mc.Messages {
 		fmt.Fprintln(g.stdout)
-		writeMessage(g, m, mc.KeptEntryIDs[i])
+		switch mc.Dialect {
+		case jsonl.Messages, jsonl.Claude, jsonl.Codex:
+			writeAgentMessage(g, m, mc.KeptEntryIDs[i])
+		default:
+			writeMessage(g, m, mc.KeptEntryIDs[i])
+		}
 	}
 	return nil
+}
+
+// writeAgentMessage writes, for people, one message of a messages, claude
+// or codex context: an Anthropic Messages API message (text, thinking,
+// tool_use with its input, tool_result with its content, images as a
+// marker) or a Codex Responses API item (a message's text pieces, a
+// reasoning summary, a call's name and arguments, an output). Encrypted
+// content, signatures and image data are never printed; a kind of item it
+// does not know is shown by its type alone.
+func writeAgentMessage(g *env, raw json.RawMessage, entryID string) {
+	m, ok := lazyObject(raw)
+	if !ok {
+		fmt.Fprintln(g.stdout, string(raw))
+		return
+	}
+	role, typ := present(m.get("role")), present(m.get("type"))
+	head := role
+	if typ != "" && typ != "message" {
+		head = joinPresent(" ", typ, present(m.get("name")))
+		if id := present(m.get("call_id")); id != "" {
+			head += " (" + id + ")"
+		}
+	}
+	fmt.Fprintln(g.stdout, "── "+head+"  [entry "+entryID+"]")
+	switch typ {
+	case "function_call":
+		writeLine(g, m.get("arguments"))
+		return
+	case "custom_tool_call":
+		writeLine(g, m.get("input"))
+		return
+	case "function_call_output", "custom_tool_call_output":
+		writeAgentContent(g, m["output"])
+		return
+	case "reasoning":
+		jsonl.Elements(m["summary"], func(b []byte) {
+			bm, _ := lazyObject(b)
+			fmt.Fprintln(g.stdout, "(thinking) "+strings.TrimSpace(present(bm.get("text"))))
+		})
+		return
+	case "", "message":
+	default:
+		return
+	}
+	writeAgentContent(g, m["content"])
+}
+
+// writeAgentContent writes a string, or each block of a list of Anthropic
+// or Responses API content blocks, for people.
+func writeAgentContent(g *env, content json.RawMessage) {
+	if len(content) > 0 && content[0] == '"' {
+		var s string
+		_ = json.Unmarshal(content, &s)
+		writeLine(g, s)
+		return
+	}
+	ok := jsonl.Elements(content, func(b []byte) {
+		bm, _ := lazyObject(b)
+		switch bm.get("type") {
+		case "text", "input_text", "output_text":
+			writeLine(g, bm.get("text"))
+		case "thinking":
+			fmt.Fprintln(g.stdout, "(thinking) "+strings.TrimSpace(present(bm.get("thinking"))))
+		case "tool_use":
+			line := "→ " + joinPresent(" ", present(bm.get("name")), archive.JSONText(bm["input"]))
+			if id := present(bm.get("id")); id != "" {
+				line += "  [" + id + "]"
+			}
+			fmt.Fprintln(g.stdout, line)
+		case "tool_result":
+			head := "← " + present(bm.get("tool_use_id"))
+			if bm.get("is_error") == true {
+				head += " ERROR"
+			}
+			fmt.Fprintln(g.stdout, head)
+			writeAgentContent(g, bm["content"])
+		case "image", "input_image":
+			fmt.Fprintln(g.stdout, "[image]")
+		}
+	})
+	if !ok && len(content) > 0 && string(content) != "null" {
+		writeLine(g, archive.JSONText(content))
+	}
 }
 
 // presentText renders a JSON value for people like jsonScalar, but "" for
