@@ -365,6 +365,9 @@ func (r *sessionReader) claudeFacts(ctx context.Context, f io.ReaderAt, read *js
 		s.ParentSession = ParentSession(s.Path, jsonl.Claude, nil, m)
 	}
 	if m.CustomTitle == nil && m.AITitle == nil && len(m.Summaries) == 0 {
+		if s.Name == "" {
+			s.Name = SubagentName(s.Path) // a sub-agent's meta.json description
+		}
 		return nil
 	}
 	if r.appending {
@@ -387,8 +390,11 @@ func (r *sessionReader) claudeFacts(ctx context.Context, f io.ReaderAt, read *js
 	if lookupErr != nil {
 		return lookupErr
 	}
-	if ok {
+	switch {
+	case ok:
 		s.Name = name
+	case s.Name == "":
+		s.Name = SubagentName(s.Path)
 	}
 	return nil
 }

@@ -38,6 +38,9 @@ func Load(path string) (*Session, error) {
 		ids[entries[i].ID] = true
 	}
 	name, _ := facts.SessionName(res.Claude, func(id string) bool { return ids[id] })
+	if name == "" && res.Dialect == jsonl.Claude {
+		name = SubagentName(path) // a sub-agent's meta.json description
+	}
 	return &Session{
 		Path: path, ID: SessionID(path, res.Dialect, res.Header), Dialect: res.Dialect, Header: res.Header,
 		Workspace: facts.Workspace(path, res.Dialect, res.Header), Name: name,

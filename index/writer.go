@@ -382,6 +382,7 @@ func (w *SessionWriter) Commit(ctx context.Context) error {
 	// The state from the stored diagnostics: bad lines and a duplicated id
 	// make a session damaged, which wins over an unterminated tail (§8).
 	if err := tx.GetContext(ctx, &s.State, `UPDATE sessions SET state = CASE
+			WHEN EXISTS (SELECT 1 FROM diagnostics WHERE sid = ?1 AND code = 'unsupported_compression') THEN 'unsupported'
 			WHEN duplicate_id IS NOT NULL OR EXISTS (SELECT 1 FROM diagnostics WHERE sid = ?1 AND severity = 'error') THEN 'damaged'
 			WHEN EXISTS (SELECT 1 FROM diagnostics WHERE sid = ?1 AND code = 'unterminated_tail') THEN 'needs-repair'
 			ELSE 'ok' END

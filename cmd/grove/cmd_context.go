@@ -125,7 +125,10 @@ func writeAgentMessage(g *env, raw json.RawMessage, entryID string) {
 			head += " (" + id + ")"
 		}
 	}
-	fmt.Fprintln(g.stdout, "── "+head+"  [entry "+entryID+"]")
+	if entryID != "" {
+		head += "  [entry " + entryID + "]"
+	}
+	fmt.Fprintln(g.stdout, "── "+head)
 	switch typ {
 	case "function_call":
 		writeLine(g, m.get("arguments"))

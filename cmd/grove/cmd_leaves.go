@@ -98,7 +98,7 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 		return err
 	}
 	if len(leaves) > 0 {
-		fmt.Fprintln(g.stdout, "(* = active leaf: the entry on the last line of its file; TYPE is the role of a message)")
+		fmt.Fprintln(g.stdout, "(* = active leaf: the entry on the last line of its file, for Claude Code the last one off sidechains; TYPE is the role of a message)")
 	}
 	warned := map[string]bool{}
 	for _, l := range leaves {

@@ -60,11 +60,16 @@ func runMessages(ctx context.Context, g *env, session, leaf string) error {
 			Messages []json.RawMessage `json:"messages"`
 		}{p.Session.SessionID, p.Leaf, msgs})
 	}
+	agent := p.Session.Dialect != string(jsonl.Pi) && p.Session.Dialect != string(jsonl.Plain)
 	for i, m := range msgs {
 		if i > 0 {
 			fmt.Fprintln(g.stdout)
 		}
-		writeMessage(g, m, "")
+		if agent { // an Anthropic message or a Codex item
+			writeAgentMessage(g, m, "")
+		} else {
+			writeMessage(g, m, "")
+		}
 	}
 	return nil
 }
@@ -141,7 +146,7 @@ func runMessagesLog(ctx context.Context, g *env, path, leaf string) error {
 		if i > 0 {
 			fmt.Fprintln(g.stdout)
 		}
-		writeMessage(g, m, "")
+		writeAgentMessage(g, m, "")
 	}
 	return nil
 }
