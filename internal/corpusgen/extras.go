@@ -164,6 +164,11 @@ func (g *gen) label() {
 // note writes a small entry of either dialect: a label (pi) or a metadata
 // note (plain).
 func (g *gen) note() {
+	switch g.d {
+	case "claude", "codex", "messages":
+		g.smallEntry()
+		return
+	}
 	if g.pi {
 		g.label()
 		return
