@@ -3,11 +3,14 @@ package corpusgen
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"sync"
 	"testing"
@@ -455,5 +458,32 @@ func TestSetDialects(t *testing.T) {
 		if err := o.SetDialects(bad); err == nil {
 			t.Errorf("SetDialects(%q) = nil, want an error", bad)
 		}
+	}
+}
+
+// TestGenerate_Version2Bytes: with no claude, codex or messages share the
+// session files are those generator version 2 wrote (the hash of every
+// file's path, LF and bytes in path order, taken from version 2 with
+// grove-corpus --size 2MB --big-session 300KB --plain-share 0.3
+// --damage-rate 0.3 --fork-rate 0.3 --image-rate 0.1 --seed 4).
+func TestGenerate_Version2Bytes(t *testing.T) {
+	o := DefaultOptions()
+	o.Seed, o.Size, o.BigSession = 4, 2_000_000, 300_000
+	o.PlainShare, o.DamageRate, o.ForkRate, o.ImageRate = 0.3, 0.3, 0.3, 0.1
+	dir, _ := mustGenerate(t, o)
+	files := mustFiles(t, dir)
+	delete(files, "manifest.json")
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	for _, n := range names {
+		h.Write([]byte(n + "\n"))
+		h.Write(files[n])
+	}
+	if got, want := hex.EncodeToString(h.Sum(nil)), "79455ccc7abf8024f7360b88acb33c1f4a945b58a4f7565a563b1851cf4de57f"; got != want {
+		t.Errorf("pi and plain files hash to %s, version 2 wrote %s", got, want)
 	}
 }
