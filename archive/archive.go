@@ -161,16 +161,17 @@ func (a *Archive) Messages(ctx context.Context, session, leaf string) (*PathResu
 	if err != nil {
 		return nil, nil, err
 	}
-	path, err := readPath(p, func(e index.Entry) bool { return e.Type == "message" })
+	rules := jsonl.RulesOf(jsonl.Dialect(p.Session.Dialect))
+	path, err := readPath(p, func(e index.Entry) bool { return rules.HasMessage(e.Type) })
 	if err != nil {
 		return nil, nil, err
 	}
 	msgs := []json.RawMessage{}
 	for _, e := range path {
-		if e.Type != "message" {
+		if !rules.HasMessage(e.Type) {
 			continue
 		}
-		m := jsonl.Field(e.Raw, "message")
+		m := rules.Message(e.Type, e.Raw)
 		if m == nil {
 			return nil, nil, &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: p.Session.Path, Line: e.Line, Offset: e.Offset, Message: "the line no longer holds a message"}
 		}
@@ -273,3 +274,4 @@ func ReadLine(f *os.File, path string, e index.Entry) ([]byte, error) {
 	}
 	return buf, nil
 }
+

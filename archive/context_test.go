@@ -21,7 +21,7 @@ func pureContext(t *testing.T, path, leaf string) *archive.ModelContext {
 		t.Fatal(err)
 	}
 	if leaf == "" {
-		leaf = archive.ActiveLeaf(s.Entries)
+		leaf = archive.ActiveLeaf(s.Dialect, s.Entries)
 	}
 	p, err := archive.PathTo(s.Entries, leaf)
 	if err != nil {

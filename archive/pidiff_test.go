@@ -177,8 +177,8 @@ func checkAgainstPi(t *testing.T, pkg, dir string) {
 		if !reflect.DeepEqual(groveLeaves, piLeaves) {
 			t.Errorf("%s: leaves %v in grove, %v in pi", name, groveLeaves, piLeaves)
 		}
-		if got := toGrove[ans.Active]; s.Header != nil && len(s.Entries) > 0 && got != archive.ActiveLeaf(s.Entries) {
-			t.Errorf("%s: active leaf %s in grove, %s in pi", name, archive.ActiveLeaf(s.Entries), got)
+		if got := toGrove[ans.Active]; s.Header != nil && len(s.Entries) > 0 && got != archive.ActiveLeaf(s.Dialect, s.Entries) {
+			t.Errorf("%s: active leaf %s in grove, %s in pi", name, archive.ActiveLeaf(s.Dialect, s.Entries), got)
 		}
 		if ls[0].Session.Name != ans.Name {
 			t.Errorf("%s: session name %q in grove, %q in pi's getSessionName", name, ls[0].Session.Name, ans.Name)

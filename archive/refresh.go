@@ -5,6 +5,8 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/grove-sessions/grove/index"
@@ -189,6 +191,17 @@ type sessionReader struct {
 	// one is read (kept from the earlier read when appending).
 	activity *int64
 	first    *string
+	// rules are the file's dialect's, set when the reader decides it;
+	// firstCwd is a claude file's first non-empty entry cwd, nil until one
+	// is read.
+	rules    jsonl.Rules
+	firstCwd *string
+}
+
+// decided takes the file's dialect from the reader (jsonl.Options.Decided).
+func (r *sessionReader) decided(d jsonl.Dialect) {
+	r.rules = jsonl.RulesOf(d)
+	r.w.Session().Dialect = string(d)
 }
 
 func (r *sessionReader) entry(ctx context.Context, e jsonl.Entry) error {
@@ -218,8 +231,13 @@ func (r *sessionReader) entry(ctx context.Context, e jsonl.Entry) error {
 		k := e.FirstKept
 		row.FirstKept = &k
 	}
+	row.Side = e.Sidechain
+	if r.firstCwd == nil && e.Cwd != "" {
+		c := e.Cwd
+		r.firstCwd = &c
+	}
 	start := len(r.arena)
-	r.arena = jsonl.AppendSearchText(r.arena, e.Raw)
+	r.arena = r.rules.AppendSearchText(r.arena, &e)
 	if len(r.arena) > start {
 		row.Text = r.arena[start:len(r.arena):len(r.arena)]
 	}
@@ -232,8 +250,8 @@ func (r *sessionReader) entry(ctx context.Context, e jsonl.Entry) error {
 	case "session_info":
 		n := sessionName(e.Name) // pi's getSessionName: the last one wins, a blank one clears
 		r.name = &n
-	case "message":
-		if e.Role == "user" || e.Role == "assistant" {
+	case "message", "user", "assistant", "response_item":
+		if (e.Role == "user" || e.Role == "assistant") && r.rules.HasMessage(e.Type) {
 			r.message(e)
 		}
 	case "label":
@@ -249,11 +267,15 @@ func (r *sessionReader) entry(ctx context.Context, e jsonl.Entry) error {
 // message entry: its activity time and, for the first user message with
 // text, that text (SPEC §3.2, §8).
 func (r *sessionReader) message(e jsonl.Entry) {
-	if t, ok := jsonl.ActivityTime(e.Raw, e.Timestamp, e.HasTime); ok && t > 0 && (r.activity == nil || t > *r.activity) {
+	t, ok := e.Timestamp, e.HasTime // the other dialects' messages have no time of their own
+	if d := r.rules.Dialect(); d == jsonl.Pi || d == jsonl.Plain {
+		t, ok = jsonl.ActivityTime(e.Raw, e.Timestamp, e.HasTime)
+	}
+	if ok && t > 0 && (r.activity == nil || t > *r.activity) {
 		r.activity = &t
 	}
 	if r.first == nil && e.Role == "user" {
-		if t := jsonl.MessageText(e.Raw); t != "" {
+		if t := r.rules.UserText(&e); t != "" {
 			f := FirstMessage(t)
 			r.first = &f
 		}
@@ -304,8 +326,14 @@ func (r *sessionReader) finish(ctx context.Context, f io.ReaderAt, st FileStat, 
 	case s.FirstMessage == nil:
 		s.FirstMessage = new(string) // read, and no user message has text
 	}
-	if r.cwd != nil && s.Dialect == string(jsonl.Plain) {
+	switch {
+	case r.cwd != nil && s.Dialect == string(jsonl.Plain):
 		s.Workspace = *r.cwd // SPEC §3.3: the last metadata "cwd"
+	case r.firstCwd != nil && s.Dialect == string(jsonl.Claude) && s.Workspace == "":
+		s.Workspace = *r.firstCwd // SPEC §3.4: the first non-empty cwd
+	}
+	if err := r.claudeFacts(ctx, f, read); err != nil {
+		return err
 	}
 	oldCommitted := s.CommittedLen
 	s.Lines, s.CommittedLen, s.Resumable = read.Lines, read.Committed, read.Resumable
@@ -322,23 +350,70 @@ func (r *sessionReader) finish(ctx context.Context, f io.ReaderAt, st FileStat, 
 	return r.w.Commit(ctx)
 }
 
+// claudeFacts sets a claude session's name and parent session from what
+// its metadata lines say (SPEC §3.4): after an append that brought title
+// or summary lines, from the whole committed file again, as a later
+// ai-title must not override an earlier custom-title (a rare, small read:
+// titles are written a few times per session).
+func (r *sessionReader) claudeFacts(ctx context.Context, f io.ReaderAt, read *jsonl.Result) error {
+	s := r.w.Session()
+	m := read.Claude
+	if s.Dialect != string(jsonl.Claude) || m == nil {
+		return nil
+	}
+	if s.ParentSession == "" {
+		s.ParentSession = ParentSession(s.Path, jsonl.Claude, nil, m)
+	}
+	if m.CustomTitle == nil && m.AITitle == nil && len(m.Summaries) == 0 {
+		return nil
+	}
+	if r.appending {
+		whole, err := jsonl.ReadFrom(f, read.Committed, jsonl.Resume{}, jsonl.Options{Path: s.Path, Mode: jsonl.Salvage, Context: ctx}, nil)
+		if err != nil {
+			return err
+		}
+		if whole.Claude != nil {
+			m = whole.Claude
+		}
+	}
+	var lookupErr error
+	name, ok := ClaudeName(m, func(id string) bool {
+		has, err := r.w.HasEntry(ctx, id)
+		if err != nil && lookupErr == nil {
+			lookupErr = err
+		}
+		return has
+	})
+	if lookupErr != nil {
+		return lookupErr
+	}
+	if ok {
+		s.Name = name
+	}
+	return nil
+}
+
 // readWhole reads the file from byte 0 into a new SessionWriter; what the
 // header says is stored with the rest at Commit.
 func (a *Archive) readWhole(ctx context.Context, b *index.Batch, f *countingFile, size int64, st FileStat, out *FileResult) error {
 	path := f.f.Name()
-	s := &index.Session{Path: path, SessionID: SessionID(path, nil), Dialect: string(jsonl.Plain)}
+	s := &index.Session{Path: path, SessionID: SessionID(path, jsonl.Plain, nil), Dialect: string(jsonl.Plain)}
 	w, err := b.Replace(ctx, s)
 	if err != nil {
 		return err
 	}
 	defer w.Rollback()
-	r := &sessionReader{w: w}
-	read, err := jsonl.ReadFrom(f, size, jsonl.Resume{}, jsonl.Options{Path: path, Mode: jsonl.Salvage, Context: ctx, Diagnostic: r.diagnostic},
+	r := &sessionReader{w: w, rules: jsonl.RulesOf(jsonl.Plain)}
+	read, err := jsonl.ReadFrom(f, size, jsonl.Resume{}, jsonl.Options{Path: path, Mode: jsonl.Salvage, Context: ctx, Diagnostic: r.diagnostic,
+		Where: dialectAt(path), Decided: r.decided},
 		func(e jsonl.Entry) error { return r.entry(ctx, e) })
 	if err != nil {
 		return err
 	}
-	s.SessionID, s.Dialect = SessionID(path, read.Header), string(read.Dialect)
+	s.SessionID, s.Dialect = SessionID(path, read.Dialect, read.Header), string(read.Dialect)
+	if read.Dialect == jsonl.Messages {
+		s.Workspace = MessagesWorkspace(path)
+	}
 	if h := read.Header; h != nil {
 		s.Version, s.ParentSession, s.Workspace = h.Version, h.ParentSession, h.Cwd
 		if h.Timestamp != 0 {
@@ -363,11 +438,14 @@ func (a *Archive) appendFile(ctx context.Context, b *index.Batch, f *countingFil
 	if err := w.DropTail(ctx); err != nil {
 		return err
 	}
-	r := &sessionReader{w: w, appending: true}
+	r := &sessionReader{w: w, appending: true, rules: jsonl.RulesOf(jsonl.Dialect(old.Dialect))}
 	if fm := w.Session().FirstMessage; fm != nil && *fm != "" {
 		r.first = fm // an append never changes the first message
 	}
 	from := jsonl.Resume{Offset: old.CommittedLen, Lines: old.Lines, Dialect: jsonl.Dialect(old.Dialect), Version: old.Version}
+	if d := from.Dialect; (d == jsonl.Messages || d == jsonl.Codex) && old.ActiveLeaf != nil {
+		from.Prev = *old.ActiveLeaf // one chain: its active leaf is its last entry
+	}
 	read, err := jsonl.ReadFrom(f, size, from, jsonl.Options{Path: old.Path, Mode: jsonl.Salvage, Context: ctx, Diagnostic: r.diagnostic},
 		func(e jsonl.Entry) error { return r.entry(ctx, e) })
 	if err != nil {
@@ -381,4 +459,16 @@ func (a *Archive) appendFile(ctx context.Context, b *index.Batch, f *countingFil
 		out.Change = Unchanged // a racily clean file (see racy) that was clean
 	}
 	return nil
+}
+
+// dialectAt is the dialect of a file with no parseable line from where it
+// is (SPEC §3): under $CLAUDE_CONFIG_DIR/projects claude, else
+// jsonl.DialectAt's rules.
+func dialectAt(path string) jsonl.Dialect {
+	if dir := os.Getenv("CLAUDE_CONFIG_DIR"); dir != "" {
+		if rel, err := filepath.Rel(filepath.Join(dir, "projects"), path); err == nil && !strings.HasPrefix(rel, "..") {
+			return jsonl.Claude
+		}
+	}
+	return jsonl.DialectAt(path)
 }

@@ -2,6 +2,7 @@ package archive
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/grove-sessions/grove/jsonl"
@@ -10,15 +11,16 @@ import (
 // Session is a session file read whole into memory: the pure side that
 // PathTo works on, and what `grove verify` compares the index with.
 type Session struct {
-	Path      string
-	ID        string // SPEC §3.3
-	Dialect   jsonl.Dialect
-	Header    *jsonl.Header // nil for plain files
-	Workspace string        // SPEC §3.3
-	Name      string        // pi's getSessionName (SPEC §3.2): see Facts.Name
-	Labels    map[string]string
-	Entries   []jsonl.Entry // committed entries in file order, each with Raw
-	Result    *jsonl.Result
+	Path          string
+	ID            string // SPEC §3.3–3.6: see SessionID
+	Dialect       jsonl.Dialect
+	Header        *jsonl.Header // the pi or codex header; nil for the other dialects
+	Workspace     string        // SPEC §3.3–3.6: see Facts.Workspace
+	Name          string        // see Facts.SessionName
+	ParentSession string        // see Facts.ParentSession
+	Labels        map[string]string
+	Entries       []jsonl.Entry // committed entries in file order, each with Raw
+	Result        *jsonl.Result
 }
 
 // Load reads the session file at path in salvage mode (SPEC §2.6): bad lines
@@ -30,37 +32,71 @@ func Load(path string) (*Session, error) {
 		return nil, err
 	}
 	var facts Facts
+	ids := make(map[string]bool, len(entries))
 	for i := range entries {
 		facts.Add(&entries[i])
+		ids[entries[i].ID] = true
 	}
+	name, _ := facts.SessionName(res.Claude, func(id string) bool { return ids[id] })
 	return &Session{
-		Path: path, ID: SessionID(path, res.Header), Dialect: res.Dialect, Header: res.Header,
-		Workspace: facts.Workspace(res.Header), Name: facts.Name, Labels: facts.Labels,
+		Path: path, ID: SessionID(path, res.Dialect, res.Header), Dialect: res.Dialect, Header: res.Header,
+		Workspace: facts.Workspace(path, res.Dialect, res.Header), Name: name,
+		ParentSession: ParentSession(path, res.Dialect, res.Header, res.Claude), Labels: facts.Labels,
 		Entries: entries, Result: res,
 	}, nil
 }
 
-// SessionID is a session's id (SPEC §3.3): the pi header id, or for a plain
-// file (or a pi file without a readable header) the file name without
-// ".jsonl".
-func SessionID(path string, h *jsonl.Header) string {
+// uuidTail matches a UUID at the end of a Codex rollout's file stem.
+var uuidTail = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// SessionID is a session's id: the pi header id (SPEC §3.3); the Codex
+// header's payload.id, else the UUID at the end of the file name (SPEC §3.5,
+// FORMATS.md §2.3); for every other file, or a header without an id, the
+// file name without ".jsonl" (plain, messages, claude: what
+// `claude --resume` takes).
+func SessionID(path string, d jsonl.Dialect, h *jsonl.Header) string {
 	if h != nil && h.ID != "" {
 		return h.ID
 	}
-	return strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	stem := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	if d == jsonl.Codex {
+		if u := uuidTail.FindString(stem); u != "" {
+			return u
+		}
+	}
+	return stem
+}
+
+// ParentSession is the session a session was forked or spawned from, ""
+// when none: the pi header's parentSession; the Codex header's
+// forked_from_id or spawning thread; for a Claude Code file whose
+// sessionId field is not its own name (a sub-agent file), that sessionId
+// (SPEC §3.4).
+func ParentSession(path string, d jsonl.Dialect, h *jsonl.Header, m *jsonl.ClaudeMeta) string {
+	switch {
+	case h != nil:
+		return h.ParentSession
+	case d == jsonl.Claude && m != nil && m.SessionID != "" && m.SessionID != SessionID(path, d, nil):
+		return m.SessionID
+	}
+	return ""
 }
 
 // Facts gathers, entry by entry in file order, what a session says about
-// itself: the plain workspace, pi's session name and labels.
+// itself: the plain and claude workspace, pi's session name and labels.
 type Facts struct {
-	Name   string            // the trimmed name of the last session_info entry; a blank one clears it (pi's getSessionName, SPEC §3.2)
-	Labels map[string]string // target id -> label; the last label line for a target wins, an empty one clears
-	cwd    string            // plain: value of the last metadata "cwd"
-	hasCwd bool
+	Name     string            // the trimmed name of the last session_info entry; a blank one clears it (pi's getSessionName, SPEC §3.2)
+	Labels   map[string]string // target id -> label; the last label line for a target wins, an empty one clears
+	cwd      string            // plain: value of the last metadata "cwd"
+	hasCwd   bool
+	firstCwd string // claude: the first non-empty cwd of an entry
 }
 
 // Add takes the next entry in file order.
 func (f *Facts) Add(e *jsonl.Entry) {
+	if f.firstCwd == "" {
+		f.firstCwd = e.Cwd
+	}
 	switch e.Type {
 	case "metadata":
 		if e.Key == "cwd" {
@@ -83,11 +119,61 @@ func (f *Facts) Add(e *jsonl.Entry) {
 	}
 }
 
-// Workspace is the session's workspace (SPEC §3.3): the pi header's cwd, or
-// for a plain file the last metadata "cwd" value, else "".
-func (f *Facts) Workspace(h *jsonl.Header) string {
-	if h != nil {
+// Workspace is the session's workspace: the pi or Codex header's cwd
+// (SPEC §3.3, §3.5); for a plain file the last metadata "cwd" value, else
+// ""; for a claude file the first non-empty cwd of an entry (§3.4); for a
+// messages log the absolute path of the folder holding it (§3.6).
+func (f *Facts) Workspace(path string, d jsonl.Dialect, h *jsonl.Header) string {
+	switch {
+	case h != nil:
 		return h.Cwd
+	case d == jsonl.Claude:
+		return f.firstCwd
+	case d == jsonl.Messages:
+		return MessagesWorkspace(path)
 	}
 	return f.cwd
+}
+
+// MessagesWorkspace is a messages log's workspace (SPEC §3.6): the
+// absolute path of the folder that holds it.
+func MessagesWorkspace(path string) string {
+	dir := filepath.Dir(path)
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
+}
+
+// SessionName is the session's name: pi's getSessionName (Facts.Name,
+// SPEC §3.2), or for a claude file (m non-nil) the last custom-title (the
+// user's /rename), else the last ai-title, else the text of the last
+// summary line whose leafUuid is an entry of this session, as has tells
+// (FORMATS.md §1.5); each trimmed, a blank one passed over. ok is false
+// when a claude file names itself nowhere.
+func (f *Facts) SessionName(m *jsonl.ClaudeMeta, has func(id string) bool) (name string, ok bool) {
+	if m == nil {
+		return f.Name, true
+	}
+	return ClaudeName(m, has)
+}
+
+// ClaudeName is the name of a claude session from what its lines say (see
+// Facts.SessionName).
+func ClaudeName(m *jsonl.ClaudeMeta, has func(id string) bool) (string, bool) {
+	for _, t := range []*string{m.CustomTitle, m.AITitle} {
+		if t != nil {
+			if n := sessionName(*t); n != "" {
+				return n, true
+			}
+		}
+	}
+	for i := len(m.Summaries) - 1; i >= 0; i-- {
+		if s := m.Summaries[i]; has(s.LeafUUID) {
+			if n := sessionName(s.Text); n != "" {
+				return n, true
+			}
+		}
+	}
+	return "", false
 }

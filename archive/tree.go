@@ -59,24 +59,28 @@ func PathTo(entries []jsonl.Entry, leafID string) ([]jsonl.Entry, error) {
 	return path, nil
 }
 
-// MessagesOnPath is PathTo followed by the `message` of every entry of type
-// "message", in path order (SPEC §4). Each message is the raw JSON value from
-// the committed line, byte for byte: tool call ids, names and arguments, tool
-// result ids, isError and details are never decoded and re-encoded. The
-// result shares no memory with entries.
-func MessagesOnPath(entries []jsonl.Entry, leafID string) ([]json.RawMessage, error) {
+// MessagesOnPath is PathTo followed by the message of every entry that
+// carries one, in path order (SPEC §4; §3.4–3.6 for the other dialects:
+// pi's and plain's "message" entries, Claude Code's user and assistant
+// lines, Codex's response items, every line of a messages log). Each
+// message is the raw JSON value from the committed line, byte for byte:
+// tool call ids, names and arguments, tool result ids, isError and details
+// are never decoded and re-encoded. The result shares no memory with
+// entries.
+func MessagesOnPath(d jsonl.Dialect, entries []jsonl.Entry, leafID string) ([]json.RawMessage, error) {
 	path, err := PathTo(entries, leafID)
 	if err != nil {
 		return nil, err
 	}
+	rules := jsonl.RulesOf(d)
 	var msgs []json.RawMessage
 	for _, e := range path {
-		if e.Type != "message" {
+		if !rules.HasMessage(e.Type) {
 			continue
 		}
-		m := jsonl.Field(e.Raw, "message")
+		m := rules.Message(e.Type, e.Raw)
 		if m == nil {
-			return nil, &jsonl.Error{Code: jsonl.CodeBadLine, Line: e.Line, Offset: e.Offset, Message: "message entry without a message object"}
+			return nil, &jsonl.Error{Code: jsonl.CodeBadLine, Line: e.Line, Offset: e.Offset, Message: e.Type + " entry without a message object"}
 		}
 		msgs = append(msgs, m)
 	}
@@ -137,11 +141,29 @@ func Children(entries []jsonl.Entry) map[string][]string {
 	return out
 }
 
-// ActiveLeaf returns the id of the last entry in file order (pi's rule,
-// SPEC §1), or "" for a session without entries.
-func ActiveLeaf(entries []jsonl.Entry) string {
+// ActiveLeaf returns the active leaf of a session of dialect d (SPEC §1):
+// the last entry in file order (pi's rule); for claude the leaf on the
+// highest line among those that are not sidechains, else the leaf on the
+// highest line (SPEC §3.4). "" for a session without entries.
+func ActiveLeaf(d jsonl.Dialect, entries []jsonl.Entry) string {
 	if len(entries) == 0 {
 		return ""
+	}
+	if d == jsonl.Claude {
+		parents := make(map[string]struct{}, len(entries))
+		for _, e := range entries {
+			if !e.Root {
+				parents[e.ParentID] = struct{}{}
+			}
+		}
+		for _, side := range []bool{false, true} {
+			for i := len(entries) - 1; i >= 0; i-- {
+				e := entries[i]
+				if _, named := parents[e.ID]; !named && (side || !e.Sidechain) {
+					return e.ID
+				}
+			}
+		}
 	}
 	return entries[len(entries)-1].ID
 }

@@ -51,7 +51,7 @@ func TestPathTo_ChapterTree(t *testing.T) {
 	if len(bps) != 1 || bps[0].ID != "u-1" || !slices.Equal(bps[0].Children, []string{"a-read", "a-alt"}) {
 		t.Errorf("BranchPoints = %+v, want u-1 -> [a-read a-alt]", bps)
 	}
-	if got := archive.ActiveLeaf(s.Entries); got != "meta-cwd" {
+	if got := archive.ActiveLeaf(s.Dialect, s.Entries); got != "meta-cwd" {
 		t.Errorf("ActiveLeaf = %q, want meta-cwd", got)
 	}
 }
@@ -60,7 +60,7 @@ func TestPathTo_ChapterTree(t *testing.T) {
 // the bytes of the line's "message" value (SPEC §4).
 func TestMessagesOnPath_ChapterTree(t *testing.T) {
 	s := mustLoad(t, "plain/chapter-tree.jsonl")
-	msgs, err := archive.MessagesOnPath(s.Entries, "meta-cwd")
+	msgs, err := archive.MessagesOnPath(s.Dialect, s.Entries, "meta-cwd")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,14 +109,14 @@ func TestPathTo_DeepCopies(t *testing.T) {
 	for i := range p[1].Raw {
 		p[1].Raw[i] = 'X'
 	}
-	msgs, _ := archive.MessagesOnPath(s.Entries, "a-final")
+	msgs, _ := archive.MessagesOnPath(s.Dialect, s.Entries, "a-final")
 	for i := range msgs[1] {
 		msgs[1][i] = 'Y'
 	}
 	if string(s.Entries[1].Raw) != before {
 		t.Fatalf("changing PathTo's result changed the entries")
 	}
-	again, _ := archive.MessagesOnPath(s.Entries, "a-final")
+	again, _ := archive.MessagesOnPath(s.Dialect, s.Entries, "a-final")
 	if !bytes.Contains(again[1], []byte(`"call-1"`)) {
 		t.Fatalf("changing MessagesOnPath's result changed the entries: %s", again[1])
 	}

@@ -33,7 +33,7 @@ func treeInput(t *testing.T, rel string) ([]index.Entry, map[string]string, stri
 			rows[i].Role = &r
 		}
 	}
-	return rows, s.Labels, archive.ActiveLeaf(s.Entries)
+	return rows, s.Labels, archive.ActiveLeaf(s.Dialect, s.Entries)
 }
 
 // rows builds entry rows from "id<parent" pairs ("id<" is a root), one

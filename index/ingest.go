@@ -78,6 +78,9 @@ type Entry struct {
 	// Active is set when the entry is on the path from the root to the
 	// session's active leaf (`grove search --branch active`).
 	Active bool `db:"active"`
+	// Side is set for a Claude Code sidechain entry (isSidechain: true),
+	// which is the active leaf only when every leaf is one (SPEC §3.4).
+	Side bool `db:"side"`
 	// Doc is the entry's rowid in the full-text index, set by Replace.
 	Doc int64 `db:"doc"`
 	// Text is the entry's search text (SPEC §7, jsonl.AppendSearchText),

@@ -290,10 +290,10 @@ func (w *SessionWriter) AddEntries(ctx context.Context, entries []Entry) error {
 		e.Doc = DocNumber(ts, k+int64(i))
 	}
 	sid := s.SID
-	if err := insertRows(ctx, w.tx, "entries", []string{"sid", "seq", "entry_id", "parent_id", "type", "role", "ts_ms", "line", "offset", "length", "crc", "doc", "active", "first_kept"}, len(entries),
+	if err := insertRows(ctx, w.tx, "entries", []string{"sid", "seq", "entry_id", "parent_id", "type", "role", "ts_ms", "line", "offset", "length", "crc", "doc", "active", "first_kept", "side"}, len(entries),
 		func(i int) []any {
 			e := &entries[i]
-			return []any{sid, e.Seq, e.EntryID, e.ParentID, e.Type, e.Role, e.TsMs, e.Line, e.Offset, e.Length, e.CRC, e.Doc, false, e.FirstKept}
+			return []any{sid, e.Seq, e.EntryID, e.ParentID, e.Type, e.Role, e.TsMs, e.Line, e.Offset, e.Length, e.CRC, e.Doc, false, e.FirstKept, e.Side}
 		}); err != nil {
 		return fmt.Errorf("index %s: insert entries: %w", s.Path, err)
 	}
@@ -541,14 +541,21 @@ const activeWalk = `WITH RECURSIVE up(seq, parent_id, active) AS (
 func (w *SessionWriter) markActive(ctx context.Context) error {
 	tx, sid := w.tx, w.s.SID
 	mark := activeWalk + " UPDATE entries SET active = 1 WHERE sid = ?1 AND seq IN (SELECT seq FROM up WHERE active = 0)"
+	newSeq, oldSeq := w.seq-1, w.base-1
+	if w.s.Dialect == string(jsonl.Claude) {
+		var err error
+		if newSeq, oldSeq, err = w.claudeActive(ctx); err != nil {
+			return fmt.Errorf("active leaf: %w", err)
+		}
+	}
 	if w.oldLeaf == nil { // nothing is marked yet: one walk
-		if _, err := tx.ExecContext(ctx, mark, sid, w.seq-1); err != nil {
+		if _, err := tx.ExecContext(ctx, mark, sid, newSeq); err != nil {
 			return fmt.Errorf("active path: %w", err)
 		}
 		return nil
 	}
 	var meet []int
-	if err := tx.SelectContext(ctx, &meet, activeWalk+" SELECT seq FROM up WHERE active = 1", sid, w.seq-1); err != nil {
+	if err := tx.SelectContext(ctx, &meet, activeWalk+" SELECT seq FROM up WHERE active = 1", sid, newSeq); err != nil {
 		return fmt.Errorf("active path: %w", err)
 	}
 	junction := -1
@@ -567,15 +574,62 @@ func (w *SessionWriter) markActive(ctx context.Context) error {
 					ON e.sid = ?1 AND e.seq = (SELECT min(seq) FROM entries INDEXED BY entries_by_id WHERE sid = ?1 AND entry_id = old.parent_id)
 				WHERE e.seq != ?3 AND e.active = 1
 			)
-			UPDATE entries SET active = 0 WHERE sid = ?1 AND seq IN (SELECT seq FROM old)`, sid, w.base-1, junction); err != nil {
+			UPDATE entries SET active = 0 WHERE sid = ?1 AND seq IN (SELECT seq FROM old)`, sid, oldSeq, junction); err != nil {
 			return fmt.Errorf("active path: %w", err)
 		}
 	}
 	// The same walk again: it stops at the junction, still marked.
-	if _, err := tx.ExecContext(ctx, mark, sid, w.seq-1); err != nil {
+	if _, err := tx.ExecContext(ctx, mark, sid, newSeq); err != nil {
 		return fmt.Errorf("active path: %w", err)
 	}
 	return nil
+}
+
+// HasEntry reports whether the session holds an entry with id, among the
+// entries stored so far (those of earlier reads and the batches added).
+func (w *SessionWriter) HasEntry(ctx context.Context, id string) (bool, error) {
+	var n int
+	if err := w.tx.GetContext(ctx, &n, `SELECT count(*) FROM (SELECT 1 FROM entries INDEXED BY entries_by_id WHERE sid = ? AND entry_id = ? LIMIT 1)`, w.s.SID, id); err != nil {
+		return false, fmt.Errorf("index %s: look up entry: %w", w.s.Path, err)
+	}
+	return n > 0, nil
+}
+
+// claudeActive finds a claude session's active leaf (SPEC §3.4): the leaf
+// on the highest line among those that are not sidechains, else the leaf
+// on the highest line. It walks back from the last entry and stops at the
+// first such leaf, which is almost always the last entry itself. It
+// returns that leaf's seq, sets the session's ActiveLeaf, and gives the seq
+// of the old active leaf (-1 when there was none).
+func (w *SessionWriter) claudeActive(ctx context.Context) (newSeq, oldSeq int, err error) {
+	const leaf = `SELECT seq, entry_id FROM entries n WHERE n.sid = ?1 AND n.side <= ?2 AND NOT EXISTS
+		(SELECT 1 FROM entries c INDEXED BY entries_by_parent WHERE c.sid = ?1 AND c.parent_id = n.entry_id)
+		ORDER BY n.seq DESC LIMIT 1`
+	var rows []struct {
+		Seq int    `db:"seq"`
+		ID  string `db:"entry_id"`
+	}
+	for side := 0; side <= 1 && len(rows) == 0; side++ {
+		if err := w.tx.SelectContext(ctx, &rows, leaf, w.s.SID, side); err != nil {
+			return 0, 0, err
+		}
+	}
+	newSeq = w.seq - 1 // a session of cycles only has no leaf: the last entry, as for pi
+	if len(rows) > 0 {
+		newSeq = rows[0].Seq
+		w.s.ActiveLeaf = &rows[0].ID
+	}
+	oldSeq = -1
+	if w.oldLeaf != nil {
+		var seqs []int
+		if err := w.tx.SelectContext(ctx, &seqs, `SELECT seq FROM entries INDEXED BY entries_by_id WHERE sid = ? AND entry_id = ? AND seq < ? ORDER BY seq LIMIT 1`, w.s.SID, *w.oldLeaf, w.base); err != nil {
+			return 0, 0, err
+		}
+		if len(seqs) > 0 {
+			oldSeq = seqs[0]
+		}
+	}
+	return newSeq, oldSeq, nil
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -46,6 +46,9 @@ type Rules interface {
 	// MessagesOnPath returns it (SPEC §4, §3.4–3.6): a sub-slice of raw, the
 	// value exactly as stored; nil when the entry carries no message.
 	Message(typ string, raw []byte) json.RawMessage
+	// HasMessage reports whether entries of type typ carry a message:
+	// the lines Message must be given.
+	HasMessage(typ string) bool
 	// AppendSearchText appends the search text of the entry e (SPEC §7,
 	// FORMATS.md §4) to dst, pieces separated by '\n'. It never fails: a
 	// line that is not what it should be yields nothing.
@@ -59,6 +62,11 @@ type Rules interface {
 	// pi, plain and messages; Claude Code and Codex files are refused with
 	// wrong_dialect.
 	Writable() bool
+
+	// read takes one parsed committed line o of type typ ("" when it has
+	// none) of a file of this dialect: an entry, a header or metadata
+	// line, or a bad line (SPEC §3).
+	read(p *parser, l Line, o object, typ string) error
 }
 
 // RulesOf returns the rules of dialect d; an unknown name gets plain's.
@@ -85,6 +93,7 @@ func (piRules) Message(typ string, raw []byte) json.RawMessage {
 	}
 	return Field(raw, "message")
 }
+func (piRules) HasMessage(typ string) bool { return typ == "message" }
 func (piRules) AppendSearchText(dst []byte, e *Entry) []byte { return AppendSearchText(dst, e.Raw) }
 func (piRules) UserText(e *Entry) string {
 	if e.Type != "message" || e.Role != "user" {
@@ -104,6 +113,7 @@ func (messagesRules) Dialect() Dialect { return Messages }
 func (messagesRules) Message(_ string, raw []byte) json.RawMessage {
 	return json.RawMessage(raw)
 }
+func (messagesRules) HasMessage(string) bool { return true }
 func (messagesRules) AppendSearchText(dst []byte, e *Entry) []byte {
 	return appendAnthropicMessageText(dst, e.Raw)
 }
@@ -124,6 +134,7 @@ func (claudeRules) Message(typ string, raw []byte) json.RawMessage {
 	}
 	return Field(raw, "message")
 }
+func (claudeRules) HasMessage(typ string) bool { return typ == "user" || typ == "assistant" }
 func (claudeRules) AppendSearchText(dst []byte, e *Entry) []byte {
 	return appendClaudeText(dst, e.Type, e.Raw)
 }
@@ -147,6 +158,7 @@ func (codexRules) Message(typ string, raw []byte) json.RawMessage {
 	}
 	return json.RawMessage(raw) // a legacy bare item is its own payload
 }
+func (codexRules) HasMessage(typ string) bool { return typ == "response_item" }
 func (codexRules) AppendSearchText(dst []byte, e *Entry) []byte {
 	if e.Copy {
 		return dst

@@ -49,17 +49,25 @@ type Options struct {
 	// Result.Warnings keeping them: a file of a million bad lines then
 	// costs no memory. Result.State and HasTail still count them.
 	Diagnostic func(*Error)
+	// Where is the dialect the caller knows from the file's location (a
+	// Claude Code projects root it was asked to read), for a file with no
+	// parseable committed line; "" leaves it to DialectAt (SPEC §3).
+	Where Dialect
+	// Decided, when set, is called once with the file's dialect as soon as
+	// it is known: before the first entry reaches the callback.
+	Decided func(Dialect)
 }
 
 // Result is what a read found besides the entries (SPEC §8 `recover`).
 type Result struct {
 	Path      string
 	Dialect   Dialect
-	Header    *Header // the pi header, nil for the plain dialect or a pi file whose header was bad
-	Lines     int     // committed lines, blank ones included
-	Entries   int     // entries kept
-	Committed int64   // bytes of the committed prefix: the offset just after the last LF
-	Size      int64   // bytes read in all, tail included
+	Header    *Header     // the pi or codex header; nil for the other dialects or when the header was bad
+	Claude    *ClaudeMeta // what a Claude Code file's lines say of its session; nil for other dialects
+	Lines     int         // committed lines, blank ones included
+	Entries   int         // entries kept
+	Committed int64       // bytes of the committed prefix: the offset just after the last LF
+	Size      int64       // bytes read in all, tail included
 	Warnings  []*Error
 	Errors    []*Error // bad lines, in file order (Salvage only)
 	// Resumable is true when a later read of the same file, grown by
@@ -67,8 +75,12 @@ type Result struct {
 	// from byte 0 would see: a committed line decided the dialect, no
 	// oh-my-pi title line was pending, and the file is plain or pi version
 	// 2 or later with a usable header (version 1 ids come from line
-	// numbers, SPEC §3.2).
+	// numbers, SPEC §3.2), or of the messages, claude or codex dialect
+	// (whose L<line> ids go on from Resume.Prev).
 	Resumable bool
+	// Last is the id of the last entry read ("" when none): where a
+	// chained dialect's next entry hangs (Resume.Prev).
+	Last string
 
 	errs int  // bad lines passed to Options.Diagnostic
 	tail bool // an unterminated tail passed to Options.Diagnostic
@@ -82,6 +94,10 @@ type Resume struct {
 	Lines   int     // committed lines before Offset, blank ones included
 	Dialect Dialect // the dialect the earlier read decided
 	Version int     // the pi header version (0 for plain)
+	// Prev is the id of the last entry before Offset: the parent of the
+	// next entry of a dialect whose ids are L<line> in one chain (messages,
+	// codex; SPEC §3.5, §3.6). "" when there is none.
+	Prev string
 }
 
 // ResumeAt is the Resume that continues after res (whose Resumable must be
@@ -91,7 +107,7 @@ func (r *Result) ResumeAt() Resume {
 	if r.Header != nil {
 		v = r.Header.Version
 	}
-	return Resume{Offset: r.Committed, Lines: r.Lines, Dialect: r.Dialect, Version: v}
+	return Resume{Offset: r.Committed, Lines: r.Lines, Dialect: r.Dialect, Version: v, Prev: r.Last}
 }
 
 // State is ok, needs-repair (an unterminated tail) or damaged (bad lines,
@@ -217,6 +233,8 @@ func ReadFrom(r io.ReaderAt, size int64, from Resume, opts Options, fn func(Entr
 	}
 	p.decided, p.resumed, p.version = true, true, from.Version
 	p.res.Dialect, p.res.Lines, p.res.Committed = from.Dialect, from.Lines, from.Offset
+	p.rules, p.prevID = RulesOf(from.Dialect), from.Prev
+	p.tell()
 	return p.runFile(r, from.Offset, size)
 }
 
@@ -322,13 +340,23 @@ func (p *parser) runAt(r io.Reader, base int64) (*Result, error) {
 	}
 	// Decided before a pending title line is settled: a title line that
 	// ends the committed prefix may yet turn out to precede a header.
-	p.res.Resumable = p.decided && p.title == nil &&
-		(p.res.Dialect == Plain || ((p.res.Header != nil || p.resumed) && p.version >= 2))
+	switch p.res.Dialect {
+	case Plain, Messages, Claude, Codex:
+		p.res.Resumable = p.decided && p.title == nil
+	case Pi:
+		p.res.Resumable = p.decided && p.title == nil && (p.res.Header != nil || p.resumed) && p.version >= 2
+	}
 	if err := p.flushTitle(); err != nil {
 		return p.res, err
 	}
 	if p.res.Dialect == "" {
-		p.res.Dialect = Plain
+		p.res.Dialect = p.opts.Where
+		if p.res.Dialect == "" {
+			p.res.Dialect = DialectAt(p.opts.Path)
+		}
+	}
+	if p.res.Dialect != Pi {
+		p.res.Last = p.prevID
 	}
 	return p.res, nil
 }
@@ -348,7 +376,10 @@ type parser struct {
 	resumed bool         // ReadFrom: the header was read by an earlier read
 	title   *pendingLine // an oh-my-pi title line waiting for the header
 	version int
-	prevID  string   // pi v1: the previous entry's id
+	rules   Rules    // the dialect's, once decided
+	told    bool     // Options.Decided was called
+	prevID  string   // pi v1, messages, codex: the previous entry's id (claude, plain: the last entry's)
+	recent  []string // codex: the texts of the last response_items, to know event_msg copies
 	v1IDs   []string // pi v1: entry id per parsed line, header at 0 ("" for non-entries)
 	// lone is the index of the first escaped lone surrogate of line
 	// loneLine, or -1 (SPEC §2.9), as parseLine found it.
@@ -463,20 +494,29 @@ func (p *parser) line(l Line) error {
 		}
 		p.decided = true
 		if typ == "session" {
-			p.res.Dialect = Pi
+			p.res.Dialect, p.rules = Pi, piRules{}
 			p.title = nil // an oh-my-pi title line before the header is no entry
 			return p.header(l, o)
 		}
-		p.res.Dialect = Plain
-		if err := p.flushTitle(); err != nil {
-			return err
+		if p.title != nil {
+			p.res.Dialect, p.rules = Plain, plainRules{}
+			if err := p.flushTitle(); err != nil {
+				return err
+			}
+		} else {
+			p.res.Dialect = classify(o, typ)
+			p.rules = RulesOf(p.res.Dialect)
 		}
 	}
-	if p.res.Dialect == Pi {
-		return p.piEntry(l, o, typ)
+	if p.rules == nil { // decided by the caller (a MemStore is plain)
+		p.rules = RulesOf(p.res.Dialect)
 	}
-	return p.plainEntry(l, o)
+	p.tell()
+	return p.rules.read(p, l, o, typ)
 }
+
+func (piRules) read(p *parser, l Line, o object, typ string) error    { return p.piEntry(l, o, typ) }
+func (plainRules) read(p *parser, l Line, o object, typ string) error { return p.plainEntry(l, o) }
 
 // flushTitle handles a pending title line that turned out not to precede a
 // pi header: the file is plain and the line is read as a plain entry.
@@ -487,9 +527,18 @@ func (p *parser) flushTitle() error {
 	t := p.title
 	p.title = nil
 	p.decided = true
-	p.res.Dialect = Plain
+	p.res.Dialect, p.rules = Plain, plainRules{}
+	p.tell()
 	o, _ := parseObject(t.l.Bytes) // it parsed before
 	return p.plainEntry(t.l, o)
+}
+
+// tell passes the decided dialect to Options.Decided, once.
+func (p *parser) tell() {
+	if !p.told && p.opts.Decided != nil {
+		p.told = true
+		p.opts.Decided(p.res.Dialect)
+	}
 }
 
 func cloneLine(l Line) Line {
@@ -508,6 +557,9 @@ func (p *parser) emit(l Line, e Entry) error {
 		e.Raw = l.Bytes
 	}
 	p.res.Entries++
+	if p.res.Dialect != Pi {
+		p.prevID = e.ID
+	}
 	if p.fn == nil {
 		return nil
 	}

@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"sync/atomic"
 )
@@ -213,6 +214,10 @@ func check(checker *parser, b []byte, line int, strict bool) (*request, error) {
 		}
 		return nil, &Error{Code: CodeInvalidEntry, Offset: -1, Message: msg, Err: err}
 	}
+	if d := checker.res.Dialect; !RulesOf(d).Writable() {
+		checker.decided, checker.res.Dialect, checker.rules = false, "", nil
+		return nil, wrongDialect("", d)
+	}
 	if len(checker.res.Warnings) > warnings {
 		w := checker.res.Warnings[warnings]
 		checker.res.Warnings = checker.res.Warnings[:warnings]
@@ -229,6 +234,11 @@ func check(checker *parser, b []byte, line int, strict bool) (*request, error) {
 			if _, err := checkPlainMessage(o["message"]); err != nil {
 				return nil, &Error{Code: CodeInvalidEntry, ID: err.field, Offset: -1, Message: err.Error()}
 			}
+		}
+	}
+	if strict && got != nil && checker.res.Dialect == Messages {
+		if err := checkChatMessage(o); err != nil {
+			return nil, &Error{Code: CodeInvalidEntry, Offset: -1, Message: err.Error()}
 		}
 	}
 	r := &request{line: b}
@@ -259,6 +269,60 @@ func checkTree(ids map[string]bool, e Entry) error {
 	if !e.Root && !ids[e.ParentID] {
 		return &Error{Code: CodeMissingParent, ID: e.ID, Parent: e.ParentID, Offset: -1,
 			Message: "entry " + quote(e.ID) + " names parent " + quote(e.ParentID) + ", which is not committed"}
+	}
+	return nil
+}
+
+// wrongDialect is the error for an append to a file grove does not write:
+// Claude Code's and Codex's belong to their agents (SPEC §5).
+func wrongDialect(path string, d Dialect) *Error {
+	return &Error{Code: CodeWrongDialect, Path: path, Offset: -1,
+		Message: "this is a " + string(d) + " session file; grove never writes another agent's files",
+		Hint:    "grove appends to pi, plain and messages files only; `grove export --format md|html` makes a copy to read"}
+}
+
+// checkChatMessage is the writer's check of a new messages-log line (SPEC
+// §3.6, the chapter's saveMessages): a role of user or assistant, content a
+// string or a list of blocks, each an object with a string type, among them
+// text, tool_use and tool_result with their fields.
+func checkChatMessage(o object) *schemaError {
+	role, _ := optString(o, "role", "")
+	if role != "user" && role != "assistant" {
+		return fieldErr("role", "is %q, want \"user\" or \"assistant\"", role)
+	}
+	c := o["content"]
+	if jsonKind(c) == 's' {
+		return nil
+	}
+	blocks, err := decodeArray(c, "content")
+	if err != nil {
+		return err
+	}
+	for i, b := range blocks {
+		path := "content[" + strconv.Itoa(i) + "]"
+		bo, err := decodeObject(b, path)
+		if err != nil {
+			return err
+		}
+		typ, err := wantString(bo, "type", path)
+		if err != nil {
+			return err
+		}
+		switch typ {
+		case "text":
+			_, err = wantString(bo, "text", path)
+		case "tool_use":
+			if _, err = wantString(bo, "id", path); err == nil {
+				if _, err = wantString(bo, "name", path); err == nil {
+					_, err = want(bo, "input", path, 'o')
+				}
+			}
+		case "tool_result":
+			_, err = wantString(bo, "tool_use_id", path)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -150,7 +150,10 @@ func (w *Writer) load(f *os.File) error {
 		}
 	}
 	w.prefixLF = w.state == Ready && fi.Size() > res.Committed
-	if res.Header != nil && res.Header.Version == 1 {
+	if !RulesOf(res.Dialect).Writable() {
+		w.readOnly = wrongDialect(w.path, res.Dialect)
+	}
+	if res.Header != nil && res.Header.Version == 1 && res.Dialect == Pi {
 		w.readOnly = &Error{Code: CodeInvalidEntry, Path: w.path, Line: res.Header.Line, Offset: res.Header.Offset,
 			Message: "pi version 1 files are not appended to: their entry ids come from line numbers",
 			Hint:    "pi migrates a version 1 file to version 3 when it opens it; append after that"}

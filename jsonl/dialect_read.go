@@ -1,0 +1,349 @@
+package jsonl
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Reading the lines of each dialect (SPEC §3). The committed-line rules of
+// §2 (splitting, BOM, blank lines, JSON, the tail) are the parser's and the
+// same for all; each dialect's read takes one parsed committed line and
+// makes it an entry (p.emit), a header or metadata line, or a bad line
+// (p.bad).
+
+// claudeTypes are the line types that make a file Claude Code's when they
+// are on its first parseable line (FORMATS.md §0).
+var claudeTypes = map[string]bool{
+	"summary": true, "file-history-snapshot": true, "queue-operation": true, "user": true,
+	"assistant": true, "system": true, "progress": true, "attachment": true, "last-prompt": true,
+	"permission-mode": true, "custom-title": true, "ai-title": true, "mode": true, "pr-link": true,
+	"tag": true, "relocated": true, "worktree-state": true, "agent-name": true, "content-replacement": true,
+}
+
+// classify is the dialect that the first parseable committed line o (of
+// type typ, "" when it has none) gives its file, by the tests of
+// FORMATS.md §0 in their order. A pi header is decided by the caller.
+func classify(o object, typ string) Dialect {
+	_, hasType := o["type"]
+	_, hasRole := o["role"]
+	_, hasID := o["id"]
+	_, hasParentID := o["parentId"]
+	switch {
+	case typ == "session_meta" && jsonKind(o["payload"]) == 'o':
+		return Codex
+	case !hasType && !hasRole && !hasParentID && jsonKind(o["id"]) == 's' && jsonKind(o["timestamp"]) == 's':
+		return Codex // the pre-envelope rollout header
+	}
+	for _, k := range [...]string{"uuid", "parentUuid", "sessionId", "leafUuid"} {
+		if _, ok := o[k]; ok {
+			return Claude
+		}
+	}
+	if claudeTypes[typ] {
+		return Claude
+	}
+	_, hasContent := o["content"]
+	_, hasUUID := o["uuid"]
+	if hasRole && hasContent && !hasType && !hasID && !hasUUID {
+		return Messages
+	}
+	return Plain
+}
+
+// DialectAt is the dialect of a file with no parseable committed line,
+// from where it is (SPEC §3): a file named rollout-*.jsonl is codex, one
+// under a Claude Code projects folder (…/.claude/projects/…,
+// …/.config/claude/projects/…) claude, else plain.
+func DialectAt(path string) Dialect {
+	base := filepath.Base(path)
+	if strings.HasPrefix(base, "rollout-") && strings.HasSuffix(base, ".jsonl") {
+		return Codex
+	}
+	parts := strings.Split(filepath.ToSlash(filepath.Dir(path)), "/")
+	for i := 1; i < len(parts); i++ {
+		if parts[i] == "projects" && (parts[i-1] == ".claude" || parts[i-1] == "claude") {
+			return Claude
+		}
+	}
+	return Plain
+}
+
+// chained gives e the deterministic id of SPEC §3.2's version 1 rule,
+// which the messages and codex dialects share: L<physical line>, parent
+// the previous entry, the first a root.
+func (p *parser) chained(l Line, e *Entry) {
+	e.ID = "L" + strconv.Itoa(l.Num)
+	e.ParentID, e.Root = p.prevID, p.prevID == ""
+	p.prevID = e.ID
+}
+
+// --- messages (SPEC §3.6) ---
+
+func (messagesRules) read(p *parser, l Line, o object, typ string) error {
+	role, err := wantString(o, "role", "")
+	if err != nil {
+		return p.bad(l, "%s (a messages log holds one chat message per line)", err)
+	}
+	switch k := jsonKind(o["content"]); k {
+	case 's', 'a':
+	default:
+		return p.bad(l, "content: is %s, want a string or an array (a messages log holds one chat message per line)", kindNames[k])
+	}
+	e := Entry{Type: "message", Role: role}
+	p.chained(l, &e)
+	return p.emit(l, e)
+}
+
+// --- claude (SPEC §3.4, FORMATS.md §1) ---
+
+// ClaudeMeta is what the metadata lines and entries of a Claude Code file
+// say of its session (FORMATS.md §1.3, §1.5), as read in file order.
+type ClaudeMeta struct {
+	SessionID   string    // the first sessionId field: a sub-agent file's parent session
+	AgentID     string    // the first agentId field of an entry ("" outside sub-agent files and sidechains)
+	CustomTitle *string   // the last custom-title line's customTitle (the user's /rename)
+	AITitle     *string   // the last ai-title line's aiTitle
+	Summaries   []Summary // summary lines, in file order
+}
+
+// Summary is a Claude Code summary line: a title for the conversation that
+// ends at LeafUUID, which may be an entry of another file (FORMATS.md §1.5).
+type Summary struct {
+	LeafUUID string
+	Text     string
+}
+
+func (claudeRules) read(p *parser, l Line, o object, typ string) error {
+	m := p.claude()
+	if m.SessionID == "" {
+		m.SessionID, _ = optString(o, "sessionId", "")
+	}
+	uuid, _ := optString(o, "uuid", "")
+	if jsonKind(o["uuid"]) != 's' || uuid == "" {
+		if typ == "user" || typ == "assistant" {
+			return p.bad(l, "%s line without a uuid: it cannot be placed in the tree", typ)
+		}
+		p.claudeMeta(l, o, typ, m)
+		return nil
+	}
+	e := Entry{ID: uuid, Type: typ}
+	if e.Type == "" {
+		if _, ok := o["type"]; ok {
+			return p.bad(l, "type: is %s, want a string", kindNames[jsonKind(o["type"])])
+		}
+		e.Type = "unknown" // an entry line without a type: kept as a tree node
+	}
+	switch v := o["parentUuid"]; jsonKind(v) {
+	case 0, 'z':
+		e.Root = true
+	case 's':
+		_ = json.Unmarshal(v, &e.ParentID)
+		e.Root = e.ParentID == ""
+	default:
+		return p.bad(l, "parentUuid: is %s, want a string or null", kindNames[jsonKind(v)])
+	}
+	switch typ {
+	case "user", "assistant":
+		msg, err := decodeObject(o["message"], "message")
+		if err != nil {
+			return p.bad(l, "%s entry: %s", typ, err)
+		}
+		e.Role, _ = optString(msg, "role", "")
+		if e.Role == "" {
+			e.Role = typ
+		}
+	case "system":
+		sub, _ := optString(o, "subtype", "")
+		if sub == "compact_boundary" {
+			e.Type = "compact_boundary"
+			e.LogicalParent, _ = optString(o, "logicalParentUuid", "")
+		} else {
+			e.Role = sub
+		}
+	}
+	e.Sidechain = string(o["isSidechain"]) == "true"
+	e.Cwd, _ = optString(o, "cwd", "")
+	if m.AgentID == "" {
+		m.AgentID, _ = optString(o, "agentId", "")
+	}
+	if ts, ok := parseISOTime(o["timestamp"]); ok {
+		e.Timestamp, e.HasTime = ts, true
+	} else {
+		p.warn(l, CodeBadTimestamp, "timestamp is missing or not an ISO-8601 time")
+	}
+	return p.emit(l, e)
+}
+
+// claudeMeta keeps what a metadata line says of the session; the line is
+// counted, never an error (FORMATS.md §1.2: unknown types are metadata).
+func (p *parser) claudeMeta(l Line, o object, typ string, m *ClaudeMeta) {
+	p.surrogates(l)
+	switch typ {
+	case "custom-title":
+		if t, err := optString(o, "customTitle", ""); err == nil {
+			m.CustomTitle = &t
+		}
+	case "ai-title":
+		if t, err := optString(o, "aiTitle", ""); err == nil {
+			m.AITitle = &t
+		}
+	case "summary":
+		leaf, _ := optString(o, "leafUuid", "")
+		text, _ := optString(o, "summary", "")
+		if text != "" {
+			m.Summaries = append(m.Summaries, Summary{LeafUUID: leaf, Text: text})
+		}
+	}
+}
+
+func (p *parser) claude() *ClaudeMeta {
+	if p.res.Claude == nil {
+		p.res.Claude = &ClaudeMeta{}
+	}
+	return p.res.Claude
+}
+
+// --- codex (SPEC §3.5, FORMATS.md §2) ---
+
+// codexCopies are the event_msg payload types that repeat the text of a
+// response_item read just before them (FORMATS.md §2.4), with the
+// payload member holding it.
+var codexCopies = map[string]string{"user_message": "message", "agent_message": "message", "agent_reasoning": "text"}
+
+// recentTexts is how many response_item texts a Codex read remembers to
+// recognise their event_msg copies.
+const recentTexts = 8
+
+func (codexRules) read(p *parser, l Line, o object, typ string) error {
+	payload, hasPayload := o["payload"]
+	_, hasTS := o["timestamp"]
+	if typ == "session_meta" || (p.res.Header == nil && !p.resumed && typ == "" && !hasPayload && jsonKind(o["id"]) == 's') {
+		if p.res.Header != nil || p.resumed {
+			p.warn(l, CodeExtraHeader, "a later session_meta line is ignored: the first one owns the session (a fork copies its parent's)")
+			return nil
+		}
+		return p.codexHeader(l, o, typ == "session_meta")
+	}
+	if _, ok := o["record_type"]; ok && !hasPayload {
+		p.surrogates(l)
+		return nil // a legacy state line: metadata
+	}
+	if jsonKind(o["type"]) != 's' {
+		return p.bad(l, "type: is %s, want a string (a Codex rollout line is {timestamp, type, payload})", kindNames[jsonKind(o["type"])])
+	}
+	e := Entry{Type: typ}
+	item := o
+	if !hasPayload && !hasTS {
+		e.Type = "response_item" // a legacy bare item
+	} else if hasPayload {
+		var err *schemaError
+		if item, err = decodeObject(payload, "payload"); err != nil {
+			item = nil // an unknown record's payload need not be an object
+			if typ == "response_item" || typ == "event_msg" || typ == "compacted" {
+				return p.bad(l, "%s line: %s", typ, err)
+			}
+		}
+	}
+	ptype, _ := optString(item, "type", "")
+	e.Role = ptype
+	if e.Type == "response_item" && ptype == "message" {
+		e.Role, _ = optString(item, "role", "")
+	}
+	p.chained(l, &e)
+	switch {
+	case !hasTS && p.res.Header != nil && p.res.Header.Timestamp != 0:
+		e.Timestamp, e.HasTime = p.res.Header.Timestamp, true
+	case !hasTS && !hasPayload:
+	default:
+		if ts, ok := parseISOTime(o["timestamp"]); ok {
+			e.Timestamp, e.HasTime = ts, true
+		} else {
+			p.warn(l, CodeBadTimestamp, "timestamp is missing or not an ISO-8601 time")
+		}
+	}
+	switch e.Type {
+	case "response_item":
+		if t := codexItemText(item, ptype); t != "" {
+			p.recent = append(p.recent, t)
+			if len(p.recent) > recentTexts {
+				p.recent = p.recent[1:]
+			}
+		}
+	case "event_msg":
+		if field, ok := codexCopies[ptype]; ok {
+			t, _ := optString(item, field, "")
+			for _, r := range p.recent {
+				if r == t {
+					e.Copy = true
+					break
+				}
+			}
+		}
+	}
+	return p.emit(l, e)
+}
+
+// codexItemText is the text of a response_item that an event_msg may
+// repeat: a message's text blocks joined, or a reasoning item's summary
+// texts joined, each by "\n\n" as well as by nothing (Codex has written
+// both); "" for other items.
+func codexItemText(item object, ptype string) string {
+	var field, sub string
+	switch ptype {
+	case "message":
+		field, sub = "content", "text"
+	case "reasoning":
+		field, sub = "summary", "text"
+	default:
+		return ""
+	}
+	blocks, err := decodeArray(item[field], field)
+	if err != nil {
+		return ""
+	}
+	var parts []string
+	for _, b := range blocks {
+		bo, err := decodeObject(b, field)
+		if err != nil {
+			continue
+		}
+		if t, err := optString(bo, sub, ""); err == nil && t != "" {
+			parts = append(parts, t)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// codexHeader reads the first session_meta line (or the pre-envelope
+// header, whose members are the payload's).
+func (p *parser) codexHeader(l Line, o object, envelope bool) error {
+	meta := o
+	if envelope {
+		var err *schemaError
+		if meta, err = decodeObject(o["payload"], "payload"); err != nil {
+			return p.bad(l, "session_meta line: %s", err)
+		}
+	}
+	h := &Header{Line: l.Num, Offset: l.BodyOffset()}
+	h.ID, _ = optString(meta, "id", "")
+	h.Cwd, _ = optString(meta, "cwd", "")
+	h.ParentSession, _ = optString(meta, "forked_from_id", "")
+	if src, err := decodeObject(meta["source"], ""); err == nil && h.ParentSession == "" {
+		if sub, err := decodeObject(src["subagent"], ""); err == nil {
+			if ts, err := decodeObject(sub["thread_spawn"], ""); err == nil {
+				h.ParentSession, _ = optString(ts, "parent_thread_id", "")
+			}
+		}
+	}
+	if t, ok := parseISOTime(meta["timestamp"]); ok {
+		h.Timestamp = t
+	} else if t, ok := parseISOTime(o["timestamp"]); ok {
+		h.Timestamp = t
+	}
+	h.Raw = append(json.RawMessage(nil), l.Bytes...)
+	p.surrogates(l)
+	p.res.Header = h
+	return nil
+}
