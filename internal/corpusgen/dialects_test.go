@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/grove-sessions/grove/jsonl"
 )
 
 // dialectOptions make the corpus of every dialect: a fifth each, damage,
@@ -485,5 +487,87 @@ func TestGenerate_Version2Bytes(t *testing.T) {
 	}
 	if got, want := hex.EncodeToString(h.Sum(nil)), "79455ccc7abf8024f7360b88acb33c1f4a945b58a4f7565a563b1851cf4de57f"; got != want {
 		t.Errorf("pi and plain files hash to %s, version 2 wrote %s", got, want)
+	}
+}
+
+// TestDialects_ReaderAgrees reads every file of the mixed corpus with
+// grove's reader (jsonl.ReadFile): dialect, entries, committed lines and
+// damage as the manifest says (checkReader), and, from the reader's ids
+// and parents, the manifest's roots, leaves, branch points and active
+// leaf; the Claude session facts and the Codex header; every Codex
+// event_msg copy marked Copy.
+func TestDialects_ReaderAgrees(t *testing.T) {
+	dir, m := mustMixed(t)
+	for _, f := range m.Files {
+		checkReader(t, dir, f)
+		es, res, err := jsonl.ReadFile(filepath.Join(dir, f.Path), jsonl.Salvage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := map[string]bool{}
+		kids := map[string]int{}
+		roots, copies := 0, 0
+		for _, e := range es {
+			ids[e.ID] = true
+			if e.Root {
+				roots++
+			} else {
+				kids[e.ParentID]++
+			}
+			if e.Copy {
+				copies++
+			}
+		}
+		leaves, branches, active, last := 0, 0, "", ""
+		for _, e := range es {
+			switch kids[e.ID] {
+			case 0:
+				leaves++
+				if !e.Sidechain || f.Subagent {
+					active = e.ID
+				}
+			case 1:
+			default:
+				branches++
+			}
+			last = e.ID
+		}
+		if f.Dialect != "claude" {
+			active = last
+		}
+		if roots != f.Roots || leaves != f.Leaves || branches != f.BranchPoints || active != f.ActiveLeaf {
+			t.Errorf("%s: reader's tree has roots %d leaves %d branch points %d active %q; manifest %d %d %d %q",
+				f.Path, roots, leaves, branches, active, f.Roots, f.Leaves, f.BranchPoints, f.ActiveLeaf)
+		}
+		switch f.Dialect {
+		case "claude":
+			title := ""
+			if res.Claude != nil && res.Claude.CustomTitle != nil {
+				title = *res.Claude.CustomTitle
+			}
+			want := f.Session
+			if f.Subagent {
+				want = f.ParentSession
+			}
+			if res.Claude == nil || res.Claude.SessionID != want || title != f.Name {
+				t.Errorf("%s: reader's Claude facts %+v, want session %s, title %q", f.Path, res.Claude, want, f.Name)
+			}
+		case "codex":
+			if res.Header == nil || res.Header.ID != f.Session || res.Header.Cwd != f.Workspace {
+				t.Errorf("%s: reader's header %+v, want id %s cwd %s", f.Path, res.Header, f.Session, f.Workspace)
+			}
+			nodes, _ := readDialect(t, dir, f)
+			want := 0
+			for _, n := range nodes {
+				p, _ := n.obj["payload"].(map[string]any)
+				switch p["type"] {
+				case "user_message", "agent_message", "agent_reasoning":
+					want++
+				}
+			}
+			if copies != want {
+				t.Errorf("%s: the reader marks %d entries Copy, the file has %d event_msg copies", f.Path, copies, want)
+			}
+		}
 	}
 }
