@@ -32,16 +32,91 @@ func (s *suite) dialects(ctx context.Context) error {
 		s.skip(sec, "cold index per dialect", "--dialect-size 0")
 		return nil
 	}
-	var piMBps float64
+	type corpus struct {
+		d, dir, db            string
+		m                     *corpusgen.Manifest
+		secs, mbps, eps, peak []float64
+		baseline              []float64
+		baselineSkip          string
+	}
+	var cs []*corpus
 	for _, d := range s.cfg.Dialects {
-		mbps, err := s.dialect(ctx, sec, d)
+		o := s.dialectOptions(d)
+		name := fmt.Sprintf("dialect-%s-%d-seed%d", d, o.Size, o.Seed)
+		dir, m, err := s.auxCorpus(ctx, name, o, "--dialect-size")
 		if err != nil {
 			return fmt.Errorf("%s: %w", d, err)
 		}
-		if d == "pi" {
-			piMBps = mbps
-		} else if piMBps > 0 {
-			s.res.Ratios["cold_index_over_pi/"+d] = mbps / piMBps
+		c := &corpus{d: d, dir: dir, db: filepath.Join(s.cfg.Work, name+".db"), m: m}
+		defer removeDB(c.db)
+		cs = append(cs, c)
+	}
+	// Runs go round the dialects (pi, plain, ..., pi, plain, ...) so that
+	// a change in the machine's load reaches every dialect alike.
+	for i := 0; i < s.cfg.Runs; i++ {
+		for _, c := range cs {
+			removeDB(c.db)
+			r, sum, err := s.groveIndex(ctx, c.db, c.dir)
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.d, err)
+			}
+			if sum.Files != len(c.m.Files) || sum.Entries != c.m.Entries {
+				return fmt.Errorf("%s: grove index read %d files and %d entries in %s, the manifest lists %d and %d",
+					c.d, sum.Files, sum.Entries, c.dir, len(c.m.Files), c.m.Entries)
+			}
+			c.secs = append(c.secs, seconds(r.Wall))
+			c.mbps = append(c.mbps, float64(c.m.Bytes)/1e6/r.Wall.Seconds())
+			c.eps = append(c.eps, float64(sum.Entries)/r.Wall.Seconds())
+			c.peak = append(c.peak, float64(r.PeakKB)/1024)
+			fmt.Fprintf(s.log, "   %s cold run %d: %.2f s, %.1f MB/s\n", c.d, i+1, r.Wall.Seconds(), c.mbps[len(c.mbps)-1])
+		}
+		for _, c := range cs {
+			if c.d != "pi" && c.d != "plain" || c.baselineSkip != "" {
+				continue
+			}
+			mbps, skip, err := s.baselineRun(ctx, c.d, c.dir, c.m)
+			if err != nil {
+				return err
+			}
+			c.baselineSkip = skip
+			c.baseline = append(c.baseline, mbps)
+			if skip == "" {
+				fmt.Fprintf(s.log, "   %s baseline run %d: %.1f MB/s\n", c.d, i+1, mbps)
+			}
+		}
+	}
+	var pi *Figure
+	for _, c := range cs {
+		cold := figureOf(sec, c.d+": cold index throughput", "MB/s", c.mbps)
+		cold.Note = fmt.Sprintf("%s in %d files, %d entries", mb(c.m.Bytes), len(c.m.Files), c.m.Entries)
+		if pi != nil {
+			ratio := cold.Median / pi.Median
+			s.res.Ratios["cold_index_over_pi/"+c.d] = ratio
+			cold.Note += fmt.Sprintf("; %.2f× pi's", ratio)
+		}
+		s.add(cold)
+		if c.d == "pi" {
+			pi = &cold
+		}
+		s.add(figureOf(sec, c.d+": cold index wall time", "s", c.secs))
+		s.add(figureOf(sec, c.d+": cold index entries", "entries/s", c.eps))
+		s.add(figureOf(sec, c.d+": cold index peak RSS", "MB", c.peak))
+		if c.d == "pi" || c.d == "plain" {
+			name := c.d + ": Python + C SQLite baseline"
+			if c.baselineSkip != "" {
+				s.skip(sec, name, c.baselineSkip)
+			} else {
+				f := figureOf(sec, name, "MB/s", c.baseline)
+				ratio := cold.Median / f.Median
+				s.res.Ratios["grove_index_over_baseline/"+c.d] = ratio
+				f.Note = fmt.Sprintf("grove indexes %s at %.2f× this speed (same run, same files)", c.d, ratio)
+				s.add(f)
+			}
+		}
+	}
+	for _, c := range cs {
+		if err := s.dialectAppend(ctx, sec, c.d, c.dir, c.db, c.m); err != nil {
+			return fmt.Errorf("%s: %w", c.d, err)
 		}
 	}
 	return nil
@@ -60,93 +135,35 @@ func (s *suite) dialectOptions(d string) corpusgen.Options {
 	return o
 }
 
-// dialect measures one dialect and returns its median cold MB/s.
-func (s *suite) dialect(ctx context.Context, sec, d string) (float64, error) {
-	o := s.dialectOptions(d)
-	name := fmt.Sprintf("dialect-%s-%d-seed%d", d, o.Size, o.Seed)
-	dir, m, err := s.auxCorpus(ctx, name, o, "--dialect-size")
-	if err != nil {
-		return 0, err
-	}
-	db := filepath.Join(s.cfg.Work, name+".db")
-	defer removeDB(db)
-	var secs, mbps, eps, peak []float64
-	for i := 0; i < s.cfg.Runs; i++ {
-		removeDB(db)
-		r, sum, err := s.groveIndex(ctx, db, dir)
-		if err != nil {
-			return 0, err
-		}
-		if sum.Files != len(m.Files) || sum.Entries != m.Entries {
-			return 0, fmt.Errorf("grove index read %d files and %d entries in %s, the manifest lists %d and %d", sum.Files, sum.Entries, dir, len(m.Files), m.Entries)
-		}
-		secs = append(secs, seconds(r.Wall))
-		mbps = append(mbps, float64(m.Bytes)/1e6/r.Wall.Seconds())
-		eps = append(eps, float64(sum.Entries)/r.Wall.Seconds())
-		peak = append(peak, float64(r.PeakKB)/1024)
-		fmt.Fprintf(s.log, "   %s cold run %d: %.2f s, %.1f MB/s\n", d, i+1, r.Wall.Seconds(), mbps[len(mbps)-1])
-	}
-	cold := figureOf(sec, d+": cold index throughput", "MB/s", mbps)
-	cold.Note = fmt.Sprintf("%s in %d files, %d entries", mb(m.Bytes), len(m.Files), m.Entries)
-	if pi, ok := s.byName[sec+"/pi: cold index throughput"]; ok && d != "pi" {
-		cold.Note += fmt.Sprintf("; %.2f× pi's", cold.Median/pi.Median)
-	}
-	s.add(cold)
-	s.add(figureOf(sec, d+": cold index wall time", "s", secs))
-	s.add(figureOf(sec, d+": cold index entries", "entries/s", eps))
-	s.add(figureOf(sec, d+": cold index peak RSS", "MB", peak))
-	if d == "pi" || d == "plain" {
-		if err := s.dialectBaseline(ctx, sec, d, dir, m, cold.Median); err != nil {
-			return 0, err
-		}
-	}
-	if err := s.dialectAppend(ctx, sec, d, dir, db, m); err != nil {
-		return 0, err
-	}
-	return cold.Median, nil
-}
-
-// dialectBaseline runs baseline.py on the corpus of d, Runs times.
-func (s *suite) dialectBaseline(ctx context.Context, sec, d, dir string, m *corpusgen.Manifest, groveMBps float64) error {
-	name := d + ": Python + C SQLite baseline"
+// baselineRun runs baseline.py once on the corpus of d and returns its
+// MB/s, or why it could not be measured.
+func (s *suite) baselineRun(ctx context.Context, d, dir string, m *corpusgen.Manifest) (float64, string, error) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
-		s.skip(sec, name, "python3 is not installed")
-		return nil
+		return 0, "python3 is not installed", nil
 	}
 	script := filepath.Join(s.cfg.Work, "baseline.py")
 	if err := os.WriteFile(script, baselinePy, 0o644); err != nil {
-		return err
+		return 0, "", err
 	}
 	db := filepath.Join(s.cfg.Work, "baseline-"+d+".db")
+	removeDB(db)
 	defer removeDB(db)
-	var mbps []float64
-	for i := 0; i < s.cfg.Runs; i++ {
-		removeDB(db)
-		r, err := runProc(ctx, nil, py, []string{"-S", script, "--db", db, dir})
-		var out struct {
-			Seconds float64 `json:"seconds"`
-			Entries int64   `json:"entries"`
-		}
-		if err == nil {
-			err = json.Unmarshal(r.Stdout, &out)
-		}
-		if err != nil {
-			s.skip(sec, name, "baseline.py failed: "+err.Error())
-			return nil
-		}
-		if out.Entries != m.Entries {
-			s.skip(sec, name, fmt.Sprintf("baseline.py found %d entries, the manifest %d: it does not read this corpus as grove does", out.Entries, m.Entries))
-			return nil
-		}
-		mbps = append(mbps, float64(m.Bytes)/1e6/out.Seconds)
+	r, err := runProc(ctx, nil, py, []string{"-S", script, "--db", db, dir})
+	var out struct {
+		Seconds float64 `json:"seconds"`
+		Entries int64   `json:"entries"`
 	}
-	f := figureOf(sec, name, "MB/s", mbps)
-	ratio := groveMBps / f.Median
-	s.res.Ratios["grove_index_over_baseline/"+d] = ratio
-	f.Note = fmt.Sprintf("grove indexes %s at %.2f× this speed (same run, same files)", d, ratio)
-	s.add(f)
-	return nil
+	if err == nil {
+		err = json.Unmarshal(r.Stdout, &out)
+	}
+	switch {
+	case err != nil:
+		return 0, "baseline.py failed: " + err.Error(), nil
+	case out.Entries != m.Entries:
+		return 0, fmt.Sprintf("baseline.py found %d entries, the manifest %d: it does not read this corpus as grove does", out.Entries, m.Entries), nil
+	}
+	return float64(m.Bytes) / 1e6 / out.Seconds, "", nil
 }
 
 // dialectAppend appends AppendLines lines of d, 1 KB each, to the largest
