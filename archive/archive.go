@@ -274,4 +274,3 @@ func ReadLine(f *os.File, path string, e index.Entry) ([]byte, error) {
 	}
 	return buf, nil
 }
-

@@ -97,7 +97,8 @@ type LeafInfo struct {
 	Leaf    index.Leaf
 	// Active is set on the session's active leaf: the entry on the last
 	// line in file order (SPEC §1), decided by its line, not its id, so of
-	// two leaves that share a duplicated id only the later one is active.
+	// two leaves that share a duplicated id only the later one is active;
+	// for claude the last leaf that is no sidechain (SPEC §3.4).
 	Active bool
 	// Preview is one line from the last user message on the leaf's path,
 	// or from the leaf itself when its path has none; "" when the file
@@ -135,7 +136,7 @@ func (a *Archive) Leaves(ctx context.Context, f Filter) ([]LeafInfo, error) {
 		}
 		for _, l := range leaves {
 			li := LeafInfo{Session: s, Leaf: l, Label: labels[l.EntryID], Stale: stale,
-				Active: s.Entries > 0 && l.Seq == s.Entries-1}
+				Active: isActive(s, l.Seq, l.EntryID)}
 			if file != nil {
 				from := l.Entry
 				if u := l.LastUserEntry(); u != nil {
@@ -179,4 +180,14 @@ func count(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// isActive reports whether the entry at seq with id is the session's
+// active leaf: the last entry (SPEC §1), or for claude the one the index
+// chose by SPEC §3.4's rule.
+func isActive(s *index.Session, seq int, id string) bool {
+	if s.Dialect == string(jsonl.Claude) {
+		return s.ActiveLeaf != nil && *s.ActiveLeaf == id
+	}
+	return s.Entries > 0 && seq == s.Entries-1
 }

@@ -446,6 +446,9 @@ func (a *Archive) appendFile(ctx context.Context, b *index.Batch, f *countingFil
 	if d := from.Dialect; (d == jsonl.Messages || d == jsonl.Codex) && old.ActiveLeaf != nil {
 		from.Prev = *old.ActiveLeaf // one chain: its active leaf is its last entry
 	}
+	if old.HeaderMs != nil {
+		from.HeaderMs = *old.HeaderMs
+	}
 	read, err := jsonl.ReadFrom(f, size, from, jsonl.Options{Path: old.Path, Mode: jsonl.Salvage, Context: ctx, Diagnostic: r.diagnostic},
 		func(e jsonl.Entry) error { return r.entry(ctx, e) })
 	if err != nil {

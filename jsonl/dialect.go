@@ -93,7 +93,7 @@ func (piRules) Message(typ string, raw []byte) json.RawMessage {
 	}
 	return Field(raw, "message")
 }
-func (piRules) HasMessage(typ string) bool { return typ == "message" }
+func (piRules) HasMessage(typ string) bool                   { return typ == "message" }
 func (piRules) AppendSearchText(dst []byte, e *Entry) []byte { return AppendSearchText(dst, e.Raw) }
 func (piRules) UserText(e *Entry) string {
 	if e.Type != "message" || e.Role != "user" {

@@ -253,8 +253,8 @@ func (codexRules) read(p *parser, l Line, o object, typ string) error {
 	}
 	p.chained(l, &e)
 	switch {
-	case !hasTS && p.res.Header != nil && p.res.Header.Timestamp != 0:
-		e.Timestamp, e.HasTime = p.res.Header.Timestamp, true
+	case !hasTS && p.headerMs != 0:
+		e.Timestamp, e.HasTime = p.headerMs, true
 	case !hasTS && !hasPayload:
 	default:
 		if ts, ok := parseISOTime(o["timestamp"]); ok {
@@ -344,6 +344,6 @@ func (p *parser) codexHeader(l Line, o object, envelope bool) error {
 	}
 	h.Raw = append(json.RawMessage(nil), l.Bytes...)
 	p.surrogates(l)
-	p.res.Header = h
+	p.res.Header, p.headerMs = h, h.Timestamp
 	return nil
 }

@@ -98,6 +98,9 @@ type Resume struct {
 	// next entry of a dialect whose ids are L<line> in one chain (messages,
 	// codex; SPEC §3.5, §3.6). "" when there is none.
 	Prev string
+	// HeaderMs is the header's time in Unix milliseconds (0 when none): a
+	// legacy Codex item has no time of its own and takes it.
+	HeaderMs int64
 }
 
 // ResumeAt is the Resume that continues after res (whose Resumable must be
@@ -107,7 +110,11 @@ func (r *Result) ResumeAt() Resume {
 	if r.Header != nil {
 		v = r.Header.Version
 	}
-	return Resume{Offset: r.Committed, Lines: r.Lines, Dialect: r.Dialect, Version: v, Prev: r.Last}
+	var ms int64
+	if r.Header != nil {
+		ms = r.Header.Timestamp
+	}
+	return Resume{Offset: r.Committed, Lines: r.Lines, Dialect: r.Dialect, Version: v, Prev: r.Last, HeaderMs: ms}
 }
 
 // State is ok, needs-repair (an unterminated tail) or damaged (bad lines,
@@ -233,7 +240,7 @@ func ReadFrom(r io.ReaderAt, size int64, from Resume, opts Options, fn func(Entr
 	}
 	p.decided, p.resumed, p.version = true, true, from.Version
 	p.res.Dialect, p.res.Lines, p.res.Committed = from.Dialect, from.Lines, from.Offset
-	p.rules, p.prevID = RulesOf(from.Dialect), from.Prev
+	p.rules, p.prevID, p.headerMs = RulesOf(from.Dialect), from.Prev, from.HeaderMs
 	p.tell()
 	return p.runFile(r, from.Offset, size)
 }
@@ -369,18 +376,19 @@ type pendingLine struct {
 }
 
 type parser struct {
-	opts    Options
-	res     *Result
-	fn      func(Entry) error
-	decided bool
-	resumed bool         // ReadFrom: the header was read by an earlier read
-	title   *pendingLine // an oh-my-pi title line waiting for the header
-	version int
-	rules   Rules    // the dialect's, once decided
-	told    bool     // Options.Decided was called
-	prevID  string   // pi v1, messages, codex: the previous entry's id (claude, plain: the last entry's)
-	recent  []string // codex: the texts of the last response_items, to know event_msg copies
-	v1IDs   []string // pi v1: entry id per parsed line, header at 0 ("" for non-entries)
+	opts     Options
+	res      *Result
+	fn       func(Entry) error
+	decided  bool
+	resumed  bool         // ReadFrom: the header was read by an earlier read
+	title    *pendingLine // an oh-my-pi title line waiting for the header
+	version  int
+	rules    Rules    // the dialect's, once decided
+	told     bool     // Options.Decided was called
+	headerMs int64    // codex: the header's time, for legacy items without one
+	prevID   string   // pi v1, messages, codex: the previous entry's id (claude, plain: the last entry's)
+	recent   []string // codex: the texts of the last response_items, to know event_msg copies
+	v1IDs    []string // pi v1: entry id per parsed line, header at 0 ("" for non-entries)
 	// lone is the index of the first escaped lone surrogate of line
 	// loneLine, or -1 (SPEC §2.9), as parseLine found it.
 	lone, loneLine int

@@ -1,0 +1,357 @@
+package archive_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/testutil"
+	"github.com/grove-sessions/grove/jsonl"
+)
+
+// treeExpect is a testdata/<dialect>/*.tree.json file: what SPEC §3.4–3.6
+// and FORMATS.md say grove must find in the session file beside it,
+// written by hand.
+type treeExpect struct {
+	Dialect       string              `json:"dialect"`
+	SessionID     string              `json:"session_id"`
+	Workspace     string              `json:"workspace"` // "<dir>": the folder holding the file
+	Name          string              `json:"name"`
+	ParentSession string              `json:"parent_session"`
+	State         string              `json:"state"`
+	Lines         int                 `json:"lines"`
+	Entries       [][2]*string        `json:"entries"` // [id, parent or null], file order
+	Leaves        []string            `json:"leaves"`
+	Active        string              `json:"active"`
+	BranchPoints  map[string][]string `json:"branch_points"`
+	Paths         map[string][]string `json:"paths"`
+	Messages      map[string][]string `json:"messages"` // leaf -> ids of the entries whose message MessagesOnPath gives
+	Diagnostics   [][2]any            `json:"diagnostics"`
+	Copies        []string            `json:"copies"` // codex: entries whose text repeats a response_item
+}
+
+// dialectFixtures are the session files of testdata/{messages,claude,codex}
+// that have a .tree.json beside them.
+func dialectFixtures(t *testing.T) map[string]treeExpect {
+	t.Helper()
+	out := map[string]treeExpect{}
+	for _, d := range []string{"messages", "claude", "codex"} {
+		root := testutil.Testdata(t, d)
+		err := filepath.WalkDir(root, func(p string, de os.DirEntry, err error) error {
+			if err != nil || !strings.HasSuffix(p, ".tree.json") {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			var e treeExpect
+			if err := json.Unmarshal(b, &e); err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			out[strings.TrimSuffix(p, ".tree.json")+".jsonl"] = e
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(out) < 5 {
+		t.Fatalf("found %d dialect fixtures, want at least 5", len(out))
+	}
+	return out
+}
+
+func (w treeExpect) workspace(path string) string {
+	if w.Workspace == "<dir>" {
+		return filepath.Dir(path)
+	}
+	return w.Workspace
+}
+
+// messageIDs are the ids of the path entries whose message MessagesOnPath
+// returns, matched by bytes.
+func messageIDs(t *testing.T, s *archive.Session, leaf string) []string {
+	t.Helper()
+	msgs, err := archive.MessagesOnPath(s.Dialect, s.Entries, leaf)
+	if err != nil {
+		t.Fatalf("MessagesOnPath(%q): %v", leaf, err)
+	}
+	path, _ := archive.PathTo(s.Entries, leaf)
+	rules := jsonl.RulesOf(s.Dialect)
+	var ids []string
+	k := 0
+	for _, e := range path {
+		if k < len(msgs) && rules.HasMessage(e.Type) && string(rules.Message(e.Type, e.Raw)) == string(msgs[k]) {
+			ids = append(ids, e.ID)
+			k++
+		}
+	}
+	if k != len(msgs) {
+		t.Fatalf("MessagesOnPath(%q) gave %d messages that are no path entry's", leaf, len(msgs)-k)
+	}
+	return ids
+}
+
+// The pure side: Load, PathTo, Leaves, BranchPoints, ActiveLeaf and
+// MessagesOnPath answer what the fixture's .tree.json says.
+func TestLoad_DialectFixtures(t *testing.T) {
+	for path, want := range dialectFixtures(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			s, err := archive.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]any{
+				"dialect": string(s.Dialect), "id": s.ID, "workspace": s.Workspace, "name": s.Name,
+				"parent": s.ParentSession, "state": string(s.Result.State()), "lines": s.Result.Lines,
+			}
+			wantFacts := map[string]any{
+				"dialect": want.Dialect, "id": want.SessionID, "workspace": want.workspace(path), "name": want.Name,
+				"parent": want.ParentSession, "state": want.State, "lines": want.Lines,
+			}
+			if !reflect.DeepEqual(got, wantFacts) {
+				t.Errorf("Load facts = %v, want %v", got, wantFacts)
+			}
+			var edges [][2]*string
+			var copies []string
+			for _, e := range s.Entries {
+				id := e.ID
+				var parent *string
+				if !e.Root {
+					p := e.ParentID
+					parent = &p
+				}
+				edges = append(edges, [2]*string{&id, parent})
+				if e.Copy {
+					copies = append(copies, e.ID)
+				}
+			}
+			if g, w := fmtEdges(edges), fmtEdges(want.Entries); g != w {
+				t.Errorf("entries = %s\nwant      %s", g, w)
+			}
+			if !slices.Equal(copies, want.Copies) {
+				t.Errorf("copies = %v, want %v", copies, want.Copies)
+			}
+			var leaves []string
+			for _, l := range archive.Leaves(s.Entries) {
+				leaves = append(leaves, l.ID)
+			}
+			if !slices.Equal(leaves, want.Leaves) {
+				t.Errorf("Leaves = %v, want %v", leaves, want.Leaves)
+			}
+			bps := map[string][]string{}
+			for _, b := range archive.BranchPoints(s.Entries) {
+				bps[b.ID] = b.Children
+			}
+			if !reflect.DeepEqual(bps, nonNil(want.BranchPoints)) {
+				t.Errorf("BranchPoints = %v, want %v", bps, want.BranchPoints)
+			}
+			if a := archive.ActiveLeaf(s.Dialect, s.Entries); a != want.Active {
+				t.Errorf("ActiveLeaf = %q, want %q", a, want.Active)
+			}
+			for leaf, ids := range want.Paths {
+				p, err := archive.PathTo(s.Entries, leaf)
+				if err != nil {
+					t.Fatalf("PathTo(%q): %v", leaf, err)
+				}
+				var got []string
+				for _, e := range p {
+					got = append(got, e.ID)
+				}
+				if !slices.Equal(got, ids) {
+					t.Errorf("PathTo(%q) = %v, want %v", leaf, got, ids)
+				}
+			}
+			for leaf, ids := range want.Messages {
+				if got := messageIDs(t, s, leaf); !slices.Equal(got, ids) {
+					t.Errorf("MessagesOnPath(%q) = messages of %v, want %v", leaf, got, ids)
+				}
+			}
+			var diags [][2]any
+			for _, e := range append(append([]*jsonl.Error{}, s.Result.Warnings...), s.Result.Errors...) {
+				diags = append(diags, [2]any{string(e.Code), float64(e.Line)})
+			}
+			slices.SortFunc(diags, func(a, b [2]any) int { return int(a[1].(float64) - b[1].(float64)) })
+			if !reflect.DeepEqual(nonNilDiags(diags), nonNilDiags(want.Diagnostics)) {
+				t.Errorf("diagnostics = %v, want %v", diags, want.Diagnostics)
+			}
+		})
+	}
+}
+
+// The index side: the same files indexed answer the same through the
+// sessions row, the CTE path, the leaves and messages queries.
+func TestIndex_DialectFixtures(t *testing.T) {
+	ctx := context.Background()
+	fixtures := dialectFixtures(t)
+	a := mustOpenArchive(t, filepath.Join(t.TempDir(), "index.db"))
+	var roots []string
+	for _, d := range []string{"messages", "claude", "codex"} {
+		roots = append(roots, testutil.Testdata(t, d))
+	}
+	if _, err := a.Index(ctx, archive.IndexOptions{Roots: roots}); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range fixtures {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			s, err := a.Resolve(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			active := ""
+			if s.ActiveLeaf != nil {
+				active = *s.ActiveLeaf
+			}
+			got := []any{s.Dialect, s.SessionID, s.Workspace, s.Name, s.ParentSession, s.State, s.Lines, s.Entries, s.Leaves, active}
+			wantRow := []any{want.Dialect, want.SessionID, want.workspace(path), want.Name, want.ParentSession, want.State, want.Lines, len(want.Entries), len(want.Leaves), want.Active}
+			if !reflect.DeepEqual(got, wantRow) {
+				t.Errorf("sessions row (dialect, id, workspace, name, parent, state, lines, entries, leaves, active) = %v, want %v", got, wantRow)
+			}
+			for leaf, ids := range want.Paths {
+				p, err := a.Path(ctx, path, leaf)
+				if err != nil {
+					t.Fatalf("Path(%q): %v", leaf, err)
+				}
+				var got []string
+				for _, e := range p.Entries {
+					got = append(got, e.EntryID)
+				}
+				if !slices.Equal(got, ids) {
+					t.Errorf("CTE path(%q) = %v, want %v", leaf, got, ids)
+				}
+			}
+			pure, err := archive.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for leaf := range want.Messages {
+				_, msgs, err := a.Messages(ctx, path, leaf)
+				if err != nil {
+					t.Fatalf("Messages(%q): %v", leaf, err)
+				}
+				wantMsgs, _ := archive.MessagesOnPath(pure.Dialect, pure.Entries, leaf)
+				if len(msgs) != len(wantMsgs) {
+					t.Fatalf("Messages(%q) = %d messages, want %d", leaf, len(msgs), len(wantMsgs))
+				}
+				for i := range msgs {
+					if string(msgs[i]) != string(wantMsgs[i]) {
+						t.Errorf("Messages(%q)[%d] = %s, want %s", leaf, i, msgs[i], wantMsgs[i])
+					}
+				}
+			}
+			leaves, err := a.Leaves(ctx, archive.Filter{Session: path})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var actives []string
+			for _, l := range leaves {
+				if l.Active {
+					actives = append(actives, l.Leaf.EntryID)
+				}
+			}
+			if !slices.Equal(actives, []string{want.Active}) {
+				t.Errorf("leaves marked active = %v, want [%s]", actives, want.Active)
+			}
+		})
+	}
+	rep, err := a.Verify(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Mismatches != 0 || rep.Stale != 0 {
+		t.Errorf("verify: %d mismatches, %d stale: %+v", rep.Mismatches, rep.Stale, rep.Problems)
+	}
+}
+
+func fmtEdges(es [][2]*string) string {
+	var b strings.Builder
+	for _, e := range es {
+		p := "null"
+		if e[1] != nil {
+			p = *e[1]
+		}
+		b.WriteString(*e[0] + "<-" + p + " ")
+	}
+	return b.String()
+}
+
+func nonNil(m map[string][]string) map[string][]string {
+	if m == nil {
+		return map[string][]string{}
+	}
+	return m
+}
+
+func nonNilDiags(d [][2]any) [][2]any {
+	if d == nil {
+		return [][2]any{}
+	}
+	return d
+}
+
+// Refresh by appended bytes gives every dialect what a clean read gives:
+// each fixture is cut after each of its lines, indexed, grown back to the
+// whole file and indexed again, and the index must then equal a clean
+// index of the whole file (SPEC §6; chains resume from their last entry,
+// claude names and active leaves from the whole file).
+func TestRefresh_DialectAppends(t *testing.T) {
+	ctx := context.Background()
+	for path := range dialectFixtures(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, filepath.Base(path))
+			db := filepath.Join(t.TempDir(), "index.db")
+			cleanDB := filepath.Join(t.TempDir(), "clean.db")
+			clean := func() string {
+				t.Helper()
+				os.Remove(cleanDB)
+				a := mustOpenArchive(t, cleanDB)
+				defer a.Close()
+				if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
+					t.Fatal(err)
+				}
+				return mustDump(t, a)
+			}
+			for cut := 0; cut < len(data); cut++ {
+				if data[cut] != '\n' {
+					continue
+				}
+				os.Remove(db)
+				if err := os.WriteFile(file, data[:cut+1], 0o600); err != nil {
+					t.Fatal(err)
+				}
+				a := mustOpenArchive(t, db)
+				if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
+					t.Fatal(err)
+				}
+				f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.Write(data[cut+1:])
+				f.Close()
+				sum, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := mustDump(t, a)
+				a.Close()
+				if want := clean(); got != want {
+					t.Fatalf("cut after byte %d (appended %d of %d files): index after the append differs from a clean index:\n%s",
+						cut, sum.Appended, sum.Files, testutil.FirstDiff(got, want))
+				}
+			}
+		})
+	}
+}
