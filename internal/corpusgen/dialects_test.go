@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -568,6 +569,66 @@ func TestDialects_ReaderAgrees(t *testing.T) {
 			if copies != want {
 				t.Errorf("%s: the reader marks %d entries Copy, the file has %d event_msg copies", f.Path, copies, want)
 			}
+		}
+	}
+}
+
+// TestDialects_IndexAgrees indexes the mixed corpus with grove's archive
+// and checks each session's row against the manifest: id, dialect,
+// workspace, entries, leaves, active leaf, name and, for Claude
+// sub-agents, parent_session.
+func TestDialects_IndexAgrees(t *testing.T) {
+	if testing.Short() {
+		t.Skip("indexes 20 MB; skipped with -short")
+	}
+	dir, m := mustMixed(t)
+	ctx := context.Background()
+	a, err := archive.Open(ctx, filepath.Join(t.TempDir(), "index.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := a.Sessions(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byPath := map[string]int{}
+	for i, s := range rows {
+		byPath[s.Path] = i
+	}
+	if len(rows) != len(m.Files) {
+		t.Errorf("%d sessions in the index, %d files in the manifest", len(rows), len(m.Files))
+	}
+	for _, f := range m.Files {
+		i, ok := byPath[filepath.Join(dir, filepath.FromSlash(f.Path))]
+		if !ok {
+			t.Errorf("%s: not in the index", f.Path)
+			continue
+		}
+		s := rows[i]
+		ws := f.Workspace
+		if f.Dialect == "messages" {
+			ws = filepath.Join(dir, filepath.FromSlash(ws))
+		}
+		name := f.Name
+		if f.Dialect == "plain" {
+			name = "" // grove names no plain session (SPEC §3.3): its metadata "name" is the generator's own
+		}
+		active := ""
+		if s.ActiveLeaf != nil {
+			active = *s.ActiveLeaf
+		}
+		if s.SessionID != f.Session || s.Dialect != f.Dialect || s.Workspace != ws || s.Entries != f.Entries ||
+			s.Leaves != f.Leaves || active != f.ActiveLeaf || s.Name != name {
+			t.Errorf("%s: index says id %s dialect %s workspace %s entries %d leaves %d active %s name %q;\n\tmanifest %s %s %s %d %d %s %q",
+				f.Path, s.SessionID, s.Dialect, s.Workspace, s.Entries, s.Leaves, active, s.Name,
+				f.Session, f.Dialect, ws, f.Entries, f.Leaves, f.ActiveLeaf, name)
+		}
+		if f.Subagent && s.ParentSession != f.ParentSession {
+			t.Errorf("%s: parent_session %q, want %q", f.Path, s.ParentSession, f.ParentSession)
 		}
 	}
 }
