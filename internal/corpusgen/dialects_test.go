@@ -615,7 +615,7 @@ func TestDialects_IndexAgrees(t *testing.T) {
 		}
 		name := f.Name
 		if f.Dialect == "plain" {
-			name = "" // grove names no plain session (SPEC §3.3): its metadata "name" is the generator's own
+			name = "" // SPEC §3.2 names pi sessions only: a plain metadata "name" is the generator's own
 		}
 		active := ""
 		if s.ActiveLeaf != nil {
