@@ -371,6 +371,7 @@ func (g *gen) claudeTitle() {
 	g.line = append(appendStr(b, "sessionId", g.sessionID), '}')
 	if !g.done {
 		g.out.Name = title
+		g.names = append(g.names, named{at: g.w.n, name: title})
 	}
 	g.meta(g.line)
 }

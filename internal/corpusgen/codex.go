@@ -14,7 +14,7 @@ var codexModels = []string{"gpt-5.1-codex", "gpt-5.1-codex-max"}
 
 // codexHeader writes the session_meta line, base instructions included
 // (real ones are a few KB of the agent's own prompt).
-func (g *gen) codexHeader() {
+func (g *gen) codexHeader(forkedFrom string) {
 	r := g.r
 	b := append(g.line[:0], `{"timestamp":"`...)
 	b = append(appendISO(b, g.p.start), `","type":"session_meta","payload":{`...)
@@ -22,6 +22,9 @@ func (g *gen) codexHeader() {
 	b = append(appendKey(b, "timestamp"), '"')
 	b = append(appendISO(b, g.p.start-int64(r.Range(100, 900))), '"')
 	b = appendStr(b, "cwd", g.out.Workspace)
+	if forkedFrom != "" {
+		b = appendStr(b, "forked_from_id", forkedFrom)
+	}
 	b = append(b, `,"originator":"codex_cli_rs","cli_version":"`+codexVersion+`","source":"cli","model_provider":"openai"`...)
 	b = append(b, `,"base_instructions":{"text":`...)
 	g.txt = append(g.txt[:0], "You are Codex, a coding agent based on GPT-5. You and the user share the same workspace and collaborate to achieve the user's goals.\n\n"...)

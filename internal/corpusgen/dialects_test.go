@@ -21,7 +21,7 @@ import (
 
 // dialectOptions make the corpus of every dialect: a fifth each, damage,
 // images and sub-agents at high rates.
-var dialectOptions = Options{Seed: 6, Size: 20_000_000, ChineseShare: 0.2, ImageRate: 0.05,
+var dialectOptions = Options{Seed: 8, Size: 20_000_000, ChineseShare: 0.2, ImageRate: 0.05,
 	DamageRate: 0.4, PlainShare: 0.5, ForkRate: 0.2, ClaudeShare: 0.3, CodexShare: 0.2,
 	MessagesShare: 0.2, SubagentRate: 0.5, MaxSession: 700_000}
 
@@ -288,8 +288,16 @@ func TestDialects_Claude(t *testing.T) {
 				}
 				if res, ok := o["toolUseResult"].(map[string]any); ok && res["agentId"] != nil {
 					agent := "agent-" + res["agentId"].(string)
-					af, ok := byPath[path.Join(path.Dir(f.Path), f.Session, "subagents", agent+".jsonl")]
-					if !ok || af.ParentSession != f.Session {
+					// the session that ran the Task, or the one a fork copied it from
+					af, ok := File{}, false
+					for s := f; !ok; s = byPath[s.Parent] {
+						af, ok = byPath[path.Join(path.Dir(s.Path), s.Session, "subagents", agent+".jsonl")]
+						ok = ok && af.ParentSession == s.Session
+						if !s.Forked {
+							break
+						}
+					}
+					if !ok {
 						t.Errorf("%s:%d: Task result names %s, which is no sub-agent file of this session", f.Path, n.line, agent)
 					}
 					agentsLinked++
@@ -630,5 +638,69 @@ func TestDialects_IndexAgrees(t *testing.T) {
 		if f.Subagent && s.ParentSession != f.ParentSession {
 			t.Errorf("%s: parent_session %q, want %q", f.Path, s.ParentSession, f.ParentSession)
 		}
+	}
+}
+
+// TestDialects_Forks: a Claude fork (--fork-session) begins with every
+// line of its parent up to ForkEntry, uuids kept and sessionId
+// re-stamped; a Codex fork has forked_from_id in its header and then the
+// parent's items up to ForkEntry, equal but for the envelope time, ending
+// before a user message.
+func TestDialects_Forks(t *testing.T) {
+	dir, m := mustMixed(t)
+	byPath := map[string]File{}
+	for _, f := range m.Files {
+		byPath[f.Path] = f
+	}
+	seen := map[string]int{}
+	for _, f := range m.Files {
+		if !f.Forked || (f.Dialect != "claude" && f.Dialect != "codex") {
+			continue
+		}
+		seen[f.Dialect]++
+		p, ok := byPath[f.Parent]
+		if !ok || p.Damage != "" || p.Dialect != f.Dialect {
+			t.Fatalf("%s: parent %q missing, damaged or of another dialect", f.Path, f.Parent)
+		}
+		mine, theirs := mustLines(t, filepath.Join(dir, f.Path)), mustLines(t, filepath.Join(dir, p.Path))
+		pnodes, _ := readDialect(t, dir, p)
+		var cut int // the parent's line of ForkEntry
+		for k, n := range pnodes {
+			if n.id == f.ForkEntry {
+				cut = n.line
+				if k != f.Prefix-1 {
+					t.Errorf("%s: fork entry %s is entry %d of the parent, prefix %d", f.Path, f.ForkEntry, k+1, f.Prefix)
+				}
+			}
+		}
+		if cut == 0 {
+			t.Fatalf("%s: fork entry %s is not in %s", f.Path, f.ForkEntry, p.Path)
+		}
+		switch f.Dialect {
+		case "claude":
+			for i := 0; i < cut; i++ {
+				want := bytes.ReplaceAll(theirs[i], []byte(p.Session), []byte(f.Session))
+				if !bytes.Equal(mine[i], want) {
+					t.Errorf("%s:%d is not line %d of %s with the sessionId re-stamped", f.Path, i+1, i+1, p.Path)
+				}
+			}
+		case "codex":
+			var h struct{ Payload struct{ ForkedFromID string `json:"forked_from_id"` } }
+			if err := json.Unmarshal(mine[0], &h); err != nil || h.Payload.ForkedFromID != p.Session {
+				t.Errorf("%s: header forked_from_id %q, want %s (%v)", f.Path, h.Payload.ForkedFromID, p.Session, err)
+			}
+			const ts = len(`{"timestamp":"2026-01-05T09:00:00.000Z"`)
+			for i := 1; i < cut; i++ {
+				if !bytes.Equal(mine[i][ts:], theirs[i][ts:]) {
+					t.Errorf("%s:%d is not line %d of %s but for its time", f.Path, i+1, i+1, p.Path)
+				}
+			}
+			if next := pnodes[f.Prefix].obj["payload"].(map[string]any); next["type"] != "message" || next["role"] != "user" {
+				t.Errorf("%s: the copy does not end before a user message", f.Path)
+			}
+		}
+	}
+	if seen["claude"] == 0 || seen["codex"] == 0 {
+		t.Errorf("forks in the mixed corpus: %v, want claude and codex ones", seen)
 	}
 }

@@ -117,6 +117,9 @@ func (g *gen) name() {
 	}
 	g.commit(kindOther)
 	g.out.Name = title
+	if g.pi && !g.done {
+		g.names = append(g.names, named{at: int64(g.leaf), name: title})
+	}
 }
 
 // modelChange switches the model: pi's model_change, or plain metadata

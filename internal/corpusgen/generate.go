@@ -185,12 +185,19 @@ func (s *scratch) session(ctx context.Context, dir string, o *Options, ws []work
 	case p.dialect == "pi":
 		g.header(parent)
 	case p.dialect == "codex":
-		g.codexHeader()
+		fork := ""
+		if parent != nil {
+			fork = parent.p.id
+		}
+		g.codexHeader(fork)
+	}
+	if parent != nil && !p.subagent && p.dialect == "claude" {
+		g.uuidTail, g.uuidSalt = parent.uuidTail, parent.uuidSalt // copied uuids are named as the parent made them
 	}
 	switch {
 	case parent != nil && !p.subagent:
 		parentFile := filepath.Join(dir, filepath.FromSlash(parent.p.path))
-		if err := g.forkFrom(parent.p, &parent.tr, parentFile); err != nil {
+		if err := g.forkFrom(parent.p, &parent.tr, parent.names, parentFile); err != nil {
 			return nil, err
 		}
 	case p.dialect == "claude":

@@ -149,6 +149,10 @@ func planCorpus(o Options, ws []workspace) []*plan {
 	}
 	var total int64
 	var recent []int // undamaged pi sessions a fork may start from
+	// undamaged Claude and Codex main sessions a fork may start from
+	// (--fork-session, codex fork); never pi's list, so that a corpus
+	// without them draws as version 2 did
+	recentOf := map[string][]int{}
 	for k := uint64(0); total < o.Size && (o.Files == 0 || int(k) < o.Files); k++ {
 		p := &plan{stream: k, forkOf: -1, dialect: "pi"}
 		p.size = int64(sessionSize.Draw(r))
@@ -186,8 +190,13 @@ func planCorpus(o Options, ws []workspace) []*plan {
 		clock += int64(r.Range(2, 180)) * 60_000
 		p.start = clock
 		p.id = r.uuid()
-		if p.dialect == "pi" && len(recent) > 0 && r.Chance(o.ForkRate) {
-			p.forkOf = recent[r.Intn(len(recent))]
+		if other := recentOf[p.dialect]; p.dialect == "pi" && len(recent) > 0 && r.Chance(o.ForkRate) ||
+			p.dialect != "pi" && len(other) > 0 && r.Chance(o.ForkRate) {
+			if p.dialect == "pi" {
+				p.forkOf = recent[r.Intn(len(recent))]
+			} else {
+				p.forkOf = other[r.Intn(len(other))]
+			}
 			parent := plans[p.forkOf]
 			p.ws = parent.ws
 			// The fork is made some time into its parent's life.
@@ -232,6 +241,11 @@ func planCorpus(o Options, ws []workspace) []*plan {
 		if p.dialect == "pi" && p.damage == "" {
 			if recent = append(recent, p.index); len(recent) > 8 {
 				recent = recent[1:]
+			}
+		}
+		if (p.dialect == "claude" || p.dialect == "codex") && p.damage == "" {
+			if recentOf[p.dialect] = append(recentOf[p.dialect], p.index); len(recentOf[p.dialect]) > 8 {
+				recentOf[p.dialect] = recentOf[p.dialect][1:]
 			}
 		}
 		total += p.size

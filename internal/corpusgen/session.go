@@ -85,6 +85,10 @@ type gen struct {
 	agent     string
 	preset    uint32
 	agents    []*plan
+	// names are the session names given, in file order, for the forks
+	// that copy them: at is the pi session_info entry's index, or the
+	// byte offset of the Claude custom-title line.
+	names []named
 	salt      uint32 // entry ids are permute(counter, salt)
 	next      uint32 // the next counter
 	taken     map[uint32]bool
@@ -115,6 +119,12 @@ type gen struct {
 	image    int // base64 bytes of the image still to place
 	calls    []call
 	scratch  []byte
+}
+
+// named is a session name given at a place of the file (gen.names).
+type named struct {
+	at   int64
+	name string
 }
 
 // slack is how far below its target a session may stop, in bytes: about
