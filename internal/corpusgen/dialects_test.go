@@ -685,7 +685,11 @@ func TestDialects_Forks(t *testing.T) {
 				}
 			}
 		case "codex":
-			var h struct{ Payload struct{ ForkedFromID string `json:"forked_from_id"` } }
+			var h struct {
+				Payload struct {
+					ForkedFromID string `json:"forked_from_id"`
+				}
+			}
 			if err := json.Unmarshal(mine[0], &h); err != nil || h.Payload.ForkedFromID != p.Session {
 				t.Errorf("%s: header forked_from_id %q, want %s (%v)", f.Path, h.Payload.ForkedFromID, p.Session, err)
 			}

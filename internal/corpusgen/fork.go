@@ -3,9 +3,9 @@ package corpusgen
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 	"io"
 	"os"
+	"strconv"
 )
 
 // forkFrom begins a fork as pi's /fork does: after the header (which names

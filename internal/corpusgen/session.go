@@ -88,13 +88,13 @@ type gen struct {
 	// names are the session names given, in file order, for the forks
 	// that copy them: at is the pi session_info entry's index, or the
 	// byte offset of the Claude custom-title line.
-	names []named
-	salt      uint32 // entry ids are permute(counter, salt)
-	next      uint32 // the next counter
-	taken     map[uint32]bool
-	mk        markers
-	clock     int64 // Unix ms of the last entry
-	target    int64 // bytes to write; the session ends at the first entry that reaches it
+	names  []named
+	salt   uint32 // entry ids are permute(counter, salt)
+	next   uint32 // the next counter
+	taken  map[uint32]bool
+	mk     markers
+	clock  int64 // Unix ms of the last entry
+	target int64 // bytes to write; the session ends at the first entry that reaches it
 
 	line    []byte // the entry being built
 	txt     []byte // raw text before escaping
