@@ -131,9 +131,12 @@
 //     reuse pi's text and size draws, so a Claude corpus has more, smaller
 //     lines (one per content block, plus metadata lines) and a Codex one
 //     more lines (the event_msg copies) for the same bytes. Claude uuids
-//     share their last group within a session. Forks are pi only (no
-//     Claude --fork-session or Codex fork copies); Codex file names use UTC,
-//     where Codex uses local time.
+//     share their last group within a session. Forks (ForkRate) are pi,
+//     Claude (--fork-session: the parent's lines up to the fork entry,
+//     uuids kept, sessionId re-stamped, no forkedFrom) and Codex (header
+//     forked_from_id, the parent's items up to a prompt with new envelope
+//     times); no Claude /branch or Codex sub-agent copies. Codex file
+//     names use UTC, where Codex uses local time.
 //   - With Force, files of the same name are overwritten and other files
 //     in the directory are left alone, so mixing corpora is possible.
 package corpusgen

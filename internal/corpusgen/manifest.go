@@ -26,7 +26,7 @@ type Manifest struct {
 // Version numbers the generator's output: raise it with every change that
 // changes the bytes written for some options, so that a corpus kept for
 // reuse (grove-bench) is written again.
-const Version = 3
+const Version = 4
 
 // File is one session file of a Manifest.
 type File struct {
