@@ -1,7 +1,9 @@
 package jsonl
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -179,7 +181,6 @@ func (claudeRules) read(p *parser, l Line, o object, typ string) error {
 // claudeMeta keeps what a metadata line says of the session; the line is
 // counted, never an error (FORMATS.md §1.2: unknown types are metadata).
 func (p *parser) claudeMeta(l Line, o object, typ string, m *ClaudeMeta) {
-	p.surrogates(l)
 	switch typ {
 	case "custom-title":
 		if t, err := optString(o, "customTitle", ""); err == nil {
@@ -227,7 +228,6 @@ func (codexRules) read(p *parser, l Line, o object, typ string) error {
 		return p.codexHeader(l, o, typ == "session_meta")
 	}
 	if _, ok := o["record_type"]; ok && !hasPayload {
-		p.surrogates(l)
 		return nil // a legacy state line: metadata
 	}
 	if jsonKind(o["type"]) != 's' {
@@ -266,10 +266,7 @@ func (codexRules) read(p *parser, l Line, o object, typ string) error {
 	switch e.Type {
 	case "response_item":
 		if t := codexItemText(item, ptype); t != "" {
-			p.recent = append(p.recent, t)
-			if len(p.recent) > recentTexts {
-				p.recent = p.recent[1:]
-			}
+			p.remember(t)
 		}
 	case "event_msg":
 		if field, ok := codexCopies[ptype]; ok {
@@ -283,6 +280,56 @@ func (codexRules) read(p *parser, l Line, o object, typ string) error {
 		}
 	}
 	return p.emit(l, e)
+}
+
+// recentWindow is how far before a resumed Codex read's offset it looks
+// for the response_items whose event_msg copies may follow, in bytes.
+const recentWindow = 64 << 10
+
+// primeRecent reads the committed lines that end within recentWindow bytes
+// before off and remembers their response_item texts, so that a read
+// resumed at off knows the event_msg copies a read from byte 0 knows
+// (unless the items were longer than the window).
+func (p *parser) primeRecent(r io.ReaderAt, off int64) {
+	start := max(off-recentWindow, 0)
+	buf := make([]byte, off-start)
+	if _, err := r.ReadAt(buf, start); err != nil && err != io.EOF {
+		return
+	}
+	if start > 0 { // the first segment may be the end of a longer line
+		i := bytes.IndexByte(buf, '\n')
+		if i < 0 {
+			return
+		}
+		buf = buf[i+1:]
+	}
+	for _, line := range bytes.Split(buf, []byte{'\n'}) {
+		o, why := parseObject(bytes.TrimPrefix(line, bom))
+		if why != "" {
+			continue
+		}
+		typ, _ := optString(o, "type", "")
+		item := o
+		if typ == "response_item" {
+			if item, why = nil, ""; jsonKind(o["payload"]) == 'o' {
+				item, _ = decodeObject(o["payload"], "payload")
+			}
+		} else if _, ok := o["payload"]; ok || jsonKind(o["timestamp"]) != 0 {
+			continue
+		}
+		ptype, _ := optString(item, "type", "")
+		if t := codexItemText(item, ptype); t != "" {
+			p.remember(t)
+		}
+	}
+}
+
+// remember keeps t among the last recentTexts response_item texts.
+func (p *parser) remember(t string) {
+	p.recent = append(p.recent, t)
+	if len(p.recent) > recentTexts {
+		p.recent = p.recent[1:]
+	}
 }
 
 // codexItemText is the text of a response_item that an event_msg may

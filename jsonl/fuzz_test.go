@@ -81,7 +81,8 @@ func fuzzAddFileSeeds(f *testing.F, add func(data []byte), globs ...string) {
 	}
 }
 
-var fuzzSeedGlobs = []string{"cases/*.jsonl", "pi/*.jsonl", "plain/*.jsonl", "quirks/*.jsonl"}
+var fuzzSeedGlobs = []string{"cases/*.jsonl", "pi/*.jsonl", "plain/*.jsonl", "quirks/*.jsonl",
+	"messages/*.jsonl", "claude/*.jsonl", "claude/*/subagents/*.jsonl", "codex/*.jsonl"}
 
 // fuzzScanAll returns copies of every line s yields, and fails on a read error.
 func fuzzScanAll(t *testing.T, s *Scanner) []Line {
@@ -409,6 +410,16 @@ func fuzzRoundTrip(t *testing.T, res *Result, entries []Entry) {
 	} else if len(entries) == 0 {
 		return
 	}
+	switch res.Dialect {
+	case Codex:
+		if res.Header == nil {
+			return
+		}
+		file = append(append(file, res.Header.Raw...), '\n')
+		v1 = true // L<line> ids, one chain
+	case Messages:
+		v1 = true
+	}
 	for _, e := range entries {
 		file = append(append(file, e.Raw...), '\n')
 	}
@@ -418,6 +429,9 @@ func fuzzRoundTrip(t *testing.T, res *Result, entries []Entry) {
 	}
 	if len(res2.Errors) > 0 {
 		t.Fatalf("round trip: kept entries read back with bad line %v\nfile:\n%s", res2.Errors[0], file)
+	}
+	if res2.Dialect != res.Dialect && res.Dialect != Pi && res.Dialect != Plain {
+		return // the line that decided the dialect was not an entry (a bad line or metadata): the entries alone may say another
 	}
 	if res2.Dialect != res.Dialect {
 		t.Fatalf("round trip: dialect %s, want %s\nfile:\n%s", res2.Dialect, res.Dialect, file)
@@ -462,7 +476,8 @@ func fuzzEntryKey(e Entry, idOf func(string) string) string {
 	if e.Root {
 		parent = ""
 	}
-	return fmt.Sprintf("{id %q parent %q root %v type %q role %q ts %d/%v}", id, parent, e.Root, e.Type, e.Role, e.Timestamp, e.HasTime)
+	return fmt.Sprintf("{id %q parent %q root %v type %q role %q ts %d/%v side %v copy %v logical %q cwd %q}", id, parent, e.Root, e.Type, e.Role, e.Timestamp, e.HasTime,
+		e.Sidechain, e.Copy, e.LogicalParent, e.Cwd)
 }
 
 // FuzzReadPlain feeds any bytes to Read: the dialect is whatever the input
@@ -508,6 +523,47 @@ func FuzzReadPi(f *testing.F) {
 		_, res, _ := fuzzReadAll(t, data, Salvage)
 		if res.Dialect != Pi || res.Header == nil || res.Header.Version != v || res.Header.ID != "fuzz-session" {
 			t.Fatalf("header not read: dialect %s, header %+v", res.Dialect, res.Header)
+		}
+	})
+}
+
+// FuzzReadDialects feeds a file of the messages, claude or codex dialect:
+// a first line that decides it (a chat message, a Claude Code metadata
+// line, a Codex session_meta) followed by any body, and holds every rule
+// of fuzzCheckRead, resume included, for it (SPEC §2, §3.4–3.6).
+func FuzzReadDialects(f *testing.F) {
+	heads := []string{
+		`{"role":"user","content":"hi"}`,
+		`{"type":"permission-mode","permissionMode":"default","sessionId":"s"}`,
+		`{"timestamp":"2026-02-23T19:34:26.098Z","type":"session_meta","payload":{"id":"019c8bfe-ec25-79e0-97d7-bda6a9c575ff","cwd":"/w"}}`,
+	}
+	addBody := func(b []byte) {
+		for k := range heads {
+			f.Add(uint8(k), b)
+		}
+	}
+	for _, s := range fuzzHandSeeds {
+		addBody(s)
+	}
+	fuzzAddFileSeeds(f, addBody, fuzzSeedGlobs...)
+	f.Fuzz(func(t *testing.T, k uint8, body []byte) {
+		head := heads[int(k)%len(heads)]
+		data := append([]byte(head+"\n"), body...)
+		fuzzCheckRead(t, data)
+		_, res, _ := fuzzReadAll(t, data, Salvage)
+		if want := []Dialect{Messages, Claude, Codex}[int(k)%len(heads)]; res.Dialect != want {
+			t.Fatalf("dialect %s, want %s", res.Dialect, want)
+		}
+		var lfs []int
+		for i, c := range data {
+			if c == '\n' {
+				lfs = append(lfs, i+1)
+			}
+		}
+		for i, at := range lfs {
+			if i < 16 || i == len(lfs)-1 {
+				checkResume(t, data[:at], data)
+			}
 		}
 	})
 }

@@ -241,6 +241,9 @@ func ReadFrom(r io.ReaderAt, size int64, from Resume, opts Options, fn func(Entr
 	p.decided, p.resumed, p.version = true, true, from.Version
 	p.res.Dialect, p.res.Lines, p.res.Committed = from.Dialect, from.Lines, from.Offset
 	p.rules, p.prevID, p.headerMs = RulesOf(from.Dialect), from.Prev, from.HeaderMs
+	if from.Dialect == Codex {
+		p.primeRecent(r, from.Offset)
+	}
 	p.tell()
 	return p.runFile(r, from.Offset, size)
 }
