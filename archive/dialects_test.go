@@ -355,3 +355,79 @@ func TestRefresh_DialectAppends(t *testing.T) {
 		})
 	}
 }
+
+// Copies of one entry in several files are one search hit with also_in
+// (issue: Claude's --fork-session keeps uuids and re-stamps sessionId;
+// Codex forks replay the parent's items with new times on other lines),
+// and the total counts them once.
+func TestSearch_DialectForkCopiesAreOneHit(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	const (
+		parentID = "11111111-0000-4000-8000-000000000001"
+		forkID   = "22222222-0000-4000-8000-000000000002"
+	)
+	claudeLine := func(session, uuid, parent, text string) string {
+		p := "null"
+		if parent != "" {
+			p = `"` + parent + `"`
+		}
+		return `{"parentUuid":` + p + `,"isSidechain":false,"type":"user","message":{"role":"user","content":"` + text + `"},"uuid":"` + uuid +
+			`","timestamp":"2026-03-18T09:31:52.776Z","cwd":"/w","sessionId":"` + session + `"}` + "\n"
+	}
+	testutil.MustWriteFile(t, filepath.Join(dir, "claude", "projects", "-w"), parentID+".jsonl",
+		[]byte(claudeLine(parentID, "u1", "", "zanzibar quokka")+claudeLine(parentID, "u2", "u1", "only in the parent")))
+	testutil.MustWriteFile(t, filepath.Join(dir, "claude", "projects", "-w"), forkID+".jsonl",
+		[]byte(claudeLine(forkID, "u1", "", "zanzibar quokka")+claudeLine(forkID, "u3", "u1", "only in the fork")))
+	const (
+		codexParent = "019c8bfe-0000-7000-8000-00000000000a"
+		codexFork   = "019c8bfe-0000-7000-8000-00000000000b"
+	)
+	meta := func(id, forkedFrom string) string {
+		f := ""
+		if forkedFrom != "" {
+			f = `,"forked_from_id":"` + forkedFrom + `"`
+		}
+		return `{"timestamp":"2026-02-23T19:34:26.098Z","type":"session_meta","payload":{"id":"` + id + `","cwd":"/c"` + f + `}}` + "\n"
+	}
+	item := func(ts, text string) string {
+		return `{"timestamp":"` + ts + `","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"` + text + `"}]}}` + "\n"
+	}
+	sessions := filepath.Join(dir, "codex", "sessions", "2026", "02", "23")
+	testutil.MustWriteFile(t, sessions, "rollout-2026-02-23T20-34-25-"+codexParent+".jsonl",
+		[]byte(meta(codexParent, "")+item("2026-02-23T19:34:27.000Z", "ocelot marmalade")))
+	testutil.MustWriteFile(t, sessions, "rollout-2026-02-24T08-00-00-"+codexFork+".jsonl",
+		[]byte(meta(codexFork, codexParent)+meta(codexParent, "")+item("2026-02-24T08:00:01.000Z", "ocelot marmalade")+item("2026-02-24T08:00:02.000Z", "ocelot elsewhere")))
+	// An unrelated Codex session saying the same is no copy.
+	testutil.MustWriteFile(t, sessions, "rollout-2026-02-25T08-00-00-019c8bfe-0000-7000-8000-00000000000c.jsonl",
+		[]byte(meta("019c8bfe-0000-7000-8000-00000000000c", "")+item("2026-02-25T08:00:01.000Z", "ocelot marmalade")))
+
+	a := mustOpenArchive(t, filepath.Join(t.TempDir(), "index.db"))
+	if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		query   string
+		hits    int
+		alsoIn  map[string][]string // hit session -> also_in
+		dialect string
+	}{
+		{"quokka", 1, map[string][]string{parentID: {forkID}}, ""},
+		{"quokka", 1, map[string][]string{parentID: {forkID}}, "claude"},
+		{"quokka", 0, nil, "codex"},
+		{"marmalade", 2, map[string][]string{codexParent: {codexFork}, "019c8bfe-0000-7000-8000-00000000000c": {}}, ""},
+		{"elsewhere", 1, map[string][]string{codexFork: {}}, ""},
+	} {
+		res, err := a.Search(ctx, archive.SearchOptions{Query: c.query, Dialect: c.dialect})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][]string{}
+		for _, h := range res.Hits {
+			got[h.SessionID] = h.AlsoIn
+		}
+		if len(res.Hits) != c.hits || res.Total != c.hits || (c.hits > 0 && !reflect.DeepEqual(got, c.alsoIn)) {
+			t.Errorf("search %q (dialect %q) = %d hits (total %d) %v, want %d %v", c.query, c.dialect, len(res.Hits), res.Total, got, c.hits, c.alsoIn)
+		}
+	}
+}

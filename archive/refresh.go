@@ -231,7 +231,7 @@ func (r *sessionReader) entry(ctx context.Context, e jsonl.Entry) error {
 		k := e.FirstKept
 		row.FirstKept = &k
 	}
-	row.Side = e.Sidechain
+	row.Side, row.CopyCRC = e.Sidechain, r.rules.CopyCRC(&e)
 	if r.firstCwd == nil && e.Cwd != "" {
 		c := e.Cwd
 		r.firstCwd = &c

@@ -17,6 +17,7 @@ type SearchOptions struct {
 	Query     string
 	Workspace string // a clean absolute directory (WorkspaceDir): its sessions and those under it (SPEC §3.3)
 	Session   string // a session id, unique id prefix or file path
+	Dialect   string // only sessions of this dialect (SPEC §3); "" means all
 	Roles     []string
 	Types     []string
 	Since     *time.Time
@@ -56,7 +57,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 	if err != nil {
 		return nil, err
 	}
-	p := index.SearchParams{Query: q, Workspace: o.Workspace, Roles: o.Roles, Types: o.Types,
+	p := index.SearchParams{Query: q, Workspace: o.Workspace, Dialect: o.Dialect, Roles: o.Roles, Types: o.Types,
 		Active: o.Active, Relevance: o.Sort == "relevance", Limit: o.Limit, Offset: o.Offset, NoDedupe: o.NoDedupe}
 	if o.Since != nil {
 		ms := o.Since.UnixMilli()
@@ -103,7 +104,11 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		if err != nil {
 			sh.Stale = true
 		} else {
-			sh.Snippet = index.Snippet(string(jsonl.AppendSearchText(nil, line)), terms)
+			e := jsonl.Entry{Type: h.Type, Raw: line}
+			if h.Role != nil {
+				e.Role = *h.Role
+			}
+			sh.Snippet = index.Snippet(string(jsonl.RulesOf(jsonl.Dialect(h.Dialect)).AppendSearchText(nil, &e)), terms)
 			if sh.Snippet == "" {
 				sh.Snippet = "(no text: " + h.Type + " entry)"
 			}
@@ -165,7 +170,7 @@ func sessionPasses(s *index.Session, p *index.SearchParams) bool {
 	if !index.UnderWorkspace(s.Workspace, p.Workspace) {
 		return false
 	}
-	if len(p.SIDs) > 0 && p.SIDs[0] != s.SID {
+	if len(p.SIDs) > 0 && p.SIDs[0] != s.SID || p.Dialect != "" && s.Dialect != p.Dialect {
 		return false
 	}
 	t := s.ModifiedMs

@@ -81,6 +81,9 @@ type Entry struct {
 	// Side is set for a Claude Code sidechain entry (isSidechain: true),
 	// which is the active leaf only when every leaf is one (SPEC §3.4).
 	Side bool `db:"side"`
+	// CopyCRC tells copies of the entry in other files apart where CRC
+	// cannot (jsonl.Rules.CopyCRC, migration 6); 0 when CRC does.
+	CopyCRC uint32 `db:"copy_crc"`
 	// Doc is the entry's rowid in the full-text index, set by Replace.
 	Doc int64 `db:"doc"`
 	// Text is the entry's search text (SPEC §7, jsonl.AppendSearchText),

@@ -12,6 +12,7 @@ type SearchParams struct {
 	// Workspace is a clean absolute directory: sessions whose workspace is
 	// it or below it (UnderWorkspace, SPEC §3.3); "" means all.
 	Workspace string
+	Dialect   string   // only sessions of this dialect; "" means all
 	SIDs      []int64  // only these sessions; empty means all
 	Roles     []string // message roles (user, assistant, toolResult, ...); empty means all
 	Types     []string // entry types (message, compaction, ...); empty means all
@@ -41,6 +42,10 @@ type Hit struct {
 	// their files, in the same order.
 	AlsoIn      []string
 	AlsoInFiles []string
+	// Dialect and ParentSession are the session's (copies of a codex item
+	// are looked for within one family of forked sessions).
+	Dialect       string
+	ParentSession string
 	// ByID is set when the hit was found because the query is its entry id
 	// or a unique prefix of it, not by its text.
 	ByID bool
@@ -78,12 +83,14 @@ type matchRow struct {
 	Workspace string   `db:"workspace"`
 	Path      string   `db:"path"`
 	CreatedMs *int64   `db:"created_ms"`
+	Dialect   string   `db:"dialect"`
+	Parent    string   `db:"parent_session"`
 	Score     *float64 `db:"score"`
 	byID      bool
 }
 
-const hitCols = `e.sid, e.seq, e.entry_id, e.parent_id, e.type, e.role, e.ts_ms, e.line, e.offset, e.length, e.crc, e.doc, e.active,
-	s.session_id, s.workspace, s.path, s.created_ms`
+const hitCols = `e.sid, e.seq, e.entry_id, e.parent_id, e.type, e.role, e.ts_ms, e.line, e.offset, e.length, e.crc, e.doc, e.active, e.copy_crc,
+	s.session_id, s.workspace, s.path, s.created_ms, s.dialect, s.parent_session`
 
 // Search runs p. Entry hits for an id-like query (an entry id, or a unique
 // prefix of one) come first, then full-text hits in the order p asks for.
@@ -221,17 +228,27 @@ func (d *DB) fillPage(ctx context.Context, hits []Hit, alsoIn bool) error {
 		EntryID   string `db:"entry_id"`
 		TsMs      *int64 `db:"ts_ms"`
 		CRC       uint32 `db:"crc"`
+		CopyCRC   uint32 `db:"copy_crc"`
 		Length    int    `db:"length"`
 		SID       int64  `db:"sid"`
 		SessionID string `db:"session_id"`
 		Path      string `db:"path"`
+		Parent    string `db:"parent_session"`
 	}
 	// byID holds every row of each entry id, ordered by session id and
 	// path; each id is asked for in one batch only, so the order holds.
 	byID := map[string][]copyRow{}
-	var idList []any
+	byCRC := map[uint32][]copyRow{} // codex items, by payload CRC
+	var idList, crcList []any
 	for i := range hits {
 		hits[i].AlsoIn, hits[i].AlsoInFiles = []string{}, []string{}
+		if h := &hits[i]; h.Dialect == "codex" && h.CopyCRC != 0 {
+			if _, ok := byCRC[h.CopyCRC]; !ok {
+				byCRC[h.CopyCRC] = nil
+				crcList = append(crcList, h.CopyCRC)
+			}
+			continue
+		}
 		if id := hits[i].EntryID; hits[i].Type != "session" {
 			if _, ok := byID[id]; !ok {
 				byID[id] = nil
@@ -243,7 +260,7 @@ func (d *DB) fillPage(ctx context.Context, hits []Hit, alsoIn bool) error {
 		ids := idList[lo:min(len(idList), lo+fillBatch)]
 		marks := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
 		var copies []copyRow
-		if err := d.db.SelectContext(ctx, &copies, `SELECT e.entry_id, e.ts_ms, e.crc, e.length, e.sid, s.session_id, s.path
+		if err := d.db.SelectContext(ctx, &copies, `SELECT e.entry_id, e.ts_ms, e.crc, e.copy_crc, e.length, e.sid, s.session_id, s.path, s.parent_session
 			FROM entries e INDEXED BY entries_by_entry_id JOIN sessions s ON s.sid = e.sid
 			WHERE e.entry_id IN (`+marks+`) ORDER BY s.session_id, s.path`, ids...); err != nil {
 			return fmt.Errorf("search: fork copies: %w", err)
@@ -252,15 +269,39 @@ func (d *DB) fillPage(ctx context.Context, hits []Hit, alsoIn bool) error {
 			byID[c.EntryID] = append(byID[c.EntryID], c)
 		}
 	}
+	for lo := 0; lo < len(crcList); lo += fillBatch {
+		crcs := crcList[lo:min(len(crcList), lo+fillBatch)]
+		marks := strings.TrimSuffix(strings.Repeat("?,", len(crcs)), ",")
+		var copies []copyRow
+		if err := d.db.SelectContext(ctx, &copies, `SELECT e.entry_id, e.ts_ms, e.crc, e.copy_crc, e.length, e.sid, s.session_id, s.path, s.parent_session
+			FROM entries e INDEXED BY entries_by_copy JOIN sessions s ON s.sid = e.sid
+			WHERE e.copy_crc IN (`+marks+`) AND e.copy_crc != 0 AND s.dialect = 'codex' ORDER BY s.session_id, s.path`, crcs...); err != nil {
+			return fmt.Errorf("search: fork copies: %w", err)
+		}
+		for _, c := range copies {
+			byCRC[c.CopyCRC] = append(byCRC[c.CopyCRC], c)
+		}
+	}
 	for i := range hits {
 		h := &hits[i]
 		if h.Type == "session" {
 			continue
 		}
 		seen := map[int64]bool{}
-		for _, c := range byID[h.EntryID] {
-			if c.SID == h.SID || seen[c.SID] || c.CRC != h.CRC || c.Length != h.Length ||
-				(c.TsMs == nil) != (h.TsMs == nil) || (c.TsMs != nil && *c.TsMs != *h.TsMs) {
+		candidates := byID[h.EntryID]
+		if h.Dialect == "codex" && h.CopyCRC != 0 {
+			candidates = byCRC[h.CopyCRC]
+		}
+		for _, c := range candidates {
+			same := c.CRC == h.CRC && c.Length == h.Length
+			switch {
+			case h.Dialect == "claude" && h.CopyCRC != 0:
+				same = c.CopyCRC == h.CopyCRC
+			case h.Dialect == "codex" && h.CopyCRC != 0:
+				same = family(c.SessionID, c.Parent) == family(h.SessionID, h.ParentSession)
+			}
+			sameTime := (c.TsMs == nil) == (h.TsMs == nil) && (c.TsMs == nil || *c.TsMs == *h.TsMs)
+			if c.SID == h.SID || seen[c.SID] || !same || (!sameTime && h.Dialect != "codex") {
 				continue
 			}
 			seen[c.SID] = true
@@ -344,12 +385,16 @@ func nextLimit(limit, got, want int) int {
 // of one search report the same total (README "Totals"). SQLite stops
 // reading matches at the (limit+1)th distinct one.
 func (d *DB) countHits(ctx context.Context, p SearchParams, m, where string, args []any, limit int) (int, bool, error) {
-	key := `e.entry_id || char(0) || coalesce(e.ts_ms, '') || char(0) || e.crc || char(0) || e.length`
+	// The key of keyOf: the line's CRC for byte-identical copies, else the
+	// claude or codex copy CRC (migration 6).
+	key := `CASE WHEN e.copy_crc = 0 THEN e.entry_id || char(0) || coalesce(e.ts_ms, '') || char(0) || e.crc || char(0) || e.length
+		ELSE (SELECT CASE c.dialect WHEN 'codex' THEN 'codex' || char(0) || coalesce(nullif(c.parent_session, ''), c.session_id) || char(0) || e.copy_crc
+			ELSE e.entry_id || char(0) || coalesce(e.ts_ms, '') || char(0) || 'm' || e.copy_crc END FROM sessions c WHERE c.sid = e.sid) END`
 	if p.NoDedupe {
 		key = `e.doc`
 	}
 	from := matchFrom
-	if p.Workspace == "" { // no session column is needed to count
+	if p.Workspace == "" && p.Dialect == "" { // no session column is needed to count
 		from = strings.Replace(from, "JOIN sessions s ON s.sid = e.sid", "", 1)
 	}
 	st, err := d.stmt(ctx, `SELECT count(*) FROM (SELECT DISTINCT `+key+from+where+` LIMIT ?)`)
@@ -381,7 +426,7 @@ func (d *DB) selectRows(ctx context.Context, q string, args ...any) ([]matchRow,
 		var r matchRow
 		e := &r.Entry
 		if err := rs.Scan(&r.SID, &e.Seq, &e.EntryID, &e.ParentID, &e.Type, &e.Role, &e.TsMs, &e.Line, &e.Offset, &e.Length,
-			&e.CRC, &e.Doc, &e.Active, &r.SessionID, &r.Workspace, &r.Path, &r.CreatedMs, &r.Score); err != nil {
+			&e.CRC, &e.Doc, &e.Active, &e.CopyCRC, &r.SessionID, &r.Workspace, &r.Path, &r.CreatedMs, &r.Dialect, &r.Parent, &r.Score); err != nil {
 			return nil, err
 		}
 		rows = append(rows, r)
@@ -395,6 +440,10 @@ func (p *SearchParams) filters() (string, []any) {
 	var b strings.Builder
 	cond, args := workspaceCond("s.workspace", p.Workspace)
 	b.WriteString(cond)
+	if p.Dialect != "" {
+		b.WriteString(" AND s.dialect = ?")
+		args = append(args, p.Dialect)
+	}
 	in := func(col string, n int) {
 		b.WriteString(" AND " + col + " IN (" + strings.TrimSuffix(strings.Repeat("?,", n), ",") + ")")
 	}
@@ -469,12 +518,34 @@ type copyKey struct {
 	len int
 }
 
+// keyOf is what copies of r's entry share (README "Forks"): the entry id,
+// the line's CRC-32 and length and the time, for files whose copies are
+// byte-identical lines (pi forks); the uuid, the message's CRC-32 and the
+// time for a claude entry (a fork re-stamps sessionId); and for a codex
+// item the payload's CRC-32 within one family of forked sessions (a fork
+// replays its parent's items on other lines with new times).
 func keyOf(r *matchRow) copyKey {
 	k := copyKey{id: r.EntryID, crc: r.CRC, len: r.Length, ts: -1 << 63}
 	if r.TsMs != nil {
 		k.ts = *r.TsMs
 	}
+	switch {
+	case r.CopyCRC == 0:
+	case r.Dialect == "claude":
+		k.crc, k.len = r.CopyCRC, -1
+	case r.Dialect == "codex":
+		k = copyKey{id: "codex\x00" + family(r.SessionID, r.Parent), crc: r.CopyCRC, len: -1, ts: -1 << 63}
+	}
 	return k
+}
+
+// family is the session a codex session's copies are shared within: the
+// one it was forked or spawned from, else itself.
+func family(id, parent string) string {
+	if parent != "" {
+		return parent
+	}
+	return id
 }
 
 // groupCopies turns rows into hits in their order. Without noDedupe, rows
@@ -505,7 +576,8 @@ func groupCopies(rows []matchRow, noDedupe bool) []Hit {
 }
 
 func hitOf(r *matchRow) Hit {
-	h := Hit{SID: r.SID, SessionID: r.SessionID, Workspace: r.Workspace, Path: r.Path, Entry: r.Entry, ByID: r.byID}
+	h := Hit{SID: r.SID, SessionID: r.SessionID, Workspace: r.Workspace, Path: r.Path, Entry: r.Entry, ByID: r.byID,
+		Dialect: r.Dialect, ParentSession: r.Parent}
 	if r.Score != nil {
 		h.Score = *r.Score
 	}

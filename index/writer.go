@@ -290,10 +290,10 @@ func (w *SessionWriter) AddEntries(ctx context.Context, entries []Entry) error {
 		e.Doc = DocNumber(ts, k+int64(i))
 	}
 	sid := s.SID
-	if err := insertRows(ctx, w.tx, "entries", []string{"sid", "seq", "entry_id", "parent_id", "type", "role", "ts_ms", "line", "offset", "length", "crc", "doc", "active", "first_kept", "side"}, len(entries),
+	if err := insertRows(ctx, w.tx, "entries", []string{"sid", "seq", "entry_id", "parent_id", "type", "role", "ts_ms", "line", "offset", "length", "crc", "doc", "active", "first_kept", "side", "copy_crc"}, len(entries),
 		func(i int) []any {
 			e := &entries[i]
-			return []any{sid, e.Seq, e.EntryID, e.ParentID, e.Type, e.Role, e.TsMs, e.Line, e.Offset, e.Length, e.CRC, e.Doc, false, e.FirstKept, e.Side}
+			return []any{sid, e.Seq, e.EntryID, e.ParentID, e.Type, e.Role, e.TsMs, e.Line, e.Offset, e.Length, e.CRC, e.Doc, false, e.FirstKept, e.Side, e.CopyCRC}
 		}); err != nil {
 		return fmt.Errorf("index %s: insert entries: %w", s.Path, err)
 	}

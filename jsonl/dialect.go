@@ -1,6 +1,9 @@
 package jsonl
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"hash/crc32"
+)
 
 // Dialect names the format of a session file (SPEC §3). The names are the
 // ones grove prints: pi, plain, messages, claude, codex.
@@ -58,6 +61,13 @@ type Rules interface {
 	// text the agent injected (Claude's isMeta, Codex's environment
 	// context).
 	UserText(e *Entry) string
+	// CopyCRC is the CRC-32 (IEEE) of what a copy of the entry e in
+	// another session file keeps unchanged, where the line itself changes
+	// (search's also_in, SPEC §8): claude's message member (a fork keeps the
+	// uuid, re-stamps sessionId), codex's payload (a fork replays items with
+	// new timestamps). 0 where copies are byte-identical lines (pi, plain,
+	// messages) or the entry has no such member.
+	CopyCRC(e *Entry) uint32
 	// Writable reports whether grove may append to such a file (SPEC §5):
 	// pi, plain and messages; Claude Code and Codex files are refused with
 	// wrong_dialect.
@@ -101,7 +111,8 @@ func (piRules) UserText(e *Entry) string {
 	}
 	return MessageText(e.Raw)
 }
-func (piRules) Writable() bool { return true }
+func (piRules) Writable() bool          { return true }
+func (piRules) CopyCRC(e *Entry) uint32 { return 0 }
 
 type plainRules struct{ piRules }
 
@@ -123,7 +134,8 @@ func (messagesRules) UserText(e *Entry) string {
 	}
 	return anthropicUserText(e.Raw)
 }
-func (messagesRules) Writable() bool { return true }
+func (messagesRules) Writable() bool          { return true }
+func (messagesRules) CopyCRC(e *Entry) uint32 { return 0 }
 
 type claudeRules struct{}
 
@@ -145,6 +157,12 @@ func (claudeRules) UserText(e *Entry) string {
 	return claudeUserText(e.Raw)
 }
 func (claudeRules) Writable() bool { return false }
+func (claudeRules) CopyCRC(e *Entry) uint32 {
+	if m := Field(e.Raw, "message"); m != nil {
+		return crc32.ChecksumIEEE(m)
+	}
+	return 0
+}
 
 type codexRules struct{}
 
@@ -172,3 +190,9 @@ func (codexRules) UserText(e *Entry) string {
 	return codexUserText(e.Raw)
 }
 func (codexRules) Writable() bool { return false }
+func (codexRules) CopyCRC(e *Entry) uint32 {
+	if p := Field(e.Raw, "payload"); p != nil {
+		return crc32.ChecksumIEEE(append([]byte(e.Type+"\x00"), p...))
+	}
+	return crc32.ChecksumIEEE(e.Raw) // a legacy bare item: no envelope
+}
