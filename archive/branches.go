@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/jsonl"
 )
 
 // BranchInfo is one row of `grove branches` (SPEC §8).
@@ -84,7 +85,7 @@ func (a *Archive) branchesOf(ctx context.Context, s *index.Session) ([]BranchInf
 		if err != nil {
 			return "" // changed under us: no preview, as for a stale file
 		}
-		return Preview(raw, PreviewWidth)
+		return PreviewIn(jsonl.Dialect(s.Dialect), raw, PreviewWidth)
 	}
 	out := make([]BranchInfo, 0, len(bs))
 	for _, b := range bs {

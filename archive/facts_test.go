@@ -62,7 +62,7 @@ func TestSessions_MigrationFromSchema4(t *testing.T) {
 	// What schema 4 held: no first_message or activity_ms, modified the
 	// latest entry time, else the file's mtime.
 	mustSQL(t, db, "ALTER TABLE sessions DROP COLUMN first_message", "ALTER TABLE sessions DROP COLUMN activity_ms",
-		"UPDATE sessions SET modified_ms = coalesce(max_ts_ms, file_mtime_ns / 1000000)", "ALTER TABLE entries DROP COLUMN side", "PRAGMA user_version = 4")
+		"UPDATE sessions SET modified_ms = coalesce(max_ts_ms, file_mtime_ns / 1000000)", "DROP INDEX entries_by_copy", "ALTER TABLE entries DROP COLUMN copy_crc", "ALTER TABLE entries DROP COLUMN side", "PRAGMA user_version = 4")
 
 	a = mustOpenArchive(t, db)
 	before := sessionsByID(t, a)

@@ -143,7 +143,7 @@ func (a *Archive) Leaves(ctx context.Context, f Filter) ([]LeafInfo, error) {
 					from = *u
 				}
 				if raw, err := ReadLine(file, s.Path, from); err == nil {
-					li.Preview = Preview(raw, PreviewWidth)
+					li.Preview = PreviewIn(jsonl.Dialect(s.Dialect), raw, PreviewWidth)
 				}
 			}
 			out = append(out, li)

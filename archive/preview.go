@@ -20,7 +20,27 @@ const PreviewWidth = 72
 // them; runs of whitespace and other C0/C1 control characters become one
 // space. Bidirectional overrides stay, for the caller to show escaped. It returns "" when the
 // line holds nothing readable.
+//
+// Preview reads raw as a pi or plain line; PreviewIn reads it in the
+// session's dialect.
 func Preview(raw []byte, width int) string {
+	return PreviewIn(jsonl.Pi, raw, width)
+}
+
+// PreviewIn is Preview for a committed line of a session in dialect d
+// (SPEC §3): pi and plain entries as Preview says, messages, claude and
+// codex lines as previewAgent says (FORMATS.md §1.4, §2.4, §3.1). An unknown
+// dialect is read as pi's. Width is in runes; the result is "" when the
+// line holds nothing readable, one line of at most width runes otherwise.
+func PreviewIn(d jsonl.Dialect, raw []byte, width int) string {
+	switch d {
+	case jsonl.Messages, jsonl.Claude, jsonl.Codex:
+		return clip(jsonl.StripEscapes(previewAgent(d, raw)), width)
+	}
+	return piPreview(raw, width)
+}
+
+func piPreview(raw []byte, width int) string {
 	var e pvLine
 	// A field of an unexpected type is skipped (UnmarshalTypeError, the
 	// rest still decoded); only a line that is no JSON object gives "".

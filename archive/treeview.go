@@ -468,11 +468,11 @@ func (b *treeBuilder) entryNode(x int32) int {
 // ReadPreviews fills the Preview of every entry node from the session file
 // at path: each shown entry's committed line is read back by byte offset,
 // checked against the CRC-32 the index stored (ReadLine), and summarized
-// in at most width runes (Preview). Folded and cut entries are not read.
+// in at most width runes (PreviewIn, in dialect d). Folded and cut entries are not read.
 // Decoding the lines is most of the work, so the entries are split, in
 // file order, among one goroutine per CPU. Errors: stale_index when the
 // file cannot be opened or a line changed (the first in file order).
-func (t *Tree) ReadPreviews(path string, width int) error {
+func (t *Tree) ReadPreviews(path string, d jsonl.Dialect, width int) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: path, Offset: -1, Err: err,
@@ -498,7 +498,7 @@ func (t *Tree) ReadPreviews(path string, width int) error {
 					errs[w] = err
 					return
 				}
-				t.Nodes[i].Preview = Preview(raw, width)
+				t.Nodes[i].Preview = PreviewIn(d, raw, width)
 			}
 		})
 	}
@@ -542,7 +542,7 @@ func (a *Archive) Tree(ctx context.Context, session string, opt TreeOptions) (*T
 		active = *s.ActiveLeaf
 	}
 	t := BuildTree(entries, labels, active, opt)
-	if err := t.ReadPreviews(s.Path, TreePreviewWidth); err != nil {
+	if err := t.ReadPreviews(s.Path, jsonl.Dialect(s.Dialect), TreePreviewWidth); err != nil {
 		return nil, err
 	}
 	return &TreeResult{Session: s, Tree: t}, nil

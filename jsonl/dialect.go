@@ -17,14 +17,16 @@ const (
 	Pi Dialect = "pi"
 	// Messages is the resume chapter's log: one chat message per line, no
 	// header, no ids; entry ids are L<line> in one chain (SPEC §3.6). Entry
-	// Type is "message", Role the line's role.
+	// Type is "message", Role the line's role, "toolResult" for a user line
+	// of tool_result blocks only (pi's name for such a message).
 	Messages Dialect = "messages"
 	// Claude is Claude Code's transcript: uuid/parentUuid trees, metadata
 	// lines beside the entries (SPEC §3.4, FORMATS.md §1). Entry Type is the
 	// line's type (user, assistant, system, progress, attachment, or an
 	// unknown one kept as is), "compact_boundary" for a system line of that
-	// subtype; Role is message.role for user and assistant lines, the
-	// subtype for other system lines.
+	// subtype; Role is message.role for user and assistant lines
+	// ("toolResult" for a user line of tool_result blocks only), the subtype
+	// for other system lines.
 	Claude Dialect = "claude"
 	// Codex is a Codex CLI rollout: a session_meta header, then rollout
 	// items with no ids, L<line> in one chain (SPEC §3.5, FORMATS.md §2).

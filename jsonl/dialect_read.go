@@ -1,9 +1,7 @@
 package jsonl
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -94,8 +92,35 @@ func (messagesRules) read(p *parser, l Line, o object, typ string) error {
 		return p.bad(l, "content: is %s, want a string or an array (a messages log holds one chat message per line)", kindNames[k])
 	}
 	e := Entry{Type: "message", Role: role}
+	if role == "user" && onlyToolResults(o["content"]) {
+		e.Role = "toolResult"
+	}
 	p.chained(l, &e)
 	return p.emit(l, e)
+}
+
+// onlyToolResults reports whether content, an Anthropic message's
+// content, is a non-empty list of tool_result blocks only: a user message
+// that answers tool calls, which grove gives the role "toolResult", as pi
+// names such messages, so that `--role user` and "the last user message"
+// mean what the user typed.
+func onlyToolResults(content json.RawMessage) bool {
+	if jsonKind(content) != 'a' {
+		return false
+	}
+	n, ok := 0, true
+	walkArray(content, func(b []byte) {
+		n++
+		o, err := decodeObject(b, "")
+		if err != nil {
+			ok = false
+			return
+		}
+		if t, _ := optString(o, "type", ""); t != "tool_result" {
+			ok = false
+		}
+	})
+	return ok && n > 0
 }
 
 // --- claude (SPEC §3.4, FORMATS.md §1) ---
@@ -156,6 +181,9 @@ func (claudeRules) read(p *parser, l Line, o object, typ string) error {
 		if e.Role == "" {
 			e.Role = typ
 		}
+		if e.Role == "user" && onlyToolResults(msg["content"]) {
+			e.Role = "toolResult"
+		}
 	case "system":
 		sub, _ := optString(o, "subtype", "")
 		if sub == "compact_boundary" {
@@ -209,13 +237,10 @@ func (p *parser) claude() *ClaudeMeta {
 // --- codex (SPEC §3.5, FORMATS.md §2) ---
 
 // codexCopies are the event_msg payload types that repeat the text of a
-// response_item read just before them (FORMATS.md §2.4), with the
-// payload member holding it.
-var codexCopies = map[string]string{"user_message": "message", "agent_message": "message", "agent_reasoning": "text"}
-
-// recentTexts is how many response_item texts a Codex read remembers to
-// recognise their event_msg copies.
-const recentTexts = 8
+// response_item (FORMATS.md §2.4: Codex writes visible text twice, in
+// either order). Their entries are Copy: messages and search text come
+// from the response_items (SPEC §3.5).
+var codexCopies = map[string]bool{"user_message": true, "agent_message": true, "agent_reasoning": true}
 
 func (codexRules) read(p *parser, l Line, o object, typ string) error {
 	payload, hasPayload := o["payload"]
@@ -263,104 +288,8 @@ func (codexRules) read(p *parser, l Line, o object, typ string) error {
 			p.warn(l, CodeBadTimestamp, "timestamp is missing or not an ISO-8601 time")
 		}
 	}
-	switch e.Type {
-	case "response_item":
-		if t := codexItemText(item, ptype); t != "" {
-			p.remember(t)
-		}
-	case "event_msg":
-		if field, ok := codexCopies[ptype]; ok {
-			t, _ := optString(item, field, "")
-			for _, r := range p.recent {
-				if r == t {
-					e.Copy = true
-					break
-				}
-			}
-		}
-	}
+	e.Copy = e.Type == "event_msg" && codexCopies[ptype]
 	return p.emit(l, e)
-}
-
-// recentWindow is how far before a resumed Codex read's offset it looks
-// for the response_items whose event_msg copies may follow, in bytes.
-const recentWindow = 64 << 10
-
-// primeRecent reads the committed lines that end within recentWindow bytes
-// before off and remembers their response_item texts, so that a read
-// resumed at off knows the event_msg copies a read from byte 0 knows
-// (unless the items were longer than the window).
-func (p *parser) primeRecent(r io.ReaderAt, off int64) {
-	start := max(off-recentWindow, 0)
-	buf := make([]byte, off-start)
-	if _, err := r.ReadAt(buf, start); err != nil && err != io.EOF {
-		return
-	}
-	if start > 0 { // the first segment may be the end of a longer line
-		i := bytes.IndexByte(buf, '\n')
-		if i < 0 {
-			return
-		}
-		buf = buf[i+1:]
-	}
-	for _, line := range bytes.Split(buf, []byte{'\n'}) {
-		o, why := parseObject(bytes.TrimPrefix(line, bom))
-		if why != "" {
-			continue
-		}
-		typ, _ := optString(o, "type", "")
-		item := o
-		if typ == "response_item" {
-			if item, why = nil, ""; jsonKind(o["payload"]) == 'o' {
-				item, _ = decodeObject(o["payload"], "payload")
-			}
-		} else if _, ok := o["payload"]; ok || jsonKind(o["timestamp"]) != 0 {
-			continue
-		}
-		ptype, _ := optString(item, "type", "")
-		if t := codexItemText(item, ptype); t != "" {
-			p.remember(t)
-		}
-	}
-}
-
-// remember keeps t among the last recentTexts response_item texts.
-func (p *parser) remember(t string) {
-	p.recent = append(p.recent, t)
-	if len(p.recent) > recentTexts {
-		p.recent = p.recent[1:]
-	}
-}
-
-// codexItemText is the text of a response_item that an event_msg may
-// repeat: a message's text blocks joined, or a reasoning item's summary
-// texts joined, each by "\n\n" as well as by nothing (Codex has written
-// both); "" for other items.
-func codexItemText(item object, ptype string) string {
-	var field, sub string
-	switch ptype {
-	case "message":
-		field, sub = "content", "text"
-	case "reasoning":
-		field, sub = "summary", "text"
-	default:
-		return ""
-	}
-	blocks, err := decodeArray(item[field], field)
-	if err != nil {
-		return ""
-	}
-	var parts []string
-	for _, b := range blocks {
-		bo, err := decodeObject(b, field)
-		if err != nil {
-			continue
-		}
-		if t, err := optString(bo, sub, ""); err == nil && t != "" {
-			parts = append(parts, t)
-		}
-	}
-	return strings.Join(parts, "\n\n")
 }
 
 // codexHeader reads the first session_meta line (or the pre-envelope

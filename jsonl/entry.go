@@ -38,9 +38,9 @@ type Entry struct {
 	LogicalParent string // compact_boundary: logicalParentUuid, shown as "continues from", never joined
 	Cwd           string // the line's cwd ("" when absent): the first one is the workspace
 
-	// Copy is true for a Codex event_msg whose text repeats a response_item
-	// message read just before it (SPEC §3.5): it gets no search text of its
-	// own, so a turn is one hit.
+	// Copy is true for a Codex event_msg that repeats a response_item's
+	// text (user_message, agent_message, agent_reasoning; SPEC §3.5): it
+	// gets no search text of its own, so a turn is one hit.
 	Copy bool
 }
 

@@ -241,9 +241,6 @@ func ReadFrom(r io.ReaderAt, size int64, from Resume, opts Options, fn func(Entr
 	p.decided, p.resumed, p.version = true, true, from.Version
 	p.res.Dialect, p.res.Lines, p.res.Committed = from.Dialect, from.Lines, from.Offset
 	p.rules, p.prevID, p.headerMs = RulesOf(from.Dialect), from.Prev, from.HeaderMs
-	if from.Dialect == Codex {
-		p.primeRecent(r, from.Offset)
-	}
 	p.tell()
 	return p.runFile(r, from.Offset, size)
 }
@@ -390,7 +387,6 @@ type parser struct {
 	told     bool     // Options.Decided was called
 	headerMs int64    // codex: the header's time, for legacy items without one
 	prevID   string   // pi v1, messages, codex: the previous entry's id (claude, plain: the last entry's)
-	recent   []string // codex: the texts of the last response_items, to know event_msg copies
 	v1IDs    []string // pi v1: entry id per parsed line, header at 0 ("" for non-entries)
 	// lone is the index of the first escaped lone surrogate of line
 	// loneLine, or -1 (SPEC §2.9), as parseLine found it.

@@ -78,14 +78,8 @@ func checkResume(t *testing.T, prefix, grown []byte) {
 	}
 	// Only the appended bytes are read (twice at most: the tail is found
 	// backwards from the end, then the committed lines are read forwards),
-	// never the prefix again, but for a Codex rollout's last recentWindow
-	// bytes before the resume point (the response_items whose event_msg
-	// copies may follow).
-	max := 2 * (int64(len(grown)) - first.Committed)
-	if first.Dialect == Codex {
-		max += recentWindow
-	}
-	if n > max {
+	// never the prefix again.
+	if max := 2 * (int64(len(grown)) - first.Committed); n > max {
 		t.Fatalf("ReadFrom read %d bytes; only %d after the resume point are new", n, int64(len(grown))-first.Committed)
 	}
 }

@@ -7,8 +7,8 @@
 // session name, else "Session <id>"), a facts block (session id, workspace,
 // file, dialect, leaf, how many entries and messages, the time span in UTC),
 // then every entry of the path with its time and id in small print and its
-// label if it has one. The entry shapes are pi's session format (versions 1
-// to 3) and the plain dialect (SPEC §3):
+// label if it has one. For pi's session format (versions 1 to 3) and the
+// plain dialect (SPEC §3):
 //
 //   - user and assistant text is Markdown and stays Markdown; thinking is
 //     folded under <details>; tool calls show their name and arguments (a
@@ -24,6 +24,31 @@
 //   - compactions and branch summaries are marked boxes; model, thinking
 //     level, session name, label and metadata changes are one-line notes;
 //     extension data and entries of unknown types are folded JSON.
+//
+// The messages, claude and codex dialects (SPEC §3.4–3.6, FORMATS.md) are
+// shown the same way, by Doc.Dialect and the entry types jsonl/dialect.go
+// gives them:
+//
+//   - Anthropic messages (a messages-log line, a Claude user or assistant
+//     line): text as Markdown, thinking folded, a tool_use's input as its
+//     call's arguments, a tool_result titled by the tool_use it answers
+//     (paired by tool_use_id) and fenced, is_error marked; images are a
+//     marker of their type and size, never embedded;
+//   - Claude: a compact_boundary is a compaction box saying the entry it
+//     continues from (logicalParentUuid), the isCompactSummary line is the
+//     summary's box, isMeta lines are marked as injected, the CLI's
+//     wrapper tags become a slash command, a shell command or its output;
+//     system, hook progress and attachment lines are notes; sidechain
+//     lines are marked;
+//   - Codex: response items by type (messages by role, developer
+//     instructions and injected context folded, reasoning summaries folded
+//     and encrypted reasoning never shown, function-call arguments pretty
+//     printed when they are JSON, outputs fenced, apply_patch as a diff),
+//     compacted as a compaction box, rollbacks and aborted turns marked,
+//     a turn_context as a one-line note. The event_msg copies of messages
+//     and reasoning (when the path has response items of that kind), token
+//     counts and a turn_context that repeats the one before are not shown;
+//     the facts block counts them.
 //
 // Rendering never fails on what a file holds: a line that is not an object,
 // a missing field or a field of the wrong type shows what is there and the

@@ -9,17 +9,35 @@ import (
 // builder turns entries into blocks. It remembers the tool calls it has
 // seen so a result can borrow its call's file type for highlighting.
 type builder struct {
-	onPath map[string]bool
-	calls  map[string]string // tool call id -> the call's "path" argument
+	dialect string
+	onPath  map[string]bool
+	calls   map[string]string // tool call id -> the call's "path" argument
+	names   map[string]string // tool call id -> the tool's name (Anthropic tool_use, Codex call_id)
+	// hide[i] is true for an entry of the path that is not shown: a
+	// Codex event_msg that repeats a response item, a token count, a
+	// turn_context like the one before (hiddenCodex).
+	hide   []bool
+	hidden int // how many are true in hide
 }
 
 func newBuilder(d Doc) *builder {
-	b := &builder{onPath: map[string]bool{}, calls: map[string]string{}}
+	b := &builder{dialect: d.Dialect, onPath: map[string]bool{}, calls: map[string]string{}, names: map[string]string{}}
 	for _, e := range d.Entries {
 		b.onPath[e.ID] = true
 	}
+	if d.Dialect == "codex" {
+		b.hide = hiddenCodex(d.Entries)
+		for _, h := range b.hide {
+			if h {
+				b.hidden++
+			}
+		}
+	}
 	return b
 }
+
+// shown reports whether the i-th entry of the path gets a block.
+func (b *builder) shown(i int) bool { return i >= len(b.hide) || !b.hide[i] }
 
 // entry renders one entry. Whatever the line holds, it returns a block: a
 // field that is missing or of the wrong type is left out and the entry's
@@ -50,6 +68,17 @@ func (b *builder) body(e Entry) block {
 	typ := e.Type
 	if typ == "" {
 		typ = o.text("type")
+	}
+	switch b.dialect {
+	case "messages":
+		b.chat(&blk, o, false)
+		return blk
+	case "claude":
+		b.claude(&blk, e, o, typ)
+		return blk
+	case "codex":
+		b.codex(&blk, e, o, typ)
+		return blk
 	}
 	switch typ {
 	case "message":

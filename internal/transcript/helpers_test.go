@@ -30,6 +30,12 @@ func mustDoc(tb testing.TB, path, rel, leaf string) Doc {
 	} else {
 		d.SessionID = strings.TrimSuffix(filepath.Base(path), ".jsonl")
 	}
+	if res.Claude != nil && res.Claude.CustomTitle != nil {
+		d.Name = *res.Claude.CustomTitle
+	}
+	if d.Dialect == "messages" {
+		d.Workspace = filepath.Dir(rel) // SPEC §3.6: the folder that holds the file
+	}
 	byID := map[string]jsonl.Entry{}
 	labels := map[string]string{}
 	for _, e := range entries {
@@ -43,6 +49,8 @@ func mustDoc(tb testing.TB, path, rel, leaf string) Doc {
 			labels[e.TargetID] = e.Label
 		case e.Type == "metadata" && e.Key == "cwd":
 			d.Workspace = e.Value
+		case d.Dialect == "claude" && d.Workspace == "" && e.Cwd != "":
+			d.Workspace = e.Cwd // SPEC §3.4: the first cwd
 		}
 	}
 	if leaf == "" {

@@ -81,7 +81,7 @@ func newImageView(im image) imageView {
 	v := imageView{Note: imageNote(im.Mime, im.Data)}
 	switch im.Mime {
 	case "image/png", "image/jpeg", "image/gif", "image/webp":
-		if im.Valid {
+		if im.Valid && !im.Skip {
 			v.Src = template.URL("data:" + im.Mime + ";base64," + string(im.Data)) // base64 alphabet only: checked by decodeImage
 		}
 	}

@@ -293,10 +293,14 @@ func (n *node) write(b *strings.Builder, indent string) {
 	}
 	var img, mime string
 	isImg := false
-	if t := n.field("type"); n.delim == '{' && t != nil && t.str == "image" {
+	if t := n.field("type"); n.delim == '{' && t != nil && (t.str == "image" || t.str == "base64") {
+		// pi's image block, or an Anthropic base64 source (an image's or
+		// a document's: {"type":"base64","media_type","data"}).
 		if d := n.field("data"); d != nil && d.isStr {
 			isImg, img = true, d.str
 			if m := n.field("mimeType"); m != nil {
+				mime = m.str
+			} else if m := n.field("media_type"); m != nil {
 				mime = m.str
 			}
 		}
@@ -313,7 +317,15 @@ func (n *node) write(b *strings.Builder, indent string) {
 		if n.delim == '{' {
 			b.WriteString(quote(n.keys[i]) + ": ")
 			if isImg && n.keys[i] == "data" {
-				b.WriteString(quote("[" + imageNote(mime, []byte(img)) + "]"))
+				note := imageNote(mime, []byte(img))
+				if mime != "" && !strings.HasPrefix(mime, "image/") {
+					note = "data: " + strings.TrimPrefix(note, "image: ") // a PDF document's, say
+				}
+				b.WriteString(quote("[" + note + "]"))
+				continue
+			}
+			if note := hiddenValue(n.keys[i], v); note != "" {
+				b.WriteString(quote(note))
 				continue
 			}
 		}
@@ -329,6 +341,7 @@ type image struct {
 	Data  []byte // base64 as in the file (a sub-slice of the line when it has no escapes)
 	Valid bool   // Data is standard base64
 	Size  int    // decoded bytes, when Valid
+	Skip  bool   // never embedded, a marker in both formats (Claude, Codex and messages-log images)
 }
 
 func decodeImage(mime string, data []byte) image {
@@ -393,4 +406,26 @@ func flat(o object) string {
 		return pretty(o.raw())
 	}
 	return clean("{" + strings.Join(parts, ", ") + "}")
+}
+
+// hiddenValue is the note that stands for the string value v of key in
+// pretty's output, "" when v is shown: a Codex image's data URL
+// (image_url "data:..."), encrypted content and signatures (Codex's
+// encrypted_content, Anthropic's thinking signature) are data, not text.
+func hiddenValue(key string, v *node) string {
+	if !v.isStr {
+		return ""
+	}
+	switch key {
+	case "image_url":
+		if rest, ok := strings.CutPrefix(v.str, "data:"); ok {
+			mime, data, _ := strings.Cut(rest, ",")
+			return "[" + imageNote(strings.TrimSuffix(mime, ";base64"), []byte(data)) + "]"
+		}
+	case "encrypted_content", "signature":
+		if v.str != "" {
+			return "[" + key + ", " + byteSize(len(v.str)) + ", not shown]"
+		}
+	}
+	return ""
 }

@@ -187,19 +187,39 @@ func (b *builder) toolCall(o object) part {
 		}
 		return g
 	}
+	g.Parts = b.args(name, id, args)
+	return g
+}
+
+// args shows a tool call's arguments: a shell command (bash's "command",
+// Codex's "cmd") as a shell block, file contents and multi-line strings
+// as code blocks highlighted by the file's type ("path", Claude's
+// "file_path"), the rest as JSON with its keys in the order written. It
+// remembers the call's file under id for its result.
+func (b *builder) args(name, id string, args object) []part {
 	p := args.text("path")
+	if p == "" {
+		p = args.text("file_path")
+	}
 	if id != "" {
 		b.calls[id] = p
 	}
 	lang := langOf(p)
+	shell := strings.EqualFold(name, "bash") || name == "exec_command" || name == "shell"
 	var cmd, big []part
 	var rest object
 	for _, f := range args {
 		s, isStr := asString(f.Val)
 		switch {
+		case shell && f.Key == "command" && kind(f.Val) == '[':
+			if argv, ok := shellWords(f.Val); ok {
+				cmd = append(cmd, codePart("sh", argv))
+			} else {
+				rest = append(rest, f)
+			}
 		case !isStr:
 			rest = append(rest, f)
-		case name == "bash" && f.Key == "command":
+		case shell && (f.Key == "command" || f.Key == "cmd"):
 			cmd = append(cmd, codePart("sh", s))
 		case strings.ContainsAny(s, "\n") || (name == "edit" && (f.Key == "oldText" || f.Key == "newText")) ||
 			(name == "write" && f.Key == "content"):
@@ -208,12 +228,11 @@ func (b *builder) toolCall(o object) part {
 			rest = append(rest, f)
 		}
 	}
-	g.Parts = cmd
+	ps := cmd
 	if len(rest) > 0 {
-		g.Parts = append(g.Parts, codePart("json", flat(rest)))
+		ps = append(ps, codePart("json", flat(rest)))
 	}
-	g.Parts = append(g.Parts, big...)
-	return g
+	return append(ps, big...)
 }
 
 func (b *builder) toolResult(blk *block, m object) {
@@ -326,4 +345,26 @@ func langOf(file string) string {
 		return "sh"
 	}
 	return ""
+}
+
+// shellWords is an argv array (Codex's shell tool: ["bash","-lc","ls"])
+// as one shell command line, each word quoted when the shell would split
+// or expand it; false when raw is not an array of strings.
+func shellWords(raw json.RawMessage) (string, bool) {
+	items, ok := parseArray(raw)
+	if !ok || len(items) == 0 {
+		return "", false
+	}
+	words := make([]string, len(items))
+	for i, it := range items {
+		s, ok := asString(it)
+		if !ok {
+			return "", false
+		}
+		if s == "" || strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
+			s = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+		words[i] = s
+	}
+	return strings.Join(words, " "), true
 }

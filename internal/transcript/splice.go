@@ -55,7 +55,7 @@ func newImageSplicer(w io.Writer) *imageSplicer {
 // view is newImageView with a stand-in for data that is plain base64 (no
 // line breaks, which the URL normalizer would percent-encode).
 func (s *imageSplicer) view(im image) imageView {
-	v := newImageView(image{Mime: im.Mime, Valid: im.Valid, Size: im.Size})
+	v := newImageView(image{Mime: im.Mime, Valid: im.Valid, Size: im.Size, Skip: im.Skip})
 	v.Note = imageNote(im.Mime, im.Data)
 	if v.Src == "" || !plainBase64(im.Data) {
 		return newImageView(im)

@@ -16,8 +16,8 @@ type Doc struct {
 	Name      string // pi session name ("" if none)
 	Workspace string
 	Path      string  // the session file
-	Dialect   string  // "pi" or "plain"
-	Version   int     // pi version (1..3), 0 for plain
+	Dialect   string  // "pi", "plain", "messages", "claude" or "codex" (jsonl.Dialect); another is read as pi
+	Version   int     // pi version (1..3), 0 for the other dialects
 	Leaf      string  // id of the leaf the path ends at
 	Entries   []Entry // the path, root first
 	// Release lets Markdown and HTML drop each entry's Raw (set it to nil
@@ -30,8 +30,8 @@ type Doc struct {
 // Entry is one entry of the path.
 type Entry struct {
 	ID          string
-	Type        string          // "message", "metadata", "compaction", "branch_summary", "custom_message", "custom", "label", "session_info", "model_change", "thinking_level_change", or an unknown type
-	Role        string          // message.role for type "message"
+	Type        string          // pi and plain: "message", "metadata", "compaction", "branch_summary", "custom_message", "custom", "label", "session_info", "model_change", "thinking_level_change", or an unknown type; messages, claude, codex: as jsonl/dialect.go says
+	Role        string          // message.role for type "message"; claude, codex: as jsonl/dialect.go says
 	TimestampMs *int64          // entry time in Unix ms, nil if unknown
 	Label       string          // pi label on this entry ("" if none)
 	FirstKept   string          // compaction: firstKeptEntryId as grove resolved it (pi version 1: from firstKeptEntryIndex, SPEC §3.2); "" if none
@@ -48,9 +48,9 @@ func Markdown(w io.Writer, d Doc) error {
 	// Written as it is made, not gathered first: a 25 MB message then
 	// costs its text once, not twice more in a buffer (SPEC §2.8).
 	b := bufio.NewWriterSize(w, 64<<10)
-	v := titleView(d)
-	writeHead(b, v)
-	_ = eachBlock(d, func(blk block) error {
+	bd := newBuilder(d)
+	writeHead(b, titleView(d, bd))
+	_ = eachBlock(d, bd, func(blk block) error {
 		mdBlock(b, blk)
 		return nil
 	})
@@ -71,15 +71,16 @@ func HTML(w io.Writer, d Doc) error {
 	ew := &iox.StickyWriter{W: w}
 	b := bufio.NewWriterSize(ew, 64<<10)
 	sp := newImageSplicer(b)
+	bd := newBuilder(d)
 	t, err := page.Clone()
 	if err == nil {
 		// One block at a time (SPEC §2.8), byte for byte what page
 		// makes of the whole view.
 		t = t.Funcs(template.FuncMap{"image": sp.view, "md": sp.md})
-		err = t.ExecuteTemplate(sp, "head", titleView(d))
+		err = t.ExecuteTemplate(sp, "head", titleView(d, bd))
 	}
 	if err == nil {
-		err = eachBlock(d, func(blk block) error {
+		err = eachBlock(d, bd, func(blk block) error {
 			if ew.Err != nil {
 				return ew.Err
 			}

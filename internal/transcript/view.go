@@ -172,16 +172,19 @@ func nouns(n int, one, many string) string {
 // build turns d into the view both writers lay out, every block at once
 // (the writers make one block at a time: see each).
 func build(d Doc) view {
-	v := titleView(d)
 	b := newBuilder(d)
-	for _, e := range d.Entries {
-		v.Blocks = append(v.Blocks, b.entry(e))
+	v := titleView(d, b)
+	for i, e := range d.Entries {
+		if b.shown(i) {
+			v.Blocks = append(v.Blocks, b.entry(e))
+		}
 	}
 	return v
 }
 
-// titleView is d's view without its blocks: the title and the facts.
-func titleView(d Doc) view {
+// titleView is d's view without its blocks: the title and the facts. b
+// says which entries are not shown.
+func titleView(d Doc, b *builder) view {
 	v := view{Title: d.Name}
 	if v.Title == "" {
 		v.Title = "Session " + d.SessionID
@@ -193,11 +196,14 @@ func titleView(d Doc) view {
 	}
 	messages := 0
 	for _, e := range d.Entries {
-		if e.Type == "message" {
+		if isMessage(d.Dialect, e) {
 			messages++
 		}
 	}
 	count := nouns(len(d.Entries), "entry", "entries") + ", " + nouns(messages, "message", "messages")
+	if b.hidden > 0 {
+		count += " (" + strconv.Itoa(b.hidden) + " not shown: Codex's copies of messages, token counts, repeated turn contexts)"
+	}
 	v.Facts = []fact{
 		{"Session", line{codeS(d.SessionID)}},
 		{"Workspace", line{codeS(d.Workspace)}},
@@ -215,14 +221,20 @@ func titleView(d Doc) view {
 	return v
 }
 
-// eachBlock makes the blocks of d's entries in order and hands each to
+// eachBlock makes the blocks of d's entries that b shows in order (b is
+// newBuilder(d)) and hands each to
 // out, keeping only that one: a 25 MB text is live while it is written,
 // not for the whole document (SPEC §2.8). With d.Release, each entry's Raw
 // is dropped from d.Entries once its block is made. It stops at out's
 // first error.
-func eachBlock(d Doc, out func(block) error) error {
-	b := newBuilder(d)
+func eachBlock(d Doc, b *builder, out func(block) error) error {
 	for i := range d.Entries {
+		if !b.shown(i) {
+			if d.Release {
+				d.Entries[i].Raw = nil
+			}
+			continue
+		}
 		blk := b.entry(d.Entries[i])
 		if d.Release {
 			d.Entries[i].Raw = nil
@@ -232,4 +244,24 @@ func eachBlock(d Doc, out func(block) error) error {
 		}
 	}
 	return nil
+}
+
+// isMessage reports whether e is a message of a session in dialect d, for
+// the count in the facts: a pi or plain entry of type "message", every
+// messages-log entry, a Claude user or assistant line, a Codex
+// response_item message (jsonl/dialect.go).
+func isMessage(d string, e Entry) bool {
+	switch d {
+	case "messages":
+		return true
+	case "claude":
+		return e.Type == "user" || e.Type == "assistant"
+	case "codex":
+		switch e.Role {
+		case "user", "assistant", "developer", "system":
+			return e.Type == "response_item"
+		}
+		return false
+	}
+	return e.Type == "message"
 }
