@@ -39,6 +39,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "long-line-size", Value: "50MB", Usage: "size of the base64 image line of the long-line step's session (its text line is half that); 0 skips"},
 			&cli.StringFlag{Name: "big-mem-size", Value: "500MB", Usage: "size of the single session whose cold index's peak RSS is measured; 0 skips"},
 			&cli.DurationFlag{Name: "watch-idle", Value: 10 * time.Second, Usage: "how long grove watch is sampled while nothing changes"},
+			&cli.StringFlag{Name: "dialect-size", Value: "50MB", Usage: "size of each dialect's corpus in the dialects step (cold index and refresh per dialect); 0 skips"},
+			&cli.StringFlag{Name: "dialects", Value: strings.Join(benchDialects, ","), Usage: "dialects the dialects step measures, comma-separated"},
+			&cli.IntFlag{Name: "dialect-append-lines", Value: 10, Usage: "lines of 1 KB appended to one session before each refresh of the dialects step"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON document"},
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
@@ -114,6 +117,23 @@ func configOf(c *cli.Context) (config, error) {
 	if c.Int("refresh-files") < 0 || c.Duration("watch-idle") <= 0 {
 		return config{}, fmt.Errorf("--refresh-files must not be negative and --watch-idle must be above 0")
 	}
+	dialectSize, err := corpusgen.ParseSize(c.String("dialect-size"))
+	if err != nil || (dialectSize > 0 && dialectSize < minSessionBytes) {
+		return config{}, fmt.Errorf("--dialect-size: %q is not 0 or a size of %d bytes or more (%v)", c.String("dialect-size"), minSessionBytes, err)
+	}
+	var dialects []string
+	for _, d := range strings.Split(c.String("dialects"), ",") {
+		if d = strings.TrimSpace(d); d == "" {
+			continue
+		}
+		if !slices.Contains(benchDialects, d) || slices.Contains(dialects, d) {
+			return config{}, fmt.Errorf("--dialects: %q is not one of %s, or is given twice", d, strings.Join(benchDialects, ", "))
+		}
+		dialects = append(dialects, d)
+	}
+	if c.Int("dialect-append-lines") < 1 {
+		return config{}, fmt.Errorf("--dialect-append-lines must be 1 or more")
+	}
 	only := map[string]bool{}
 	for _, v := range c.StringSlice("only") {
 		for _, name := range strings.Split(v, ",") {
@@ -124,7 +144,8 @@ func configOf(c *cli.Context) (config, error) {
 		}
 	}
 	return config{Corpus: o, Dir: dir, ExplicitDir: c.String("corpus") != "", Work: work, Runs: c.Int("runs"), SearchRuns: c.Int("search-runs"), Grove: c.String("grove"), Only: only,
-		RefreshFiles: c.Int("refresh-files"), AppendSizes: sizes, BigMem: bigMem, LongLine: longLine, WatchIdle: c.Duration("watch-idle")}, nil
+		RefreshFiles: c.Int("refresh-files"), AppendSizes: sizes, BigMem: bigMem, LongLine: longLine, WatchIdle: c.Duration("watch-idle"),
+		DialectSize: dialectSize, Dialects: dialects, AppendLines: c.Int("dialect-append-lines")}, nil
 }
 
 // minSessionBytes is the smallest session corpusgen writes.

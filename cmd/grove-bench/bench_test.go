@@ -39,7 +39,8 @@ func TestSuite_Smoke(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	app := newApp(&stdout, &stderr)
 	args := []string{"grove-bench", "--size", "3MB", "--runs", "1", "--search-runs", "3", "--work", work, "--json",
-		"--refresh-files", "200", "--append-sizes", "1MB,4MB", "--big-mem-size", "8MB", "--long-line-size", "4MB", "--watch-idle", "1s"}
+		"--refresh-files", "200", "--append-sizes", "1MB,4MB", "--big-mem-size", "8MB", "--long-line-size", "4MB", "--watch-idle", "1s",
+		"--dialect-size", "1MB", "--dialect-append-lines", "3"}
 	if err := app.RunContext(context.Background(), args); err != nil {
 		t.Fatalf("grove-bench %s: %v\n%s", strings.Join(args[1:], " "), err, stderr.String())
 	}
@@ -60,7 +61,7 @@ func TestSuite_Smoke(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"index", "refresh", "search in-process", "search whole-process", "path", "verify", "baseline",
-		"many-files", "watch", "append", "big-mem", "long-line"} {
+		"many-files", "watch", "append", "big-mem", "long-line", "dialects"} {
 		if sections[s] == 0 {
 			t.Errorf("no %q figures", s)
 		}
@@ -69,6 +70,20 @@ func TestSuite_Smoke(t *testing.T) {
 		t.Errorf("corpus %+v, %d targets", res.Corpus, len(res.Targets))
 	}
 	checkRefreshFigures(t, &res)
+	for _, d := range benchDialects {
+		if _, ok := res.Ratios["cold_index_over_pi/"+d]; !ok && d != "pi" {
+			t.Errorf("no cold index ratio of %s to pi in %v", d, res.Ratios)
+		}
+		names := []string{d + ": cold index throughput", d + ": refresh after 3 appended lines"}
+		if d == "pi" || d == "plain" {
+			names = append(names, d+": Python + C SQLite baseline")
+		}
+		for _, n := range names {
+			if !slices.ContainsFunc(res.Figures, func(f Figure) bool { return f.Section == "dialects" && f.Name == n }) {
+				t.Errorf("no dialects figure %q", n)
+			}
+		}
+	}
 	// A second run reuses the corpus and the index, measures only search,
 	// and prints the table.
 	stdout.Reset()

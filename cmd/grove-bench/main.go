@@ -1,7 +1,9 @@
 // Command grove-bench builds a generated corpus of pi and plain sessions
 // and measures grove on it beside the tools a user would otherwise use:
 // ripgrep (rg, rg -i) over the same files and a Python script that indexes
-// the same text with C SQLite's FTS5. It prints one table (or --json).
+// the same text with C SQLite's FTS5; its dialects step measures a corpus
+// of each dialect (pi, plain, messages, claude, codex) of the same size.
+// It prints one table (or --json).
 //
 //	go run ./cmd/grove-bench --size 1GB
 //

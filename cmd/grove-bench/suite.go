@@ -40,10 +40,15 @@ type config struct {
 	// bytes (its text line is half that); 0 skips the step.
 	LongLine  int64
 	WatchIdle time.Duration // how long grove watch is sampled idle
+	// The dialects step: a corpus of DialectSize bytes per dialect of
+	// Dialects (0 skips), AppendLines lines appended per refresh.
+	DialectSize int64
+	Dialects    []string
+	AppendLines int
 }
 
 // sections are the names --only accepts.
-var sections = []string{"index", "refresh", "search", "path", "verify", "baseline", "many-files", "watch", "append", "big-mem", "long-line"}
+var sections = []string{"index", "refresh", "search", "path", "verify", "baseline", "many-files", "watch", "append", "big-mem", "long-line", "dialects"}
 
 // queries is the fixed query set of the search figures (issue: search):
 // grove's query and the literal text rg looks for.
@@ -161,6 +166,7 @@ func (s *suite) run(ctx context.Context) (*Result, error) {
 		{"refresh after an append to one session", "append", "", s.appendSessions},
 		{"big-session memory", "big-mem", "", s.bigSession},
 		{"long-line memory", "long-line", "", s.longLine},
+		{"dialects: cold index and refresh per dialect", "dialects", "", s.dialects},
 	}
 	selected := func(section string) bool {
 		return section != "" && (len(s.cfg.Only) == 0 || s.cfg.Only[section])

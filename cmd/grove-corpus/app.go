@@ -38,7 +38,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	d := corpusgen.DefaultOptions()
 	return &cli.App{
 		Name:        "grove-corpus",
-		Usage:       "write a deterministic synthetic archive of agent sessions (pi and plain JSONL) for benchmarks",
+		Usage:       "write a deterministic synthetic archive of agent sessions (pi, plain, Claude Code, Codex and messages-log JSONL) for benchmarks",
 		UsageText:   "grove-corpus --out DIR [--seed N] [--size 1GB] [flags]",
 		Description: exitHelp,
 		Flags: []cli.Flag{
@@ -54,6 +54,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.Float64Flag{Name: "damage-rate", Usage: "per session, probability of a torn tail, a bad line or a missing parent", Value: d.DamageRate},
 			&cli.Float64Flag{Name: "plain-share", Usage: "share of sessions in the plain dialect (SPEC §3.1)", Value: d.PlainShare},
 			&cli.Float64Flag{Name: "fork-rate", Usage: "share of pi sessions that fork an earlier one", Value: d.ForkRate},
+			&cli.StringFlag{Name: "dialects", Usage: "dialect mix, e.g. pi=0.4,claude=0.3,codex=0.2,messages or claude (a name without a share takes the rest); replaces --plain-share"},
+			&cli.Float64Flag{Name: "subagent-rate", Usage: "per Claude session, probability of 1-3 sub-agent files", Value: 0.2},
 			&cli.IntFlag{Name: "workers", Usage: "files written at once; 0 means one per CPU (never changes the output)"},
 			&cli.BoolFlag{Name: "force", Usage: "write into --out even if it is not empty"},
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as one JSON object"},
@@ -84,6 +86,12 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			o.Files = c.Int("files")
 			o.ChineseShare, o.ImageRate, o.DamageRate = c.Float64("chinese"), c.Float64("image-rate"), c.Float64("damage-rate")
 			o.PlainShare, o.ForkRate = c.Float64("plain-share"), c.Float64("fork-rate")
+			o.SubagentRate = c.Float64("subagent-rate")
+			if v := c.String("dialects"); v != "" {
+				if err := o.SetDialects(v); err != nil {
+					return usageError{fmt.Errorf("--dialects: %w", err)}
+				}
+			}
 			return runGenerate(c.Context, c.String("out"), o, c.Bool("json"), stdout)
 		},
 	}

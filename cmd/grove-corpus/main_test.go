@@ -29,12 +29,21 @@ func TestRun(t *testing.T) {
 		{"no out", []string{"--size", "1MB"}, exitUsage, "", "out"},
 		{"unknown flag", []string{"--out", dir, "--nope"}, exitUsage, "", "nope"},
 		{"argument", []string{"--out", dir, "extra"}, exitUsage, "", "unexpected argument"},
+		{"dialects", []string{"--out", dir + "-codex", "--size", "300KB", "--dialects", "codex"}, exitOK, "wrote ", ""},
+		{"bad dialect", []string{"--out", dir + "-vim", "--size", "300KB", "--dialects", "vim"}, exitUsage, "", "dialect \"vim\""},
+		{"dialect shares", []string{"--out", dir + "-over", "--size", "300KB", "--dialects", "claude=0.8,codex=0.8"}, exitUsage, "", "more than 1"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), append([]string{"grove-corpus"}, c.args...), &stdout, &stderr)
 		if code != c.code || !strings.Contains(stdout.String(), c.out) || !strings.Contains(stderr.String(), c.err) {
 			t.Errorf("%s: run(%q) = %d, stdout %q, stderr %q; want %d, %q, %q",
 				c.name, c.args, code, stdout.String(), stderr.String(), c.code, c.out, c.err)
+		}
+		if c.name == "dialects" {
+			m, err := os.ReadFile(filepath.Join(dir+"-codex", "manifest.json"))
+			if err != nil || !bytes.Contains(m, []byte(`"dialect": "codex"`)) || bytes.Contains(m, []byte(`"dialect": "pi"`)) {
+				t.Errorf("--dialects codex wrote a manifest without codex files only (%v)", err)
+			}
 		}
 		if c.name == "json summary" {
 			var s summary

@@ -48,6 +48,9 @@ func TestMain(m *testing.M) {
 	if shared.dir != "" {
 		os.RemoveAll(shared.dir)
 	}
+	if mixed.dir != "" {
+		os.RemoveAll(mixed.dir)
+	}
 	os.Exit(code)
 }
 

@@ -1,6 +1,8 @@
 // Package corpusgen writes deterministic synthetic archives of agent
 // sessions for grove's benchmarks: pi version 3 session files laid out as
-// pi lays them out, plain-dialect files (SPEC §3.1), forks, branches,
+// pi lays them out, plain-dialect files (SPEC §3.1), Claude Code
+// transcripts (SPEC §3.4), Codex rollouts (SPEC §3.5) and messages logs
+// (SPEC §3.6) in the mix Options asks for, forks, branches,
 // compactions, labels, names, Chinese text, large base64 images and a
 // few damaged files, with a manifest that says what is where.
 //
@@ -8,11 +10,39 @@
 //
 //	dir/pi/--<cwd>--/<ISO time, ':' and '.' → '-'>_<uuid>.jsonl   pi (SPEC §3.2)
 //	dir/plain/<cwd>/<uuid>.jsonl                                  plain (SPEC §3.1)
+//	dir/claude/projects/<claude cwd>/<uuid>.jsonl                 claude (SPEC §3.4)
+//	dir/claude/projects/<claude cwd>/<uuid>/subagents/agent-<17 hex>.jsonl  and .meta.json
+//	dir/codex/sessions/YYYY/MM/DD/rollout-<UTC time>-<uuid>.jsonl codex (SPEC §3.5)
+//	dir/messages/<cwd>/<uuid>.jsonl                               messages (SPEC §3.6)
 //	dir/manifest.json                                             the Manifest
 //
 // where <cwd> is the session's working directory with its leading '/' (or
 // '\') dropped and '/', '\' and ':' replaced by '-' (pi's rule:
-// /home/ana/src/shop → --home-ana-src-shop--).
+// /home/ana/src/shop → --home-ana-src-shop--), and <claude cwd> is the cwd
+// with every character outside [A-Za-z0-9] replaced by '-' (Claude Code's
+// rule: -home-ana-src-shop).
+//
+// # Other dialects
+//
+// Claude files have the shape of 2.1.x (FORMATS.md §1.12): a
+// permission-mode line, a file-history-snapshot before each prompt, one
+// line per content block of a response chained by parentUuid, tool
+// results parented to their own tool_use line (so parallel calls leave
+// dead-end leaves) with sourceToolAssistantUUID and toolUseResult, rewinds
+// (a new prompt under an earlier assistant line), compact_boundary roots
+// with logicalParentUuid and their isCompactSummary line, custom-title and
+// last-prompt lines, and sub-agents started by a Task call whose result
+// names the agent. Codex rollouts (FORMATS.md §2.9) have a session_meta
+// header with base instructions, an environment context, each prompt,
+// answer and reasoning summary followed by its event_msg copy,
+// turn_context, shell function_calls with arguments as a JSON string,
+// apply_patch custom tool calls, token counts, and compacted items with a
+// replacement_history. Messages logs (FORMATS.md §3) are bare {role,
+// content} lines with the chapter's tools. Text, sizes, markers, images
+// and damage are drawn as for pi; a missing_parent damage drawn for a
+// codex or messages file (which have no parents) becomes a bad_line.
+// With no claude, codex or messages share the output is that of
+// generator version 2, byte for byte.
 //
 // The same Options (Seed included) give byte-identical files: nothing reads
 // the clock (times start at BaseTime, 2026-01-05T09:00:00Z, and advance by
@@ -97,6 +127,16 @@
 //     (ids, edges, offsets) plus its parent's when it is a fork, and line
 //     buffers as large as the largest entry without an image; images are
 //     streamed to the file.
+//   - The other dialects are not calibrated on real files of theirs: they
+//     reuse pi's text and size draws, so a Claude corpus has more, smaller
+//     lines (one per content block, plus metadata lines) and a Codex one
+//     more lines (the event_msg copies) for the same bytes. Claude uuids
+//     share their last group within a session. Forks (ForkRate) are pi,
+//     Claude (--fork-session: the parent's lines up to the fork entry,
+//     uuids kept, sessionId re-stamped, no forkedFrom) and Codex (header
+//     forked_from_id, the parent's items up to a prompt with new envelope
+//     times); no Claude /branch or Codex sub-agent copies. Codex file
+//     names use UTC, where Codex uses local time.
 //   - With Force, files of the same name are overwritten and other files
 //     in the directory are left alone, so mixing corpora is possible.
 package corpusgen

@@ -117,6 +117,9 @@ func (g *gen) name() {
 	}
 	g.commit(kindOther)
 	g.out.Name = title
+	if g.pi && !g.done {
+		g.names = append(g.names, named{at: int64(g.leaf), name: title})
+	}
 }
 
 // modelChange switches the model: pi's model_change, or plain metadata
@@ -164,6 +167,11 @@ func (g *gen) label() {
 // note writes a small entry of either dialect: a label (pi) or a metadata
 // note (plain).
 func (g *gen) note() {
+	switch g.d {
+	case "claude", "codex", "messages":
+		g.smallEntry()
+		return
+	}
 	if g.pi {
 		g.label()
 		return

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -167,15 +169,40 @@ func (s *scratch) session(ctx context.Context, dir string, o *Options, ws []work
 	s.bw.Reset(f)
 	g := newGen(o, p, &ws[p.ws], &fileWriter{f: f, bw: s.bw})
 	g.line, g.txt = s.line[:0], s.txt[:0]
-	if g.pi {
-		g.header(parent)
+	for _, k := range p.kids {
+		if plans[k].subagent {
+			g.agents = append(g.agents, plans[k])
+		}
 	}
-	if parent != nil {
-		parentFile := filepath.Join(dir, filepath.FromSlash(parent.p.path))
-		if err := g.forkFrom(parent.p, &parent.tr, parentFile); err != nil {
+	switch {
+	case p.subagent:
+		g.sessionID = parent.p.id
+		g.out.Subagent, g.out.Parent, g.out.ParentSession = true, parent.p.path, parent.p.id
+		meta := strings.TrimSuffix(name, ".jsonl") + ".meta.json"
+		if err := os.WriteFile(meta, []byte(`{"agentType":"general-purpose","description":"Explore the code"}`+"\n"), 0o644); err != nil {
 			return nil, err
 		}
-	} else {
+	case p.dialect == "pi":
+		g.header(parent)
+	case p.dialect == "codex":
+		fork := ""
+		if parent != nil {
+			fork = parent.p.id
+		}
+		g.codexHeader(fork)
+	}
+	if parent != nil && !p.subagent && p.dialect == "claude" {
+		g.uuidTail, g.uuidSalt = parent.uuidTail, parent.uuidSalt // copied uuids are named as the parent made them
+	}
+	switch {
+	case parent != nil && !p.subagent:
+		parentFile := filepath.Join(dir, filepath.FromSlash(parent.p.path))
+		if err := g.forkFrom(parent.p, &parent.tr, parent.names, parentFile); err != nil {
+			return nil, err
+		}
+	case p.dialect == "claude":
+		g.claudeOpening()
+	case p.dialect == "pi" || p.dialect == "plain":
 		g.opening()
 	}
 	g.run(func() bool { return ctx.Err() != nil })
@@ -190,8 +217,47 @@ func (s *scratch) session(ctx context.Context, dir string, o *Options, ws []work
 		return nil, err
 	}
 	g.out.Bytes, g.out.Lines = g.w.n, g.lines
+	g.shape()
 	if len(p.kids) == 0 {
 		g.tr = tree{} // no fork will need it
 	}
 	return g, nil
+}
+
+// shape fills the tree facts of the manifest entry: roots, leaves, branch
+// points and the active leaf (the leaf on the highest line; in a Claude
+// file every leaf is on one side of the sidechain rule, so the same).
+func (g *gen) shape() {
+	tr := &g.tr
+	kids := make([]uint8, tr.len())
+	for _, p := range tr.parents {
+		if p >= 0 && kids[p] < 2 {
+			kids[p]++
+		}
+	}
+	last := -1
+	for i, p := range tr.parents {
+		if p == -1 {
+			g.out.Roots++
+		}
+		switch kids[i] {
+		case 0:
+			g.out.Leaves++
+			last = i
+		case 2:
+			g.out.BranchPoints++
+		}
+	}
+	if last < 0 {
+		return
+	}
+	id := tr.ids[last]
+	switch g.d {
+	case "claude":
+		g.out.ActiveLeaf = string(g.appendUUID(nil, id))
+	case "codex", "messages":
+		g.out.ActiveLeaf = "L" + strconv.Itoa(int(id))
+	default:
+		g.out.ActiveLeaf = string(appendHex8(nil, id))
+	}
 }

@@ -31,8 +31,19 @@ type Options struct {
 	DamageRate   float64 `json:"damage_rate"`   // per session: probability of one damage (not forks)
 	PlainShare   float64 `json:"plain_share"`   // share of sessions in the plain dialect (SPEC §3.1)
 	ForkRate     float64 `json:"fork_rate"`     // share of pi sessions that fork an earlier one
-	Workers      int     `json:"-"`             // files written at once; 0 means GOMAXPROCS. Never changes the bytes.
-	Force        bool    `json:"-"`             // write into a directory that is not empty
+	// The dialect mix: shares of the ordinary sessions written as Claude
+	// Code transcripts (SPEC §3.4), Codex rollouts (SPEC §3.5) and
+	// messages logs (SPEC §3.6). Their sum is at most 1; the rest is pi,
+	// with PlainShare of it plain. All 0 (the default) writes the corpus
+	// of generator version 2 byte for byte, pi and plain only.
+	ClaudeShare   float64 `json:"claude_share,omitempty"`
+	CodexShare    float64 `json:"codex_share,omitempty"`
+	MessagesShare float64 `json:"messages_share,omitempty"`
+	// SubagentRate is, per Claude session, the probability that it starts
+	// sub-agents (one to three files of their own, FORMATS.md §1.6).
+	SubagentRate float64 `json:"subagent_rate,omitempty"`
+	Workers      int     `json:"-"` // files written at once; 0 means GOMAXPROCS. Never changes the bytes.
+	Force        bool    `json:"-"` // write into a directory that is not empty
 	// Files, when above 0, stops the ordinary sessions at this many files
 	// even if Size is not reached (the big session is extra). 0: Size alone
 	// decides.
@@ -71,10 +82,75 @@ func (o Options) check() error {
 		name string
 		v    float64
 	}{{"chinese share", o.ChineseShare}, {"image rate", o.ImageRate}, {"damage rate", o.DamageRate},
-		{"plain share", o.PlainShare}, {"fork rate", o.ForkRate}} {
+		{"plain share", o.PlainShare}, {"fork rate", o.ForkRate},
+		{"claude share", o.ClaudeShare}, {"codex share", o.CodexShare}, {"messages share", o.MessagesShare},
+		{"subagent rate", o.SubagentRate}} {
 		if !(s.v >= 0 && s.v <= 1) {
 			return fmt.Errorf("%w: %s %v is outside [0, 1]", ErrBadOptions, s.name, s.v)
 		}
+	}
+	if sum := o.ClaudeShare + o.CodexShare + o.MessagesShare; sum > 1+1e-9 {
+		return fmt.Errorf("%w: the claude, codex and messages shares add up to %v, more than 1", ErrBadOptions, sum)
+	}
+	return nil
+}
+
+// SetDialects sets the dialect mix from text such as "pi=0.5,claude=0.3,
+// codex=0.2" or "claude" (one name: every session of that dialect): names
+// pi, plain, claude, codex, messages with shares that add up to 1 (a name
+// without a share takes what the others leave). PlainShare becomes
+// plain's share of pi and plain together. Errors: ErrBadOptions.
+func (o *Options) SetDialects(spec string) error {
+	shares := map[string]float64{}
+	var bare []string
+	for _, part := range strings.Split(spec, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, val, has := strings.Cut(part, "=")
+		name = strings.TrimSpace(name)
+		switch name {
+		case "pi", "plain", "claude", "codex", "messages":
+		default:
+			return fmt.Errorf("%w: dialect %q (want pi, plain, claude, codex or messages)", ErrBadOptions, name)
+		}
+		if _, dup := shares[name]; dup {
+			return fmt.Errorf("%w: dialect %q given twice", ErrBadOptions, name)
+		}
+		if !has {
+			shares[name] = -1
+			bare = append(bare, name)
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+		if err != nil || !(v >= 0 && v <= 1) {
+			return fmt.Errorf("%w: share %q of %s is not a number in [0, 1]", ErrBadOptions, val, name)
+		}
+		shares[name] = v
+	}
+	if len(shares) == 0 {
+		return fmt.Errorf("%w: no dialect in %q", ErrBadOptions, spec)
+	}
+	var given float64
+	for _, v := range shares {
+		if v > 0 {
+			given += v
+		}
+	}
+	if given > 1+1e-9 {
+		return fmt.Errorf("%w: dialect shares add up to %v, more than 1", ErrBadOptions, given)
+	}
+	for _, n := range bare {
+		shares[n] = (1 - given) / float64(len(bare))
+	}
+	if len(bare) == 0 && given < 1-1e-9 {
+		return fmt.Errorf("%w: dialect shares add up to %v, not 1 (leave one share out to give it the rest)", ErrBadOptions, given)
+	}
+	o.ClaudeShare, o.CodexShare, o.MessagesShare = shares["claude"], shares["codex"], shares["messages"]
+	o.PlainShare = 0
+	if pp := shares["pi"] + shares["plain"]; pp > 0 {
+		o.PlainShare = shares["plain"] / pp
 	}
 	return nil
 }

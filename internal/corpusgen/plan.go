@@ -122,7 +122,11 @@ type plan struct {
 	forkOf  int   // index of the parent plan, -1 when not a fork
 	big     bool  // the --big-session file
 	jobHead int   // index of the root plan of the job this plan runs in
-	kids    []int // forks of this plan, in plan order
+	kids    []int // forks and sub-agents of this plan, in plan order
+	// subagent marks a Claude sub-agent file (FORMATS.md §1.6): forkOf is
+	// then the main session that starts it, agent its agent id.
+	subagent bool
+	agent    string
 }
 
 // planCorpus decides every file of the corpus from o. Plans come in
@@ -145,6 +149,10 @@ func planCorpus(o Options, ws []workspace) []*plan {
 	}
 	var total int64
 	var recent []int // undamaged pi sessions a fork may start from
+	// undamaged Claude and Codex main sessions a fork may start from
+	// (--fork-session, codex fork); never pi's list, so that a corpus
+	// without them draws as version 2 did
+	recentOf := map[string][]int{}
 	for k := uint64(0); total < o.Size && (o.Files == 0 || int(k) < o.Files); k++ {
 		p := &plan{stream: k, forkOf: -1, dialect: "pi"}
 		p.size = int64(sessionSize.Draw(r))
@@ -165,15 +173,30 @@ func planCorpus(o Options, ws []workspace) []*plan {
 				p.image, p.size = int(img), max(p.size, need)
 			}
 		}
-		if r.Chance(o.PlainShare) {
+		if o.ClaudeShare+o.CodexShare+o.MessagesShare > 0 { // no draw otherwise: version 2's bytes
+			switch u := r.Float64(); {
+			case u < o.ClaudeShare:
+				p.dialect = "claude"
+			case u < o.ClaudeShare+o.CodexShare:
+				p.dialect = "codex"
+			case u < o.ClaudeShare+o.CodexShare+o.MessagesShare:
+				p.dialect = "messages"
+			}
+		}
+		if p.dialect == "pi" && r.Chance(o.PlainShare) {
 			p.dialect = "plain"
 		}
 		p.ws = wsPick.pick(r)
 		clock += int64(r.Range(2, 180)) * 60_000
 		p.start = clock
 		p.id = r.uuid()
-		if p.dialect == "pi" && len(recent) > 0 && r.Chance(o.ForkRate) {
-			p.forkOf = recent[r.Intn(len(recent))]
+		if other := recentOf[p.dialect]; p.dialect == "pi" && len(recent) > 0 && r.Chance(o.ForkRate) ||
+			p.dialect != "pi" && len(other) > 0 && r.Chance(o.ForkRate) {
+			if p.dialect == "pi" {
+				p.forkOf = recent[r.Intn(len(recent))]
+			} else {
+				p.forkOf = other[r.Intn(len(other))]
+			}
 			parent := plans[p.forkOf]
 			p.ws = parent.ws
 			// The fork is made some time into its parent's life.
@@ -181,17 +204,48 @@ func planCorpus(o Options, ws []workspace) []*plan {
 			p.start = max(p.start, parent.start+int64(est*(0.3+0.7*r.Float64())))
 		} else if r.Chance(o.DamageRate) {
 			p.damage = damageKinds[r.Intn(len(damageKinds))]
+			if p.damage == DamageMissingParent && (p.dialect == "codex" || p.dialect == "messages") {
+				p.damage = DamageBadLine // no parents to break: ids are L<line>
+			}
 		}
-		if p.dialect == "pi" {
+		switch p.dialect {
+		case "pi":
 			p.path = piPath(ws[p.ws].cwd, p.start, p.id)
-		} else {
+		case "plain":
 			p.path = path.Join("plain", encodeCwd(ws[p.ws].cwd), p.id+".jsonl")
+		case "claude":
+			p.path = path.Join("claude", "projects", claudeDir(ws[p.ws].cwd), p.id+".jsonl")
+		case "codex":
+			p.path = codexPath(p.start, p.id)
+		case "messages":
+			p.path = path.Join("messages", encodeCwd(ws[p.ws].cwd), p.id+".jsonl")
 		}
 		p.index = len(plans)
 		plans = append(plans, p)
+		if p.dialect == "claude" && r.Chance(o.SubagentRate) {
+			for range r.Range(1, 3) {
+				a := &plan{stream: k | 1<<40 | uint64(len(plans))<<44, forkOf: p.index, dialect: "claude", ws: p.ws,
+					subagent: true, index: len(plans)}
+				a.size = min(max(minSession, p.size/6), 200<<10)
+				a.start = p.start + int64(r.Range(60, 900))*1000
+				var hex []byte
+				for range 17 {
+					hex = append(hex, hexDigits[r.Intn(16)])
+				}
+				a.agent, a.id = string(hex), "agent-"+string(hex)
+				a.path = path.Join("claude", "projects", claudeDir(ws[p.ws].cwd), p.id, "subagents", a.id+".jsonl")
+				plans = append(plans, a)
+				total += a.size
+			}
+		}
 		if p.dialect == "pi" && p.damage == "" {
 			if recent = append(recent, p.index); len(recent) > 8 {
 				recent = recent[1:]
+			}
+		}
+		if (p.dialect == "claude" || p.dialect == "codex") && p.damage == "" {
+			if recentOf[p.dialect] = append(recentOf[p.dialect], p.index); len(recentOf[p.dialect]) > 8 {
+				recentOf[p.dialect] = recentOf[p.dialect][1:]
 			}
 		}
 		total += p.size
@@ -204,6 +258,29 @@ func planCorpus(o Options, ws []workspace) []*plan {
 		}
 	}
 	return plans
+}
+
+// claudeDir is Claude Code's project folder name for cwd: every character
+// outside [A-Za-z0-9] becomes '-' (/home/ana/src/shop → -home-ana-src-shop,
+// C:\Users\ana\x → C--Users-ana-x; FORMATS.md §1.1). The workspaces here
+// are short, so the 200-character cut never applies.
+func claudeDir(cwd string) string {
+	b := []byte(cwd)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			b[i] = '-'
+		}
+	}
+	return string(b)
+}
+
+// codexPath is where Codex keeps a rollout started at ms (FORMATS.md §2.1):
+// codex/sessions/YYYY/MM/DD/rollout-YYYY-MM-DDThh-mm-ss-<id>.jsonl, in UTC
+// (Codex uses local time; the corpus must not depend on the machine).
+func codexPath(ms int64, id string) string {
+	t := time.UnixMilli(ms).UTC()
+	return path.Join("codex", "sessions", t.Format("2006"), t.Format("01"), t.Format("02"),
+		"rollout-"+t.Format("2006-01-02T15-04-05")+"-"+id+".jsonl")
 }
 
 // piPath is where pi keeps a session: pi/--<cwd>--/<time>_<id>.jsonl.

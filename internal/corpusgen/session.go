@@ -63,14 +63,32 @@ func (w *fileWriter) write(b []byte) {
 // leaf: every new entry is a child of the leaf and becomes the leaf, except
 // where a branch (turn.go) moves the leaf to an earlier entry first.
 type gen struct {
-	r      *rng
-	t      text
-	o      *Options
-	p      *plan
-	w      *fileWriter
-	tr     tree
-	out    *File
-	pi     bool
+	r   *rng
+	t   text
+	o   *Options
+	p   *plan
+	w   *fileWriter
+	tr  tree
+	out *File
+	pi  bool
+	d   string // the dialect: pi, plain, claude, codex, messages
+	// lineIDs: entry ids are L<line> (codex, messages); tree ids then
+	// hold the physical line.
+	lineIDs bool
+	// Claude (claude.go): the part of every uuid after its first 8 hex
+	// digits, the sessionId field (the parent's for a sub-agent), the
+	// sub-agent's id, the id the next entry takes (0: a new one), and the
+	// sub-agents this session starts with a Task call.
+	uuidTail  string
+	uuidSalt  uint32
+	sessionID string
+	agent     string
+	preset    uint32
+	agents    []*plan
+	// names are the session names given, in file order, for the forks
+	// that copy them: at is the pi session_info entry's index, or the
+	// byte offset of the Claude custom-title line.
+	names  []named
 	salt   uint32 // entry ids are permute(counter, salt)
 	next   uint32 // the next counter
 	taken  map[uint32]bool
@@ -101,6 +119,12 @@ type gen struct {
 	image    int // base64 bytes of the image still to place
 	calls    []call
 	scratch  []byte
+}
+
+// named is a session name given at a place of the file (gen.names).
+type named struct {
+	at   int64
+	name string
 }
 
 // slack is how far below its target a session may stop, in bytes: about
@@ -182,6 +206,12 @@ func (g *gen) spliced(start int) []byte {
 // The planned damage happens here: a bad line before it, or, when it is
 // the last entry, a torn tail instead of it.
 func (g *gen) commit(kind uint8) {
+	if g.d == "claude" {
+		g.line = append(appendKey(g.line, "uuid"), '"')
+		g.line = append(g.appendUUID(g.line, g.id), '"')
+		g.line = append(appendKey(g.line, "timestamp"), '"')
+		g.line = append(appendISO(g.line, g.clock), '"')
+	}
 	g.line = append(g.line, '}')
 	n := g.streamd + len(g.line)
 	last := g.w.n+int64(len(g.line))+1 >= g.target-slack
@@ -201,6 +231,9 @@ func (g *gen) commit(kind uint8) {
 		return
 	}
 	off := g.w.n - int64(g.streamd)
+	if g.lineIDs {
+		g.id = uint32(g.lines + 1)
+	}
 	g.w.write(g.line)
 	g.w.write([]byte{'\n'})
 	g.lines++

@@ -1,5 +1,7 @@
 package corpusgen
 
+import "path"
+
 // newGen prepares the generator of the session p, writing to w. Everything
 // random about the session comes from its own stream, so sessions can be
 // written in any order, by any number of workers.
@@ -8,6 +10,7 @@ func newGen(o *Options, p *plan, ws *workspace, w *fileWriter) *gen {
 	g := &gen{
 		r: r, t: text{r: r, ws: ws}, o: o, p: p, w: w,
 		pi:     p.dialect == "pi",
+		d:      p.dialect,
 		salt:   uint32(r.Uint64()),
 		next:   1,
 		taken:  map[uint32]bool{},
@@ -25,6 +28,15 @@ func newGen(o *Options, p *plan, ws *workspace, w *fileWriter) *gen {
 		g.thinking = r.Range(1, len(thinkingLevels)-1)
 	}
 	g.damageAt = int64(float64(p.size) * (0.2 + 0.6*r.Float64()))
+	switch p.dialect {
+	case "messages":
+		g.lineIDs = true
+		g.out.Workspace = path.Dir(p.path) // the folder that holds the log (SPEC §3.6)
+	case "claude":
+		g.claudeSetup()
+	case "codex":
+		g.lineIDs = true
+	}
 	return g
 }
 

@@ -69,41 +69,7 @@ func (g *gen) result(c call) {
 	b = append(b, `,"content":[{"type":"text"`...)
 	g.line = b
 	isErr := r.Intn(100) < 5
-	t := g.t
-	g.txt = g.txt[:0]
-	switch {
-	case isErr && c.name == "edit":
-		g.txt = append(g.txt, "Could not find the exact text in "...)
-		g.txt = append(g.txt, c.path...)
-		g.txt = append(g.txt, ". The old text must match exactly including all whitespace and newlines."...)
-	case isErr:
-		g.txt = t.expand(g.txt, errorLines[r.Intn(len(errorLines))])
-	case c.name == "bash":
-		if n := bashOut.Draw(r); n < 4 {
-			g.txt = append(g.txt, "(no output)"...)
-		} else {
-			g.txt = t.bashOutput(g.txt, g.fit(n))
-		}
-	case c.name == "read":
-		if strings.HasSuffix(c.path, ".md") {
-			g.txt = t.doc(g.txt, g.fit(readOut.Draw(r)))
-		} else {
-			g.txt = t.code(g.txt, g.fit(readOut.Draw(r)))
-		}
-	case c.name == "edit":
-		g.txt = append(g.txt, "Successfully replaced text in "...)
-		g.txt = append(g.txt, c.path...)
-		g.txt = append(g.txt, ". Changed "...)
-		g.txt = strconv.AppendInt(g.txt, int64(c.a), 10)
-		g.txt = append(g.txt, " characters to "...)
-		g.txt = strconv.AppendInt(g.txt, int64(c.b), 10)
-		g.txt = append(g.txt, " characters."...)
-	default:
-		g.txt = append(g.txt, "Successfully wrote "...)
-		g.txt = strconv.AppendInt(g.txt, int64(c.a), 10)
-		g.txt = append(g.txt, " bytes to "...)
-		g.txt = append(g.txt, c.path...)
-	}
+	g.toolOutput(c, isErr)
 	g.line = appendStr(g.line, "text", g.spliced(0))
 	g.line = append(g.line, "}]"...)
 	if c.name == "edit" && !isErr {
@@ -161,4 +127,117 @@ func (g *gen) bashExecution() {
 	g.line = appendInt(g.line, "timestamp", g.clock)
 	g.line = append(g.line, '}')
 	g.commit(kindUser)
+}
+
+// toolOutput puts in g.txt what the tool of c prints (an error message when
+// isErr), at the measured sizes: pi's texts, which every dialect shares.
+func (g *gen) toolOutput(c call, isErr bool) {
+	r := g.r
+	t := g.t
+	g.txt = g.txt[:0]
+	switch {
+	case isErr && c.name == "edit":
+		g.txt = append(g.txt, "Could not find the exact text in "...)
+		g.txt = append(g.txt, c.path...)
+		g.txt = append(g.txt, ". The old text must match exactly including all whitespace and newlines."...)
+	case isErr:
+		g.txt = t.expand(g.txt, errorLines[r.Intn(len(errorLines))])
+	case c.name == "bash":
+		if n := bashOut.Draw(r); n < 4 {
+			g.txt = append(g.txt, "(no output)"...)
+		} else {
+			g.txt = t.bashOutput(g.txt, g.fit(n))
+		}
+	case c.name == "read":
+		if strings.HasSuffix(c.path, ".md") {
+			g.txt = t.doc(g.txt, g.fit(readOut.Draw(r)))
+		} else {
+			g.txt = t.code(g.txt, g.fit(readOut.Draw(r)))
+		}
+	case c.name == "edit":
+		g.txt = append(g.txt, "Successfully replaced text in "...)
+		g.txt = append(g.txt, c.path...)
+		g.txt = append(g.txt, ". Changed "...)
+		g.txt = strconv.AppendInt(g.txt, int64(c.a), 10)
+		g.txt = append(g.txt, " characters to "...)
+		g.txt = strconv.AppendInt(g.txt, int64(c.b), 10)
+		g.txt = append(g.txt, " characters."...)
+	default:
+		g.txt = append(g.txt, "Successfully wrote "...)
+		g.txt = strconv.AppendInt(g.txt, int64(c.a), 10)
+		g.txt = append(g.txt, " bytes to "...)
+		g.txt = append(g.txt, c.path...)
+	}
+}
+
+// drawCall draws one tool call of the four tools as toolCall does (same
+// weights, paths and sizes) for the dialects that write their own call
+// shapes: the id is prefix and n random base-62 characters.
+func (g *gen) drawCall(prefix string, n int) call {
+	r := g.r
+	w := r.Intn(1000)
+	name := tools[len(tools)-1].name
+	for _, t := range tools {
+		if w < t.weight {
+			name = t.name
+			break
+		}
+		w -= t.weight
+	}
+	c := call{id: string(r.appendBase62([]byte(prefix), n)), name: name}
+	switch name {
+	case "bash":
+		c.cmd = string(g.t.expand(nil, bashCommands[r.Intn(len(bashCommands))]))
+	case "read":
+		c.path = g.t.ws.files[r.Intn(len(g.t.ws.files))]
+	case "edit":
+		c.path = g.t.ws.files[r.Intn(len(g.t.ws.files))]
+		c.a, c.b = g.fit(editText.Draw(r)), g.fit(editText.Draw(r))
+	case "write":
+		c.path = g.t.ws.files[r.Intn(len(g.t.ws.files))]
+		c.a = g.fit(writeText.Draw(r))
+	}
+	return c
+}
+
+// toolInput appends the input object of c with the dialect's key names:
+// k lists the keys of the command, the path, the old and new text of an
+// edit and a written file's content.
+func (g *gen) toolInput(b []byte, c call, k *inputKeys) []byte {
+	b = append(b, '{')
+	switch c.name {
+	case "bash":
+		b = appendStr(b, k.command, c.cmd)
+	case "read":
+		b = appendStr(b, k.path, c.path)
+	case "edit":
+		b = appendStr(b, k.path, c.path)
+		g.scratch = g.t.code(g.scratch[:0], c.a)
+		b = appendStr(b, k.old, g.scratch)
+		g.scratch = g.t.code(g.scratch[:0], c.b)
+		b = appendStr(b, k.new, g.scratch)
+	case "write":
+		b = appendStr(b, k.path, c.path)
+		g.scratch = g.t.code(g.scratch[:0], c.a)
+		b = appendStr(b, k.content, g.scratch)
+	}
+	return append(b, '}')
+}
+
+// inputKeys are a dialect's names of the four tools and of their inputs.
+type inputKeys struct {
+	bash, read, edit, write          string
+	command, path, old, new, content string
+}
+
+func (k *inputKeys) tool(name string) string {
+	switch name {
+	case "bash":
+		return k.bash
+	case "read":
+		return k.read
+	case "edit":
+		return k.edit
+	}
+	return k.write
 }

@@ -62,6 +62,11 @@ var tools = []struct {
 type call struct {
 	id, name, path string
 	a, b           int // edit: old and new text sizes; write: content size
+	// The other dialects (drawCall): the bash command, the entry of the
+	// tool call (the Claude tool_use line), a Claude sub-agent started.
+	cmd   string
+	at    int32
+	agent *plan
 }
 
 // run writes entries until the session reaches its target size.
@@ -92,6 +97,17 @@ func (g *gen) finish() {
 // execution), then assistant messages with their tool results, ending with
 // a final answer.
 func (g *gen) turn() {
+	switch g.d {
+	case "claude":
+		g.claudeTurn()
+		return
+	case "codex":
+		g.codexTurn()
+		return
+	case "messages":
+		g.messagesTurn()
+		return
+	}
 	r := g.r
 	g.turns++
 	g.zh = r.Chance(g.o.ChineseShare)
