@@ -431,3 +431,37 @@ func TestSearch_DialectForkCopiesAreOneHit(t *testing.T) {
 		}
 	}
 }
+
+// A Claude Code session's name comes from metadata lines, no entries: a
+// query it matches finds the session (SPEC §7 session names, FORMATS.md §4
+// title metadata), as a pi session_info name is found.
+func TestSearch_ClaudeTitlesFindTheSession(t *testing.T) {
+	ctx := context.Background()
+	a := mustOpenArchive(t, filepath.Join(t.TempDir(), "index.db"))
+	if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{testutil.Testdata(t, "claude")}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		query, dialect string
+		want           []string // session ids of the session hits
+	}{
+		{`"rewind demo"`, "", []string{"7f3c2a10-0000-4000-8000-000000000001"}},
+		{"warm", "claude", []string{"agent-a9f1c2d"}},
+		{"rewind -demo", "", nil},
+		{"rewind", "codex", nil},
+	} {
+		res, err := a.Search(ctx, archive.SearchOptions{Query: c.query, Dialect: c.dialect})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range res.Hits {
+			if h.Type == "session" {
+				got = append(got, h.SessionID)
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("search %q (dialect %q): session hits %v, want %v", c.query, c.dialect, got, c.want)
+		}
+	}
+}

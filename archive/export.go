@@ -56,12 +56,13 @@ func (a *Archive) ExportPath(ctx context.Context, session, leaf string) (*PathRe
 // the labels of a fork after it; such entries get fresh 8-hex ids. The
 // fork's active leaf is then the last of them, with the same context.
 //
-// Errors: wrong_dialect for a plain-dialect session (it is no pi session),
+// Errors: wrong_dialect for a session of another dialect (it is no pi
+// session; Claude Code's and Codex's are never written),
 // bad_line for a line that is not a JSON object.
 func ForkLines(src *index.Session, path []jsonl.Entry, labels map[string]string, id string, now time.Time) ([][]byte, error) {
 	if src.Dialect != string(jsonl.Pi) {
 		return nil, &jsonl.Error{Code: jsonl.CodeWrongDialect, Path: src.Path, Offset: -1,
-			Message: "a plain-dialect session cannot be exported as a pi session file",
+			Message: "a " + src.Dialect + " session cannot be exported as a pi session file",
 			Hint:    "export it with --format md or html"}
 	}
 	header := marshalOrdered("type", json.RawMessage(`"session"`), "version", json.RawMessage("3"), "id", jsonText(id),

@@ -80,11 +80,31 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 			sessionHits = append(sessionHits, sessionHit(&ss[0]))
 		}
 	}
-	// A session hit is the first hit of every page sequence: it counts in
-	// the total of every page, and moves the entry hits one place on.
+	// A Claude Code session's name comes from metadata lines (custom-title,
+	// ai-title, summary; a sub-agent's meta.json), which are no entries:
+	// a query its name matches finds the session itself (SPEC §7: session
+	// names; FORMATS.md §4: title metadata).
+	if len(o.Roles) == 0 && len(o.Types) == 0 && !o.Active && (o.Dialect == "" || o.Dialect == string(jsonl.Claude)) {
+		named, err := a.db.Sessions(ctx, index.SessionFilter{Dialect: string(jsonl.Claude)})
+		if err != nil {
+			return nil, err
+		}
+		for i := range named {
+			s := &named[i]
+			if s.Name == "" || !q.Matches(s.Name) || !sessionPasses(s, &p) || len(sessionHits) > 0 && sessionHits[0].SID == s.SID {
+				continue
+			}
+			h := sessionHit(s)
+			h.Snippet = "session " + s.SessionID + " named " + index.Snippet(s.Name, q.Terms())
+			sessionHits = append(sessionHits, h)
+		}
+	}
+	// Session hits are the first hits of every page sequence: they count
+	// in the total of every page, and move the entry hits on.
 	n := len(sessionHits)
 	if o.Offset > 0 {
-		p.Offset, sessionHits = o.Offset-n, nil
+		skip := min(o.Offset, n)
+		p.Offset, sessionHits = o.Offset-skip, sessionHits[skip:]
 	}
 	res, err := a.db.Search(ctx, p)
 	if err != nil {

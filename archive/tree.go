@@ -39,7 +39,7 @@ func PathTo(entries []jsonl.Entry, leafID string) ([]jsonl.Entry, error) {
 			for _, k := range rev {
 				walk = append(walk, entries[k].ID)
 			}
-			return nil, jsonl.CycleError(append(walk, e.ID), e.Line)
+			return nil, jsonl.CycleError(append(walk, e.ID), e.Line, e.Offset)
 		}
 		seen[e.ID] = struct{}{}
 		rev = append(rev, i)
@@ -48,7 +48,7 @@ func PathTo(entries []jsonl.Entry, leafID string) ([]jsonl.Entry, error) {
 		}
 		j, ok := byID[e.ParentID]
 		if !ok {
-			return nil, jsonl.MissingParentError(e.ID, e.ParentID, e.Line)
+			return nil, jsonl.MissingParentError(e.ID, e.ParentID, e.Line, e.Offset)
 		}
 		i = j
 	}

@@ -274,14 +274,14 @@ func (d *DB) Path(ctx context.Context, sid int64, leafID string) ([]Entry, error
 				for k := range walk {
 					walk[k] = steps[k].EntryID
 				}
-				return nil, jsonl.CycleError(walk, st.Line)
+				return nil, jsonl.CycleError(walk, st.Line, st.Offset)
 			}
 			seen[st.EntryID] = true
 		}
 	}
 	last := steps[len(steps)-1]
 	if last.ParentID != nil {
-		return nil, jsonl.MissingParentError(last.EntryID, *last.ParentID, last.Line)
+		return nil, jsonl.MissingParentError(last.EntryID, *last.ParentID, last.Line, last.Offset)
 	}
 	out := make([]Entry, len(steps))
 	for i, st := range steps {

@@ -3,6 +3,7 @@ package jsonl
 import (
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -292,6 +293,9 @@ func (codexRules) read(p *parser, l Line, o object, typ string) error {
 	return p.emit(l, e)
 }
 
+// rolloutUUID matches the UUID at the end of a rollout's file stem.
+var rolloutUUID = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
 // codexHeader reads the first session_meta line (or the pre-envelope
 // header, whose members are the payload's).
 func (p *parser) codexHeader(l Line, o object, envelope bool) error {
@@ -317,6 +321,9 @@ func (p *parser) codexHeader(l Line, o object, envelope bool) error {
 		h.Timestamp = t
 	} else if t, ok := parseISOTime(o["timestamp"]); ok {
 		h.Timestamp = t
+	}
+	if u := rolloutUUID.FindString(strings.TrimSuffix(filepath.Base(p.opts.Path), ".jsonl")); u != "" && h.ID != "" && !strings.EqualFold(u, h.ID) {
+		p.warn(l, CodeSessionIDMismatch, "the file name holds session id %s but the header says %s; the header's is used", u, h.ID)
 	}
 	h.Raw = append(json.RawMessage(nil), l.Bytes...)
 	p.surrogates(l)

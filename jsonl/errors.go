@@ -12,33 +12,34 @@ type Code string
 
 // The codes of SPEC §8, plus the warning codes of SPEC §2 and §3.2.
 const (
-	CodeBadLine          Code = "bad_line"          // a committed line that is not a valid entry or header (§2.4)
-	CodeUnterminatedTail Code = "unterminated_tail" // non-whitespace bytes after the last LF (§2.5)
-	CodeExtraHeader      Code = "extra_header"      // a second pi header line, ignored (§3.2)
-	CodeBadTimestamp     Code = "bad_timestamp"     // a pi entry whose timestamp is missing or unreadable (§3.2)
-	CodeUnknownVersion   Code = "unknown_version"   // a pi header version above 3 (§3.2)
-	CodeLoneSurrogate    Code = "lone_surrogate"    // a kept line whose string escapes half a UTF-16 surrogate pair (§2.9)
-	CodeDuplicateID      Code = "duplicate_id"      // an id used by two entries of one session (§4.1)
-	CodeMissingParent    Code = "missing_parent"    // a parentId naming no entry (§4.2)
-	CodeCycle            Code = "cycle"             // a walk to the root that meets an id twice (§4.2)
-	CodeUnknownEntry     Code = "unknown_entry"     // a leaf id that names no entry (§4.2)
-	CodeUnknownSession   Code = "unknown_session"   // a session argument that names no session (§3.3)
-	CodeAmbiguousSession Code = "ambiguous_session" // a session argument that names two or more sessions (§3.3)
-	CodeNeedsRepair      Code = "needs_repair"      // a writer refused: the file has an unterminated tail (§5)
-	CodeTainted          Code = "tainted"           // a writer refused: an earlier write failed (§5)
-	CodeInvalidEntry     Code = "invalid_entry"     // an entry refused before it was written (§5)
-	CodeStaleIndex       Code = "stale_index"       // the file changed since it was indexed (§6)
-	CodeBadQuery         Code = "bad_query"         // a search query that cannot be run (§8)
-	CodeNewerIndex       Code = "newer_index"       // the index was made by a newer grove (§6)
-	CodeNotIndex         Code = "not_index"         // the index path holds a file that is not a grove index
-	CodeDamagedIndex     Code = "damaged_index"     // a grove index that SQLite cannot read any more (corrupt, truncated)
-	CodeIndexBusy        Code = "index_busy"        // another grove is writing the index and this one did not wait
-	CodeNoIndex          Code = "no_index"          // a reading command found no index file at the path
-	CodeLocked           Code = "locked"            // another writer holds the session file (SPEC §5)
-	CodeNothingToRepair  Code = "nothing_to_repair" // grove repair on a file without an unterminated tail
-	CodeIO               Code = "io_error"          // the operating system refused a read or write
-	CodeFileExists       Code = "file_exists"       // an output file is already there and is never appended to or replaced
-	CodeWrongDialect     Code = "wrong_dialect"     // an operation for one dialect asked of a session of the other (a pi fork of a plain session)
+	CodeBadLine           Code = "bad_line"            // a committed line that is not a valid entry or header (§2.4)
+	CodeUnterminatedTail  Code = "unterminated_tail"   // non-whitespace bytes after the last LF (§2.5)
+	CodeExtraHeader       Code = "extra_header"        // a second pi header line, ignored (§3.2)
+	CodeBadTimestamp      Code = "bad_timestamp"       // a pi entry whose timestamp is missing or unreadable (§3.2)
+	CodeUnknownVersion    Code = "unknown_version"     // a pi header version above 3 (§3.2)
+	CodeLoneSurrogate     Code = "lone_surrogate"      // a kept line whose string escapes half a UTF-16 surrogate pair (§2.9)
+	CodeDuplicateID       Code = "duplicate_id"        // an id used by two entries of one session (§4.1)
+	CodeMissingParent     Code = "missing_parent"      // a parentId naming no entry (§4.2)
+	CodeCycle             Code = "cycle"               // a walk to the root that meets an id twice (§4.2)
+	CodeUnknownEntry      Code = "unknown_entry"       // a leaf id that names no entry (§4.2)
+	CodeUnknownSession    Code = "unknown_session"     // a session argument that names no session (§3.3)
+	CodeAmbiguousSession  Code = "ambiguous_session"   // a session argument that names two or more sessions (§3.3)
+	CodeNeedsRepair       Code = "needs_repair"        // a writer refused: the file has an unterminated tail (§5)
+	CodeTainted           Code = "tainted"             // a writer refused: an earlier write failed (§5)
+	CodeInvalidEntry      Code = "invalid_entry"       // an entry refused before it was written (§5)
+	CodeStaleIndex        Code = "stale_index"         // the file changed since it was indexed (§6)
+	CodeBadQuery          Code = "bad_query"           // a search query that cannot be run (§8)
+	CodeNewerIndex        Code = "newer_index"         // the index was made by a newer grove (§6)
+	CodeNotIndex          Code = "not_index"           // the index path holds a file that is not a grove index
+	CodeDamagedIndex      Code = "damaged_index"       // a grove index that SQLite cannot read any more (corrupt, truncated)
+	CodeIndexBusy         Code = "index_busy"          // another grove is writing the index and this one did not wait
+	CodeNoIndex           Code = "no_index"            // a reading command found no index file at the path
+	CodeLocked            Code = "locked"              // another writer holds the session file (SPEC §5)
+	CodeNothingToRepair   Code = "nothing_to_repair"   // grove repair on a file without an unterminated tail
+	CodeIO                Code = "io_error"            // the operating system refused a read or write
+	CodeFileExists        Code = "file_exists"         // an output file is already there and is never appended to or replaced
+	CodeWrongDialect      Code = "wrong_dialect"       // an operation for one dialect asked of a session of the other (a pi fork of a plain session)
+	CodeSessionIDMismatch Code = "session_id_mismatch" // a warning: a Codex rollout's file name holds another UUID than its header's id (FORMATS.md §2.3)
 )
 
 // The codes of issue 13 (SPEC §8), in a block of their own.

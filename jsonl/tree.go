@@ -65,9 +65,10 @@ func duplicateMessage(id string, lines []int) string {
 
 func quote(s string) string { return "\"" + s + "\"" }
 
-// MissingParentError is the missing_parent error of SPEC §4 rule 2.
-func MissingParentError(id, parent string, line int) *Error {
-	return &Error{Code: CodeMissingParent, ID: id, Parent: parent, Line: line, Offset: -1,
+// MissingParentError is the missing_parent error of SPEC §4 rule 2 for the
+// entry id on line (starting at byte offset) that names parent.
+func MissingParentError(id, parent string, line int, offset int64) *Error {
+	return &Error{Code: CodeMissingParent, ID: id, Parent: parent, Line: line, Offset: offset,
 		Message: "entry " + quote(id) + " names parent " + quote(parent) + ", which is not in the session"}
 }
 
@@ -76,9 +77,9 @@ func MissingParentError(id, parent string, line int) *Error {
 // error names that id and the loop, from its first meeting round to it
 // again ("cycle: e04 -> e03 -> e02 -> e04", case 09), as Loop and in the
 // message. line is the physical line of the entry met twice (the one the
-// loop starts and ends at). PathTo and the index's recursive walk give the
-// same loop and line.
-func CycleError(walk []string, line int) *Error {
+// loop starts and ends at), offset the byte its line starts at. PathTo and
+// the index's recursive walk give the same loop, line and offset.
+func CycleError(walk []string, line int, offset int64) *Error {
 	id := walk[len(walk)-1]
 	loop := walk[len(walk)-1:]
 	for i, w := range walk[:len(walk)-1] {
@@ -92,7 +93,7 @@ func CycleError(walk []string, line int) *Error {
 	if len(loop) == 2 {
 		msg += " (" + quote(id) + " is its own parent)"
 	}
-	return &Error{Code: CodeCycle, ID: id, Loop: loop, Line: line, Offset: -1,
+	return &Error{Code: CodeCycle, ID: id, Loop: loop, Line: line, Offset: offset,
 		Message: msg + "; the walk to the root never reaches one"}
 }
 

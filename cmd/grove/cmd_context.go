@@ -54,6 +54,9 @@ func runContext(ctx context.Context, g *env, session, leaf string, llm bool) err
 		return err
 	}
 	defer a.Close()
+	if err := refuseCompressed(ctx, a, session); err != nil {
+		return err
+	}
 	p, mc, err := a.ContextOf(ctx, session, leaf)
 	if err != nil {
 		return err

@@ -43,7 +43,7 @@ func compressedError(path string) error {
 
 // refuseCompressed is compressedError when the session argument arg names
 // (archive.Resolve) a compressed rollout's session, so that path, tree,
-// messages and export say why there is nothing rather than that there is
+// messages, context and export say why there is nothing rather than that there is
 // no active leaf; nil otherwise, and when arg names no session (the
 // command says so in its own words).
 func refuseCompressed(ctx context.Context, a *archive.Archive, arg string) error {

@@ -245,6 +245,9 @@ func TestDialects_Claude(t *testing.T) {
 				}
 			}
 		}
+		if name == "" && f.Subagent {
+			name = subagentDescription // no title line: named by its meta.json
+		}
 		if name != f.Name {
 			t.Errorf("%s: last custom-title %q, manifest name %q", f.Path, name, f.Name)
 		}
@@ -557,6 +560,9 @@ func TestDialects_ReaderAgrees(t *testing.T) {
 			want := f.Session
 			if f.Subagent {
 				want = f.ParentSession
+				if title == "" {
+					title = archive.SubagentName(filepath.Join(dir, f.Path)) // no title line: named by its meta.json
+				}
 			}
 			if res.Claude == nil || res.Claude.SessionID != want || title != f.Name {
 				t.Errorf("%s: reader's Claude facts %+v, want session %s, title %q", f.Path, res.Claude, want, f.Name)

@@ -178,8 +178,11 @@ func (s *scratch) session(ctx context.Context, dir string, o *Options, ws []work
 	case p.subagent:
 		g.sessionID = parent.p.id
 		g.out.Subagent, g.out.Parent, g.out.ParentSession = true, parent.p.path, parent.p.id
+		// A sub-agent without a title line is named by its meta.json's
+		// description (SPEC §3.4, grove's rule for sub-agents).
+		g.out.Name = subagentDescription
 		meta := strings.TrimSuffix(name, ".jsonl") + ".meta.json"
-		if err := os.WriteFile(meta, []byte(`{"agentType":"general-purpose","description":"Explore the code"}`+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(meta, []byte(`{"agentType":"general-purpose","description":"`+subagentDescription+`"}`+"\n"), 0o644); err != nil {
 			return nil, err
 		}
 	case p.dialect == "pi":
@@ -261,3 +264,7 @@ func (g *gen) shape() {
 		g.out.ActiveLeaf = string(appendHex8(nil, id))
 	}
 }
+
+// subagentDescription is the description of every generated sub-agent, in
+// its Task call and its meta.json.
+const subagentDescription = "Explore the code"
