@@ -1,7 +1,9 @@
 package jsonl_test
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -55,5 +57,23 @@ func TestMessageText(t *testing.T) {
 func TestStripEscapes(t *testing.T) {
 	if got := jsonl.StripEscapes("\x1b[1;31mred\x1b[0m \x1b]0;title\x07ok"); got != "red ok" {
 		t.Errorf("StripEscapes = %q, want %q", got, "red ok")
+	}
+}
+
+// An ESC before a multibyte character takes no byte of it: the text stays
+// valid UTF-8 (a lone ESC is dropped, the character kept).
+func TestStripEscapes_MultibyteAfterESC(t *testing.T) {
+	for in, want := range map[string]string{
+		"a\x1bé":  "aé",
+		"a\x1b(é": "aé",
+		"\x1b中文":  "中文",
+	} {
+		got := jsonl.StripEscapes(in)
+		if got != want || !utf8.ValidString(got) {
+			t.Errorf("StripEscapes(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := string(jsonl.AppendSearchText(nil, []byte(`{"type":"message","message":{"role":"user","content":"a\u001bé"}}`))); !utf8.ValidString(got) || !strings.Contains(got, "aé") {
+		t.Errorf("search text %q, want valid UTF-8 holding aé", got)
 	}
 }

@@ -267,7 +267,13 @@ func stripANSI(s []byte) []byte {
 				j += 2
 			}
 		case '(', ')', '*', '+':
-			j++ // ESC ( B: a charset designation, one more byte
+			if j < len(s) && s[j] < 0x80 {
+				j++ // ESC ( B: a charset designation, one more byte
+			}
+		default:
+			if s[i+1] >= 0x80 {
+				j = i + 1 // ESC before a multibyte character: only the ESC goes, the character stays whole
+			}
 		}
 		i = min(j, len(s))
 	}
