@@ -129,7 +129,7 @@ func TestExport_OutAndFormats(t *testing.T) {
 			t.Errorf("grove %s = %d, want 2 (usage)", strings.Join(bad, " "), code)
 		}
 	}
-	if code, _, stderr := groveIn(t, db, "export", "--format", "jsonl", "chapter-tree"); code != 1 || !strings.Contains(stderr, "plain-dialect") || !strings.Contains(stderr, "wrong_dialect") {
+	if code, _, stderr := groveIn(t, db, "export", "--format", "jsonl", "chapter-tree"); code != 1 || !strings.Contains(stderr, "a plain session") || !strings.Contains(stderr, "wrong_dialect") {
 		t.Errorf("jsonl export of a plain session = %d, %s; want exit 1, wrong_dialect, explaining", code, stderr)
 	}
 	if code, stdout, _ := groveIn(t, db, "export", "--out", "-", "5b7e"); code != 0 || !strings.HasPrefix(stdout, "# Auth refactor (JWT)") {
