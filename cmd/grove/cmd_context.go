@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -49,17 +51,28 @@ dialects' messages already are what the model received and stay as they are.`,
 }
 
 func runContext(ctx context.Context, g *env, session, leaf string, llm bool) error {
-	a, err := g.openExisting(ctx)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	if err := refuseCompressed(ctx, a, session); err != nil {
-		return err
-	}
-	p, mc, err := a.ContextOf(ctx, session, leaf)
-	if err != nil {
-		return err
+	var p *archive.PathResult
+	var mc *archive.ModelContext
+	var err error
+	if d, ok := fileDialect(ctx, session); ok && isFileArg(session) && d == jsonl.Messages {
+		// A messages log named by its path is read from the file, indexed
+		// or not, as `grove messages FILE` reads it: its context is its
+		// messages (SPEC §3.6).
+		if p, mc, err = messagesLogContext(session, leaf); err != nil {
+			return err
+		}
+	} else {
+		a, err := g.openExisting(ctx)
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		if err := refuseCompressed(ctx, a, session); err != nil {
+			return err
+		}
+		if p, mc, err = a.ContextOf(ctx, session, leaf); err != nil {
+			return err
+		}
 	}
 	if llm {
 		mc = mc.ForLLM()
@@ -230,4 +243,35 @@ func jsonScalar(v json.RawMessage) string {
 		return s
 	}
 	return string(v)
+}
+
+// messagesLogContext is the context of the messages log at path, read
+// whole from the file (archive.SessionContext): every line up to leaf (the
+// last entry when ""), as stored.
+func messagesLogContext(path, leaf string) (*archive.PathResult, *archive.ModelContext, error) {
+	s, err := archive.Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if leaf == "" {
+		leaf = archive.ActiveLeaf(s.Dialect, s.Entries)
+	}
+	p := &archive.PathResult{Session: &index.Session{SessionID: s.ID, Path: s.Path, Dialect: string(s.Dialect), Workspace: s.Workspace}, Leaf: leaf}
+	if leaf == "" {
+		c, err := archive.SessionContext(s, leaf)
+		return p, c, err
+	}
+	path2, err := archive.PathTo(s.Entries, leaf)
+	if err != nil {
+		var je *jsonl.Error
+		if errors.As(err, &je) && je.Path == "" {
+			je.Path = s.Path
+		}
+		return nil, nil, err
+	}
+	for _, e := range path2 {
+		p.Entries = append(p.Entries, index.Entry{EntryID: e.ID, Type: e.Type, Line: e.Line, Offset: e.Offset, Length: e.Length})
+	}
+	c, err := archive.SessionContext(s, leaf)
+	return p, c, err
 }
