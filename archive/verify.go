@@ -47,6 +47,12 @@ type VerifyReport struct {
 // (index.DB.QuickCheck): a damaged page anywhere is a damaged_index error,
 // whose hint names `grove rebuild`.
 func (a *Archive) Verify(ctx context.Context, session string) (*VerifyReport, error) {
+	return a.VerifyDialect(ctx, session, "")
+}
+
+// VerifyDialect is Verify of the sessions of dialect d only ("" for all),
+// `grove verify --dialect` (SPEC §3).
+func (a *Archive) VerifyDialect(ctx context.Context, session, d string) (*VerifyReport, error) {
 	// The file itself first: a damaged page that no path reads (the
 	// full-text pages) would otherwise leave verify clean.
 	if err := a.db.QuickCheck(ctx); err != nil {
@@ -58,10 +64,12 @@ func (a *Archive) Verify(ctx context.Context, session string) (*VerifyReport, er
 		if err != nil {
 			return nil, err
 		}
-		sessions = []index.Session{*s}
+		if d == "" || s.Dialect == d {
+			sessions = []index.Session{*s}
+		}
 	} else {
 		var err error
-		if sessions, err = a.db.Sessions(ctx, index.SessionFilter{}); err != nil {
+		if sessions, err = a.db.Sessions(ctx, index.SessionFilter{Dialect: d}); err != nil {
 			return nil, err
 		}
 	}

@@ -12,23 +12,26 @@ func verifyCommand(g *env) *cli.Command {
 	return &cli.Command{
 		Name:  "verify",
 		Usage: "check every page of the index (SQLite quick_check: damaged_index, fixed by grove rebuild), then recompute every leaf's path by CTE over the index and by PathTo over the file; report differences, changed files and every duplicated id (exit 1 only for differences and changed files)",
-		Flags: []cli.Flag{&cli.StringFlag{Name: "session", Usage: "only this session"}},
+		Flags: []cli.Flag{&cli.StringFlag{Name: "session", Usage: "only this session"}, dialectFlag()},
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 0, 0); err != nil {
 				return err
 			}
-			return runVerify(c.Context, g, c.String("session"))
+			if err := checkDialect(c, "verify"); err != nil {
+				return err
+			}
+			return runVerify(c.Context, g, c.String("session"), c.String("dialect"))
 		},
 	}
 }
 
-func runVerify(ctx context.Context, g *env, session string) error {
+func runVerify(ctx context.Context, g *env, session, dialect string) error {
 	a, err := g.openExisting(ctx)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	rep, err := a.Verify(ctx, session)
+	rep, err := a.VerifyDialect(ctx, session, dialect)
 	if err != nil {
 		return err
 	}
