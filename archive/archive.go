@@ -107,12 +107,12 @@ func Fresh(s *index.Session) error {
 	if err != nil {
 		return &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: s.Path, Offset: -1, Err: err,
 			Message: "the session file is gone or unreadable since it was indexed: " + errMsg(err),
-			Hint:    "run `grove index` to bring the index up to date"}
+			Hint:    "run `grove index` to bring the index up to date (`grove index " + s.Path + "` for a file outside the roots it reads)"}
 	}
 	if !sameStat(s, st) {
 		return &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: s.Path, Offset: -1,
 			Message: fmt.Sprintf("the session file changed since it was indexed (%s then, %d now)", count(int(s.FileSize), "byte", "bytes"), st.Size),
-			Hint:    "run `grove index` to bring the index up to date"}
+			Hint:    "run `grove index` to bring the index up to date (`grove index " + s.Path + "` for a file outside the roots it reads)"}
 	}
 	return nil
 }

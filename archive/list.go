@@ -134,9 +134,15 @@ func (a *Archive) Leaves(ctx context.Context, f Filter) ([]LeafInfo, error) {
 		if !stale {
 			file, _ = os.Open(s.Path)
 		}
+		activeSeq := -1 // claude: of leaves sharing the active leaf's id, the one on the highest line
+		for _, l := range leaves {
+			if s.ActiveLeaf != nil && l.EntryID == *s.ActiveLeaf && l.Seq > activeSeq {
+				activeSeq = l.Seq
+			}
+		}
 		for _, l := range leaves {
 			li := LeafInfo{Session: s, Leaf: l, Label: labels[l.EntryID], Stale: stale,
-				Active: isActive(s, l.Seq, l.EntryID)}
+				Active: isActive(s, l.Seq, activeSeq)}
 			if file != nil {
 				from := l.Entry
 				if u := l.LastUserEntry(); u != nil {
@@ -182,12 +188,13 @@ func count(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// isActive reports whether the entry at seq with id is the session's
-// active leaf: the last entry (SPEC §1), or for claude the one the index
-// chose by SPEC §3.4's rule.
-func isActive(s *index.Session, seq int, id string) bool {
+// isActive reports whether the leaf at seq is the session's active leaf:
+// the last entry (SPEC §1), or for claude claudeSeq, the highest leaf with
+// the id the index chose by SPEC §3.4's rule (decided by line, so of two
+// leaves sharing a duplicated uuid only the later is active).
+func isActive(s *index.Session, seq, claudeSeq int) bool {
 	if s.Dialect == string(jsonl.Claude) {
-		return s.ActiveLeaf != nil && *s.ActiveLeaf == id
+		return seq == claudeSeq
 	}
 	return s.Entries > 0 && seq == s.Entries-1
 }

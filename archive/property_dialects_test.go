@@ -133,22 +133,37 @@ func TestPathCTE_EqualsPathTo_Claude(t *testing.T) {
 		if s.ActiveLeaf == nil || *s.ActiveLeaf != want {
 			rt.Fatalf("active leaf: index %v, ActiveLeaf %q", s.ActiveLeaf, want)
 		}
+		// One leaf row is marked active at most, even with duplicated uuids:
+		// the highest one with the active leaf's id.
+		rows, err := a.Leaves(ctx, archive.Filter{Session: file})
+		if err != nil {
+			rt.Fatal(err)
+		}
+		var activeLines []int
+		for _, r := range rows {
+			if r.Active {
+				activeLines = append(activeLines, r.Leaf.Line)
+			}
+		}
+		if len(activeLines) > 1 {
+			rt.Fatalf("leaves marked active on lines %v; one at most", activeLines)
+		}
 		// The entries marked active are the path to it, when it has one.
 		p, err := archive.PathTo(loaded.Entries, want)
 		if err != nil {
 			return
 		}
 		var marked []string
-		rows, err := raw.QueryContext(ctx, "SELECT entry_id FROM entries WHERE sid = ? AND active = 1 ORDER BY seq", s.SID)
+		marks, err := raw.QueryContext(ctx, "SELECT entry_id FROM entries WHERE sid = ? AND active = 1 ORDER BY seq", s.SID)
 		if err != nil {
 			rt.Fatal(err)
 		}
-		for rows.Next() {
+		for marks.Next() {
 			var id string
-			rows.Scan(&id)
+			marks.Scan(&id)
 			marked = append(marked, id)
 		}
-		rows.Close()
+		marks.Close()
 		var onPath []string
 		for _, e := range p {
 			onPath = append(onPath, e.ID)

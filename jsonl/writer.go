@@ -137,6 +137,13 @@ func (w *Writer) load(f *os.File) error {
 	})
 	res, err := p.runFile(f, 0, fi.Size())
 	if err != nil {
+		var e *Error
+		if errors.As(err, &e) && e.Code == CodeBadLine && e.Hint == "" {
+			// A writer reads strictly (SPEC §2.6): the next entry's parent
+			// and id rules cannot be checked past a line it cannot read.
+			e.Message += "; appending is refused: a writer takes only files whose every committed line is good"
+			e.Hint = "`grove recover " + w.path + "` lists the bad lines (a crash and a restart fuse two lines into one); grove never rewrites committed lines, so append to a new file"
+		}
 		return err
 	}
 	w.checker = p
