@@ -76,20 +76,7 @@ func MessageText(raw []byte) string {
 		return s
 	}
 	var parts []string
-	walkArray(content, func(block []byte) {
-		var typ, text []byte
-		walkObject(block, func(key, v []byte) bool {
-			switch string(key) {
-			case `"type"`:
-				typ = v
-			case `"text"`:
-				text = v
-			}
-			return true
-		})
-		if string(typ) != `"text"` {
-			return
-		}
+	eachTextBlock(content, func(text []byte) {
 		var s string
 		_ = json.Unmarshal(text, &s) // a missing or non-string text joins as "", as in pi
 		parts = append(parts, s)

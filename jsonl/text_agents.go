@@ -83,6 +83,14 @@ func appendToolResult(dst, content []byte) []byte {
 	if len(content) > 0 && content[0] == '"' {
 		return appendString(dst, content)
 	}
+	eachTextBlock(content, func(text []byte) { dst = appendString(dst, text) })
+	return dst
+}
+
+// eachTextBlock calls fn with the raw text member (nil when absent) of
+// every block of type "text" in content, a JSON array of content blocks
+// (pi's, Anthropic's); anything else in content is passed over.
+func eachTextBlock(content []byte, fn func(text []byte)) {
 	walkArray(content, func(block []byte) {
 		var typ, text []byte
 		walkObject(block, func(key, v []byte) bool {
@@ -95,10 +103,9 @@ func appendToolResult(dst, content []byte) []byte {
 			return true
 		})
 		if string(typ) == `"text"` {
-			dst = appendString(dst, text)
+			fn(text)
 		}
 	})
-	return dst
 }
 
 // anthropicTexts appends to parts the texts of an Anthropic content: the
@@ -111,20 +118,7 @@ func anthropicTexts(content []byte, keep func(string) bool) []string {
 	if len(content) > 0 && content[0] == '"' {
 		return append(parts, decodeString(content))
 	}
-	walkArray(content, func(block []byte) {
-		var typ, text []byte
-		walkObject(block, func(key, v []byte) bool {
-			switch string(key) {
-			case `"type"`:
-				typ = v
-			case `"text"`:
-				text = v
-			}
-			return true
-		})
-		if string(typ) != `"text"` {
-			return
-		}
+	eachTextBlock(content, func(text []byte) {
 		if s := decodeString(text); keep == nil || keep(s) {
 			parts = append(parts, s)
 		}
