@@ -588,11 +588,7 @@ func errMsg(err error) string {
 	if errors.Is(err, syscall.ELOOP) {
 		return "symlink loop (a link that leads back to itself)"
 	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
+	return errs.Reason(err)
 }
 
 // RootFailure says why the session root root cannot be read, from the

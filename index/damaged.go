@@ -277,10 +277,4 @@ var rcSuffix = regexp.MustCompile(` \(\d+\)$`)
 
 func sqliteMsg(se *sqlite.Error) string { return rcSuffix.ReplaceAllString(se.Error(), "") }
 
-func pathErrMsg(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
+func pathErrMsg(err error) string { return errs.Reason(err) }

@@ -204,13 +204,7 @@ func OpenFile(path string) (*os.File, int64, error) {
 }
 
 // osReason is the operating system's reason without the repeated path.
-func osReason(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
+func osReason(err error) string { return errs.Reason(err) }
 
 // tailChunk is how much of a file's end is read at a time when looking for
 // its last LF, in bytes.

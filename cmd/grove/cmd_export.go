@@ -42,15 +42,11 @@ func kindOfFile(m os.FileMode) string {
 // reason is the operating system's words for err, without the path the
 // error repeats (a temporary file's name would only confuse).
 func reason(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
 	var le *os.LinkError
 	if errors.As(err, &le) {
 		return le.Err.Error()
 	}
-	return err.Error()
+	return errs.Reason(err)
 }
 
 func exportCommand(g *env) *cli.Command {

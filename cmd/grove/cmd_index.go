@@ -57,11 +57,6 @@ func indexCommand(g *env) *cli.Command {
 	}
 }
 
-// rootFlag is --root, for the commands that read session directories.
-func rootFlag() cli.Flag {
-	return &cli.StringSliceFlag{Name: "root", Usage: "a directory of session files (repeatable)"}
-}
-
 // unreadableRoots returns the error for roots none of which can be read as
 // a directory, naming each one's reason (no such directory, symlink loop,
 // not a directory), with doing what was not done ("nothing was indexed");

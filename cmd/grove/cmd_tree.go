@@ -170,11 +170,6 @@ func writeTreeText(w io.Writer, s *index.Session, t *archive.Tree) error {
 	return bw.Flush()
 }
 
-// counted is "1 entry" or "N entries".
-func counted(n int, one, many string) string {
-	return fmt.Sprintf("%d %s", n, plural(n, one, many))
-}
-
 // treeWriter draws nodes with an explicit stack; last[i] says whether the
 // branch at indentation level i was its branch point's last child (drawn
 // "    ") or not ("│   ").

@@ -220,10 +220,3 @@ func (o *watchOutput) stopped(err error) error {
 	fmt.Fprintln(o.g.stderr, "grove: stopped")
 	return nil
 }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}

@@ -17,6 +17,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
 )
 
 // Defaults of Options.
@@ -401,10 +402,4 @@ func (p *pending) batch() Batch {
 	return b
 }
 
-func errMsg(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
+func errMsg(err error) string { return errs.Reason(err) }
