@@ -43,7 +43,16 @@ func (a *Archive) DB() *index.DB { return a.db }
 // Resolve finds the session named by arg (SPEC §3.3): a file path, a session
 // id, or a unique id prefix of at least 4 characters. Errors:
 // unknown_session, or ambiguous_session with the candidates in Candidates.
-func (a *Archive) Resolve(ctx context.Context, arg string) (*index.Session, error) {
+func (a *Archive) Resolve(ctx context.Context, arg string) (*Session, error) {
+	s, err := a.resolve(ctx, arg)
+	if err != nil {
+		return nil, err
+	}
+	return sessionOf(s), nil
+}
+
+// resolve is Resolve with the index row.
+func (a *Archive) resolve(ctx context.Context, arg string) (*index.Session, error) {
 	if strings.ContainsRune(arg, os.PathSeparator) || strings.HasSuffix(arg, ".jsonl") {
 		if abs, err := filepath.Abs(arg); err == nil {
 			if s, err := a.db.SessionByPath(ctx, abs); err != nil || s != nil {
@@ -102,8 +111,17 @@ func (e *SessionError) Message() string {
 }
 
 // Fresh checks that the file of s still is what the index saw: same size,
-// mtime, device and inode. Otherwise it returns a stale_index error.
-func Fresh(s *index.Session) error {
+// mtime, device and inode (SPEC §6). Otherwise it returns a stale_index
+// error naming the file. A Session that did not come from the index (no
+// row) is taken as fresh.
+func Fresh(s *Session) error {
+	if s.row == nil {
+		return nil
+	}
+	return fresh(s.row)
+}
+
+func fresh(s *index.Session) error {
 	st, err := Stat(s.Path)
 	if err != nil {
 		return errs.Wrap(errs.CodeStaleIndex, err, "the session file is gone or unreadable since it was indexed: "+errMsg(err)).In(s.Path).WithHint("run `grove index` to bring the index up to date (`grove index " + s.Path + "` for a file outside the roots it reads)")
@@ -114,22 +132,23 @@ func Fresh(s *index.Session) error {
 	return nil
 }
 
-// PathResult is the answer of `grove path` (SPEC §8).
-type PathResult struct {
-	Session *index.Session
-	Leaf    string
-	Entries []index.Entry // root first
+// Path is the answer of `grove path` (SPEC §4, §8): the entries from the
+// root to the leaf.
+type Path struct {
+	Session *Session
+	Leaf    string  // the leaf's id (the active leaf when none was asked for)
+	Entries []Entry // root first, the leaf last; empty for a session without entries
 }
 
 // Path answers the path to leaf in session (active leaf when leaf is "")
 // from the index by recursive CTE (SPEC §4, §6). Errors: those of Resolve,
 // stale_index, and the tree errors of PathTo.
-func (a *Archive) Path(ctx context.Context, session, leaf string) (*PathResult, error) {
-	s, err := a.Resolve(ctx, session)
+func (a *Archive) Path(ctx context.Context, session, leaf string) (*Path, error) {
+	s, err := a.resolve(ctx, session)
 	if err != nil {
 		return nil, err
 	}
-	if err := Fresh(s); err != nil {
+	if err := fresh(s); err != nil {
 		return nil, err
 	}
 	if leaf == "" {
@@ -146,20 +165,20 @@ func (a *Archive) Path(ctx context.Context, session, leaf string) (*PathResult, 
 		}
 		return nil, err
 	}
-	return &PathResult{Session: s, Leaf: leaf, Entries: entries}, nil
+	return &Path{Session: sessionOf(s), Leaf: leaf, Entries: entriesOf(entries)}, nil
 }
 
 // Messages answers `grove messages`: the path by CTE, then the message of
 // every message entry, read back from the file by byte offset and checked
 // against the CRC-32 the index stored (SPEC §4, §6). Each message is the raw
 // JSON from the line, byte for byte.
-func (a *Archive) Messages(ctx context.Context, session, leaf string) (*PathResult, []json.RawMessage, error) {
+func (a *Archive) Messages(ctx context.Context, session, leaf string) (*Path, []json.RawMessage, error) {
 	p, err := a.Path(ctx, session, leaf)
 	if err != nil {
 		return nil, nil, err
 	}
 	rules := jsonl.RulesOf(jsonl.Dialect(p.Session.Dialect))
-	path, err := readPath(p, func(e index.Entry) bool { return rules.HasMessage(e.Type) })
+	path, err := readPath(p, func(e Entry) bool { return rules.HasMessage(e.Type) })
 	if err != nil {
 		return nil, nil, err
 	}
@@ -177,51 +196,10 @@ func (a *Archive) Messages(ctx context.Context, session, leaf string) (*PathResu
 	return p, msgs, nil
 }
 
-// Context answers `grove context` (SPEC §4.1): the path by CTE, the lines
-// BuildContext needs read back by offset and checked against their CRC-32,
-// then BuildContext. Errors: those of Path, and stale_index when a line
-// cannot be read back or no longer is what the index saw.
-//
-// A session without entries (a header alone) has the empty context, as pi
-// gives it: no messages, thinking level "off", no model.
-func (a *Archive) Context(ctx context.Context, session, leaf string) (*PathResult, *ModelContext, error) {
-	if leaf == "" {
-		s, err := a.Resolve(ctx, session)
-		if err != nil {
-			return nil, nil, err
-		}
-		if s.ActiveLeaf == nil {
-			if err := Fresh(s); err != nil {
-				return nil, nil, err
-			}
-			c, _ := BuildContext(nil)
-			return &PathResult{Session: s}, c, nil
-		}
-	}
-	p, err := a.Path(ctx, session, leaf)
-	if err != nil {
-		return nil, nil, err
-	}
-	path, err := readPath(p, func(e index.Entry) bool { return contextTypes[e.Type] })
-	if err != nil {
-		return nil, nil, err
-	}
-	c, err := BuildContext(path)
-	if err != nil {
-		var je *errs.Error
-		if errors.As(err, &je) {
-			je.Path = p.Session.Path
-		}
-		return nil, nil, err
-	}
-	c.Version = p.Session.Version
-	return p, c, nil
-}
-
 // readPath turns the index's path into entries as the reader gives them,
 // reading back (by offset, checked against the stored CRC-32) the lines of
 // the entries need picks; the others keep a nil Raw.
-func readPath(p *PathResult, need func(index.Entry) bool) ([]jsonl.Entry, error) {
+func readPath(p *Path, need func(Entry) bool) ([]jsonl.Entry, error) {
 	f, err := os.Open(p.Session.Path)
 	if err != nil {
 		return nil, errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(p.Session.Path)
@@ -239,8 +217,8 @@ func readPath(p *PathResult, need func(index.Entry) bool) ([]jsonl.Entry, error)
 	return out, nil
 }
 
-// jsonlEntry is an index row as the reader's Entry, without Raw.
-func jsonlEntry(e index.Entry) jsonl.Entry {
+// jsonlEntry is an entry as the reader's Entry, without Raw.
+func jsonlEntry(e Entry) jsonl.Entry {
 	j := jsonl.Entry{ID: e.EntryID, Type: e.Type, Role: deref(e.Role), Line: e.Line, Offset: e.Offset, Length: e.Length,
 		FirstKept: deref(e.FirstKept), Root: e.ParentID == nil, ParentID: deref(e.ParentID)}
 	if e.TsMs != nil {
@@ -256,15 +234,22 @@ func deref(s *string) string {
 	return *s
 }
 
-// ReadLine reads the committed line of e from f by byte offset and checks it
-// against the stored CRC-32. A difference is a stale_index error.
-func ReadLine(f *os.File, path string, e index.Entry) ([]byte, error) {
+// ReadLine reads the committed line of e from f, the session file at path,
+// by byte offset (e.Offset, e.Length bytes) and checks it against the
+// CRC-32 the index stored (SPEC §6). A difference, or a failed read, is a
+// stale_index error naming path, line and offset.
+func ReadLine(f *os.File, path string, e Entry) ([]byte, error) {
 	buf := make([]byte, e.Length)
 	if _, err := f.ReadAt(buf, e.Offset); err != nil {
 		return nil, errs.Wrap(errs.CodeStaleIndex, err, "cannot read the entry's line back: "+err.Error()).In(path).At(e.Line, e.Offset).WithHint("run `grove index`")
 	}
-	if crc32.ChecksumIEEE(buf) != e.CRC {
+	if crc32.ChecksumIEEE(buf) != e.crc {
 		return nil, errs.New(errs.CodeStaleIndex, "the entry's line changed since it was indexed, though the file's size and mtime did not").In(path).At(e.Line, e.Offset).WithHint("run `grove index --force " + path + "`")
 	}
 	return buf, nil
+}
+
+// readRow is ReadLine for an index row.
+func readRow(f *os.File, path string, e index.Entry) ([]byte, error) {
+	return ReadLine(f, path, entryOf(e))
 }

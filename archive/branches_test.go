@@ -85,7 +85,7 @@ func TestLeaves_NewestFirst(t *testing.T) {
 	}
 	var got []string
 	for _, l := range ls {
-		got = append(got, l.Leaf.EntryID)
+		got = append(got, l.EntryID)
 	}
 	if g := strings.Join(got, " "); g != "new mid old none" {
 		t.Errorf("Leaves = %s, want new mid old none", g)

@@ -62,7 +62,7 @@ func sameJSON(a, b []byte) bool {
 }
 
 // checkAgentCase compares the context c with the expectation want.
-func checkAgentCase(t *testing.T, what string, c *archive.ModelContext, want agentCase) {
+func checkAgentCase(t *testing.T, what string, c *archive.Context, want agentCase) {
 	t.Helper()
 	if !slicesEqual(c.KeptEntryIDs, want.KeptEntryIDs) {
 		t.Errorf("%s: keptEntryIds = %q, want %q (%s)", what, c.KeptEntryIDs, want.KeptEntryIDs, want.Note)
@@ -125,7 +125,7 @@ func TestSessionContext_AgentFixtures(t *testing.T) {
 // entry's message byte for byte, as the dialect's Rules give it; for codex
 // only the messages after the last one a compacted entry gave (the earlier
 // ones come from its replacement_history or its rebuild).
-func checkAsStored(t *testing.T, s *archive.Session, c *archive.ModelContext) {
+func checkAsStored(t *testing.T, s *archive.File, c *archive.Context) {
 	t.Helper()
 	byID := map[string]*jsonl.Entry{}
 	for i := range s.Entries {
@@ -178,7 +178,7 @@ func TestArchiveContextOf_AgentFixtures(t *testing.T) {
 	for f, cases := range fixtures {
 		path := filepath.Join(dir, filepath.Base(filepath.Dir(f)), filepath.Base(f))
 		for _, want := range cases {
-			_, c, err := a.ContextOf(ctx, path, want.Leaf)
+			_, c, err := a.Context(ctx, path, want.Leaf)
 			if err != nil {
 				t.Errorf("ContextOf(%s, %q): %v", path, want.Leaf, err)
 				continue

@@ -73,7 +73,7 @@ func jsonString(v []byte) (s string, ok bool) {
 // answer is somewhere in the file has that answer after it in c: Claude
 // tool_use / tool_result (FORMATS.md §1.9), Codex function_call and
 // custom_tool_call / their outputs (§2.4).
-func checkPairing(t *testing.T, s *archive.Session, leaf string, c *archive.ModelContext) {
+func checkPairing(t *testing.T, s *archive.File, leaf string, c *archive.Context) {
 	t.Helper()
 	type pair struct{ call, answer, key, answerKey string }
 	var pairs []pair
@@ -179,18 +179,18 @@ func TestArchiveContextOf_Corpus(t *testing.T) {
 		t.Fatalf("no leaves indexed under %v", dirs)
 	}
 	for _, l := range leaves {
-		_, got, err := a.ContextOf(ctx, l.Session.Path, l.Leaf.EntryID)
+		_, got, err := a.Context(ctx, l.Session.Path, l.EntryID)
 		s, lerr := archive.Load(l.Session.Path)
 		if lerr != nil {
 			t.Fatal(lerr)
 		}
-		want, werr := archive.SessionContext(s, l.Leaf.EntryID)
+		want, werr := archive.SessionContext(s, l.EntryID)
 		if (err == nil) != (werr == nil) {
-			t.Errorf("%s at %s: index %v, pure %v", l.Session.Path, l.Leaf.EntryID, err, werr)
+			t.Errorf("%s at %s: index %v, pure %v", l.Session.Path, l.EntryID, err, werr)
 			continue
 		}
 		if err == nil && contextJSON(got) != contextJSON(want) {
-			t.Errorf("%s at %s: index\n%s\npure\n%s", l.Session.Path, l.Leaf.EntryID, contextJSON(got), contextJSON(want))
+			t.Errorf("%s at %s: index\n%s\npure\n%s", l.Session.Path, l.EntryID, contextJSON(got), contextJSON(want))
 		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 
 // pureContext is SPEC §4.1 computed from the file alone: Load, PathTo,
 // BuildContext.
-func pureContext(t *testing.T, path, leaf string) *archive.ModelContext {
+func pureContext(t *testing.T, path, leaf string) *archive.Context {
 	t.Helper()
 	s, err := archive.Load(path)
 	if err != nil {
@@ -39,7 +39,7 @@ func pureContext(t *testing.T, path, leaf string) *archive.ModelContext {
 
 // contextJSON renders a context as `grove context --json` does, for
 // comparing and for failure messages.
-func contextJSON(c *archive.ModelContext) string {
+func contextJSON(c *archive.Context) string {
 	b, _ := json.Marshal(map[string]any{"messages": c.Messages, "keptEntryIds": c.KeptEntryIDs,
 		"thinkingLevel": c.ThinkingLevel, "model": c.Model})
 	return string(b)
@@ -53,24 +53,24 @@ func checkIndexEqualsPure(t *testing.T, dir string) {
 	ctx := context.Background()
 	a, leaves := mustIndexLeaves(t, dir)
 	for _, l := range leaves {
-		_, got, err := a.Context(ctx, l.Session.Path, l.Leaf.EntryID)
-		if l.Leaf.Depth == nil { // a broken path: the same error both ways
+		_, got, err := a.Context(ctx, l.Session.Path, l.EntryID)
+		if l.Depth == nil { // a broken path: the same error both ways
 			s, _ := archive.Load(l.Session.Path)
-			_, perr := archive.PathTo(s.Entries, l.Leaf.EntryID)
+			_, perr := archive.PathTo(s.Entries, l.EntryID)
 			if err == nil || perr == nil || answerOf(nil, err) != answerOf(nil, perr) {
-				t.Errorf("Context(%s, %s) on a broken path: %v, PathTo: %v", l.Session.Path, l.Leaf.EntryID, err, perr)
+				t.Errorf("Context(%s, %s) on a broken path: %v, PathTo: %v", l.Session.Path, l.EntryID, err, perr)
 			}
 			continue
 		}
 		if err != nil {
-			t.Fatalf("Context(%s, %s): %v", l.Session.Path, l.Leaf.EntryID, err)
+			t.Fatalf("Context(%s, %s): %v", l.Session.Path, l.EntryID, err)
 		}
-		want := pureContext(t, l.Session.Path, l.Leaf.EntryID)
+		want := pureContext(t, l.Session.Path, l.EntryID)
 		if g, w := contextJSON(got), contextJSON(want); g != w {
-			t.Errorf("Context(%s, %s) by CTE =\n%s\nwant (pure)\n%s", filepath.Base(l.Session.Path), l.Leaf.EntryID, g, w)
+			t.Errorf("Context(%s, %s) by CTE =\n%s\nwant (pure)\n%s", filepath.Base(l.Session.Path), l.EntryID, g, w)
 		}
 		if g, w := contextJSON(got.ForLLM()), contextJSON(want.ForLLM()); g != w {
-			t.Errorf("Context(%s, %s).ForLLM() by CTE =\n%s\nwant (pure)\n%s", filepath.Base(l.Session.Path), l.Leaf.EntryID, g, w)
+			t.Errorf("Context(%s, %s).ForLLM() by CTE =\n%s\nwant (pure)\n%s", filepath.Base(l.Session.Path), l.EntryID, g, w)
 		}
 	}
 }
@@ -305,7 +305,7 @@ func TestForLLM_BashExecutionText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &archive.ModelContext{Messages: []json.RawMessage{json.RawMessage(`{"role":"bashExecution",` + tt.msg + `,"timestamp":5}`)}, KeptEntryIDs: []string{"x"}}
+			c := &archive.Context{Messages: []json.RawMessage{json.RawMessage(`{"role":"bashExecution",` + tt.msg + `,"timestamp":5}`)}, KeptEntryIDs: []string{"x"}}
 			out := c.ForLLM()
 			if len(out.Messages) != 1 {
 				t.Fatalf("ForLLM kept %d messages, want 1", len(out.Messages))

@@ -45,7 +45,7 @@ func TestCorpus_DialectsIndexAndVerify(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if s.Dialect != string(d) || pure.Dialect != d || s.State != "ok" {
+				if s.Dialect != d || pure.Dialect != d || s.State != "ok" {
 					t.Errorf("%s: dialect %s (pure %s), state %s; want %s, ok", s.Path, s.Dialect, pure.Dialect, s.State, d)
 				}
 				if s.Workspace == "" && d != jsonl.Codex {

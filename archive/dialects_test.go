@@ -78,7 +78,7 @@ func (w treeExpect) workspace(path string) string {
 
 // messageIDs are the ids of the path entries whose message MessagesOnPath
 // returns, matched by bytes.
-func messageIDs(t *testing.T, s *archive.Session, leaf string) []string {
+func messageIDs(t *testing.T, s *archive.File, leaf string) []string {
 	t.Helper()
 	msgs, err := archive.MessagesOnPath(s.Dialect, s.Entries, leaf)
 	if err != nil {
@@ -210,7 +210,7 @@ func TestIndex_DialectFixtures(t *testing.T) {
 			if s.ActiveLeaf != nil {
 				active = *s.ActiveLeaf
 			}
-			got := []any{s.Dialect, s.SessionID, s.Workspace, s.Name, s.ParentSession, s.State, s.Lines, s.Entries, s.Leaves, active}
+			got := []any{string(s.Dialect), s.SessionID, s.Workspace, s.Name, s.ParentSession, string(s.State), s.Lines, s.Entries, s.Leaves, active}
 			wantRow := []any{want.Dialect, want.SessionID, want.workspace(path), want.Name, want.ParentSession, want.State, want.Lines, len(want.Entries), len(want.Leaves), want.Active}
 			if !reflect.DeepEqual(got, wantRow) {
 				t.Errorf("sessions row (dialect, id, workspace, name, parent, state, lines, entries, leaves, active) = %v, want %v", got, wantRow)
@@ -254,7 +254,7 @@ func TestIndex_DialectFixtures(t *testing.T) {
 			var actives []string
 			for _, l := range leaves {
 				if l.Active {
-					actives = append(actives, l.Leaf.EntryID)
+					actives = append(actives, l.EntryID)
 				}
 			}
 			if !slices.Equal(actives, []string{want.Active}) {

@@ -22,6 +22,13 @@
 // fork. Leaves and Branches add the last user message on each path and
 // each child branch's leaves.
 //
+// Callers speak archive's own vocabulary, never index rows or reader
+// values: Session (an indexed session file), Entry (an entry's tree edge
+// and where its line is), Path (root to leaf), Leaf, Branch, Hit, Context
+// (what a model receives at a leaf), Tree (the drawable tree), Workspace,
+// Diagnostic, and Dialect and State (aliases of the reader's). File is a
+// session file read whole (Load), the pure side the index must agree with.
+//
 // Every answer the index gives must equal the pure functions here; Verify
 // recomputes it both ways, and the package's property test compares them
 // over random trees.

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/grove-sessions/grove/errs"
-	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -20,16 +19,16 @@ import (
 // (the active leaf when ""), by CTE, with every entry's committed line read
 // back by offset and checked against its CRC-32, and the session's labels
 // by target id. Errors: those of Path, and stale_index.
-func (a *Archive) ExportPath(ctx context.Context, session, leaf string) (*PathResult, []jsonl.Entry, map[string]string, error) {
+func (a *Archive) ExportPath(ctx context.Context, session, leaf string) (*Path, []jsonl.Entry, map[string]string, error) {
 	p, err := a.Path(ctx, session, leaf)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	path, err := readPath(p, func(index.Entry) bool { return true })
+	path, err := readPath(p, func(Entry) bool { return true })
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	labels, err := a.db.Labels(ctx, p.Session.SID)
+	labels, err := a.db.Labels(ctx, p.Session.row.SID)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -60,9 +59,9 @@ func (a *Archive) ExportPath(ctx context.Context, session, leaf string) (*PathRe
 // Errors: wrong_dialect for a session of another dialect (it is no pi
 // session; Claude Code's and Codex's are never written),
 // bad_line for a line that is not a JSON object.
-func ForkLines(src *index.Session, path []jsonl.Entry, labels map[string]string, id string, now time.Time) ([][]byte, error) {
-	if src.Dialect != string(jsonl.Pi) {
-		return nil, errs.New(errs.CodeWrongDialect, "a "+src.Dialect+" session cannot be exported as a pi session file").In(src.Path).WithHint("export it with --format md or html")
+func ForkLines(src *Session, path []jsonl.Entry, labels map[string]string, id string, now time.Time) ([][]byte, error) {
+	if src.Dialect != jsonl.Pi {
+		return nil, errs.New(errs.CodeWrongDialect, "a "+string(src.Dialect)+" session cannot be exported as a pi session file").In(src.Path).WithHint("export it with --format md or html")
 	}
 	header := marshalOrdered("type", json.RawMessage(`"session"`), "version", json.RawMessage("3"), "id", jsonText(id),
 		"timestamp", jsonText(now.UTC().Format("2006-01-02T15:04:05.000Z")), "cwd", jsonText(src.Workspace),

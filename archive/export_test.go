@@ -41,11 +41,11 @@ func checkForks(t *testing.T, dir string) {
 	out := t.TempDir()
 	forked := 0
 	for i, l := range leaves {
-		if l.Session.Dialect != "pi" || l.Leaf.Depth == nil {
+		if l.Session.Dialect != "pi" || l.Depth == nil {
 			continue // a plain session is no pi session; a broken path has no fork
 		}
 		forked++
-		p, path, labels, err := a.ExportPath(ctx, l.Session.Path, l.Leaf.EntryID)
+		p, path, labels, err := a.ExportPath(ctx, l.Session.Path, l.EntryID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +55,7 @@ func checkForks(t *testing.T, dir string) {
 		}
 		fork := filepath.Join(out, strings.Repeat("f", i+1)+".jsonl")
 		if err := archive.WriteFork(fork, lines); err != nil {
-			t.Fatalf("WriteFork(%s at %s): %v", filepath.Base(l.Session.Path), l.Leaf.EntryID, err)
+			t.Fatalf("WriteFork(%s at %s): %v", filepath.Base(l.Session.Path), l.EntryID, err)
 		}
 		s, err := archive.Load(fork)
 		if err != nil {
@@ -66,26 +66,26 @@ func checkForks(t *testing.T, dir string) {
 			t.Fatalf("fork of %s: header %+v, workspace %q, state %s", l.Session.Path, s.Header, s.Workspace, s.Result.State())
 		}
 		if len(s.Entries) < len(path) {
-			t.Fatalf("fork of %s at %s holds %d entries, want the path's %d and label fixes", filepath.Base(l.Session.Path), l.Leaf.EntryID, len(s.Entries), len(path))
+			t.Fatalf("fork of %s at %s holds %d entries, want the path's %d and label fixes", filepath.Base(l.Session.Path), l.EntryID, len(s.Entries), len(path))
 		}
 		if got, want := ids(s.Entries[:len(path)]), ids(path); got != want {
-			t.Fatalf("fork of %s at %s holds %s, want the path %s", filepath.Base(l.Session.Path), l.Leaf.EntryID, got, want)
+			t.Fatalf("fork of %s at %s holds %s, want the path %s", filepath.Base(l.Session.Path), l.EntryID, got, want)
 		}
 		for _, e := range s.Entries[len(path):] {
 			if e.Type != "label" {
-				t.Fatalf("fork of %s at %s: entry %s after the path is a %s, want only label fixes", filepath.Base(l.Session.Path), l.Leaf.EntryID, e.ID, e.Type)
+				t.Fatalf("fork of %s at %s: entry %s after the path is a %s, want only label fixes", filepath.Base(l.Session.Path), l.EntryID, e.ID, e.Type)
 			}
 		}
 		// The fork labels the path's entries as the source does.
 		for _, e := range path {
 			if s.Labels[e.ID] != labels[e.ID] {
-				t.Errorf("fork of %s at %s labels %s %q, the source %q", filepath.Base(l.Session.Path), l.Leaf.EntryID, e.ID, s.Labels[e.ID], labels[e.ID])
+				t.Errorf("fork of %s at %s labels %s %q, the source %q", filepath.Base(l.Session.Path), l.EntryID, e.ID, s.Labels[e.ID], labels[e.ID])
 			}
 		}
 		got := pureContext(t, fork, "")
-		want := pureContext(t, l.Session.Path, l.Leaf.EntryID)
+		want := pureContext(t, l.Session.Path, l.EntryID)
 		if g, w := contextJSON(got.ForLLM()), contextJSON(want.ForLLM()); g != w {
-			t.Errorf("context of the fork of %s at %s =\n%s\nwant\n%s", filepath.Base(l.Session.Path), l.Leaf.EntryID, g, w)
+			t.Errorf("context of the fork of %s at %s =\n%s\nwant\n%s", filepath.Base(l.Session.Path), l.EntryID, g, w)
 		}
 		if l.Session.Version == 3 {
 			for k, e := range s.Entries[:len(path)] {
@@ -98,7 +98,7 @@ func checkForks(t *testing.T, dir string) {
 		// version 3 reader would drop it from the context otherwise.
 		for _, e := range s.Entries {
 			if l.Session.Version < 3 && e.Role == "hookMessage" {
-				t.Errorf("fork of version %d %s at %s: entry %s keeps role hookMessage, want custom", l.Session.Version, filepath.Base(l.Session.Path), l.Leaf.EntryID, e.ID)
+				t.Errorf("fork of version %d %s at %s: entry %s keeps role hookMessage, want custom", l.Session.Version, filepath.Base(l.Session.Path), l.EntryID, e.ID)
 			}
 		}
 	}

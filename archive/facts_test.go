@@ -8,18 +8,17 @@ import (
 	"time"
 
 	"github.com/grove-sessions/grove/archive"
-	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/testutil"
 )
 
 // sessionsByID lists the sessions of a by id.
-func sessionsByID(tb testing.TB, a *archive.Archive) map[string]index.Session {
+func sessionsByID(tb testing.TB, a *archive.Archive) map[string]archive.Session {
 	tb.Helper()
 	ss, err := a.Sessions(context.Background(), "")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	out := map[string]index.Session{}
+	out := map[string]archive.Session{}
 	for _, s := range ss {
 		out[s.SessionID] = s
 	}

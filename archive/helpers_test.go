@@ -36,7 +36,7 @@ func mustGenerated(tb testing.TB) string {
 
 // mustIndexLeaves indexes the session files below dir into a new index and
 // returns it with every leaf it holds (at least one).
-func mustIndexLeaves(tb testing.TB, dir string) (*archive.Archive, []archive.LeafInfo) {
+func mustIndexLeaves(tb testing.TB, dir string) (*archive.Archive, []archive.Leaf) {
 	tb.Helper()
 	ctx := context.Background()
 	a := mustOpenArchive(tb, filepath.Join(tb.TempDir(), "index.db"))

@@ -53,8 +53,8 @@ func TestIndex_RootsSymlinksAndRemoval(t *testing.T) {
 	}
 	leaves, _ := a.Leaves(ctx, archive.Filter{Session: "5b7e2c14"})
 	last := leaves[0] // newest activity first
-	if last.Leaf.EntryID != "zz000001" || !last.Active || last.Label != "" {
-		t.Fatalf("last leaf = %s active %v label %q, want the appended label entry, active", last.Leaf.EntryID, last.Active, last.Label)
+	if last.EntryID != "zz000001" || !last.Active || last.Label != "" {
+		t.Fatalf("last leaf = %s active %v label %q, want the appended label entry, active", last.EntryID, last.Active, last.Label)
 	}
 	rep, err := a.Verify(ctx, "")
 	if err != nil || rep.Mismatches+rep.Stale != 0 {

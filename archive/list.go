@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -27,13 +26,14 @@ type Filter struct {
 
 // Pick returns the sessions f picks, most recently modified first.
 // Errors: unknown_session and ambiguous_session for f.Session.
-func (a *Archive) Pick(ctx context.Context, f Filter) ([]index.Session, error) {
-	return a.pick(ctx, f)
+func (a *Archive) Pick(ctx context.Context, f Filter) ([]Session, error) {
+	rows, err := a.pick(ctx, f)
+	return sessionsOf(rows), err
 }
 
 func (a *Archive) pick(ctx context.Context, f Filter) ([]index.Session, error) {
 	if f.Session != "" {
-		s, err := a.Resolve(ctx, f.Session)
+		s, err := a.resolve(ctx, f.Session)
 		if err != nil {
 			return nil, err
 		}
@@ -48,9 +48,27 @@ func (a *Archive) pick(ctx context.Context, f Filter) ([]index.Session, error) {
 // Sessions lists the indexed sessions whose workspace is the clean
 // absolute directory workspace or below it (every one when workspace is
 // ""), most recently modified first.
-func (a *Archive) Sessions(ctx context.Context, workspace string) ([]index.Session, error) {
-	return a.db.Sessions(ctx, index.SessionFilter{Workspace: workspace})
+func (a *Archive) Sessions(ctx context.Context, workspace string) ([]Session, error) {
+	rows, err := a.db.Sessions(ctx, index.SessionFilter{Workspace: workspace})
+	return sessionsOf(rows), err
 }
+
+// Diagnostics lists the stored bad lines and warnings of s (SPEC §6), in
+// file order.
+func (a *Archive) Diagnostics(ctx context.Context, s *Session) ([]Diagnostic, error) {
+	if s.row == nil {
+		return nil, nil
+	}
+	rows, err := a.db.Diagnostics(ctx, s.row.SID)
+	out := make([]Diagnostic, len(rows))
+	for i, d := range rows {
+		out[i] = Diagnostic(d)
+	}
+	return out, err
+}
+
+// CountSessions is how many sessions the index holds.
+func (a *Archive) CountSessions(ctx context.Context) (int, error) { return a.db.CountSessions(ctx) }
 
 // WorkspaceDir turns a --workspace argument into the directory the
 // workspace rule takes (SPEC §3.3): "" stays "" (no filter); anything else
@@ -86,14 +104,21 @@ func (a *Archive) Holdings(ctx context.Context) (sessions, workspaces int, err e
 
 // Workspaces lists the workspaces that are the clean absolute directory
 // dir or below it (every one when dir is ""), most recently modified first.
-func (a *Archive) Workspaces(ctx context.Context, dir string) ([]index.Workspace, error) {
-	return a.db.Workspaces(ctx, dir)
+func (a *Archive) Workspaces(ctx context.Context, dir string) ([]Workspace, error) {
+	rows, err := a.db.Workspaces(ctx, dir)
+	out := make([]Workspace, len(rows))
+	for i, w := range rows {
+		out[i] = Workspace(w)
+	}
+	return out, err
 }
 
-// LeafInfo is one row of `grove leaves` (SPEC §8).
-type LeafInfo struct {
-	Session *index.Session
-	Leaf    index.Leaf
+// Leaf is one row of `grove leaves` (SPEC §1, §8): a leaf entry of a
+// session with its depth.
+type Leaf struct {
+	Session *Session
+	Entry
+	Depth *int // entries on the leaf's path, the leaf included; nil when the path is broken (missing parent, cycle, duplicate ids)
 	// Active is set on the session's active leaf: the entry on the last
 	// line in file order (SPEC §1), decided by its line, not its id, so of
 	// two leaves that share a duplicated id only the later one is active;
@@ -112,57 +137,47 @@ type LeafInfo struct {
 // time come last. Depth and the last user message on each
 // path come from one recursive CTE; previews are read back from the files
 // by offset (and left empty when the file changed since it was indexed).
-func (a *Archive) Leaves(ctx context.Context, f Filter) ([]LeafInfo, error) {
+func (a *Archive) Leaves(ctx context.Context, f Filter) ([]Leaf, error) {
 	sessions, err := a.pick(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	var out []LeafInfo
+	var out []Leaf
 	for i := range sessions {
 		s := &sessions[i]
 		leaves, err := a.db.Leaves(ctx, s.SID)
 		if err != nil {
 			return nil, err
 		}
-		labels, err := a.db.Labels(ctx, s.SID)
+		l, err := a.load(ctx, s, false)
 		if err != nil {
 			return nil, err
 		}
-		var file *os.File
-		stale := Fresh(s) != nil
-		if !stale {
-			file, _ = os.Open(s.Path)
-		}
+		file := l.open()
 		activeSeq := -1 // claude: of leaves sharing the active leaf's id, the one on the highest line
-		for _, l := range leaves {
-			if s.ActiveLeaf != nil && l.EntryID == *s.ActiveLeaf && l.Seq > activeSeq {
-				activeSeq = l.Seq
+		for _, x := range leaves {
+			if s.ActiveLeaf != nil && x.EntryID == *s.ActiveLeaf && x.Seq > activeSeq {
+				activeSeq = x.Seq
 			}
 		}
-		for _, l := range leaves {
-			li := LeafInfo{Session: s, Leaf: l, Label: labels[l.EntryID], Stale: stale,
-				Active: isActive(s, l.Seq, activeSeq)}
-			if file != nil {
-				from := l.Entry
-				if u := l.LastUserEntry(); u != nil {
-					from = *u
-				}
-				if raw, err := ReadLine(file, s.Path, from); err == nil {
-					li.Preview = PreviewIn(jsonl.Dialect(s.Dialect), raw, PreviewWidth)
-				}
+		for _, x := range leaves {
+			from := x.Entry
+			if u := x.LastUserEntry(); u != nil {
+				from = *u
 			}
-			out = append(out, li)
+			out = append(out, Leaf{Session: l.s, Entry: entryOf(x.Entry), Depth: x.Depth, Label: l.labels[x.EntryID],
+				Stale: l.stale != nil, Active: isActive(s, x.Seq, activeSeq), Preview: l.preview(file, entryOf(from))})
 		}
 		if file != nil {
 			file.Close()
 		}
 	}
-	slices.SortStableFunc(out, func(x, y LeafInfo) int {
+	slices.SortStableFunc(out, func(x, y Leaf) int {
 		if c := cmp.Compare(activity(y), activity(x)); c != 0 {
 			return c
 		}
 		if x.Session == y.Session {
-			return cmp.Compare(y.Leaf.Seq, x.Leaf.Seq)
+			return cmp.Compare(y.Seq, x.Seq)
 		}
 		return 0
 	})
@@ -172,9 +187,9 @@ func (a *Archive) Leaves(ctx context.Context, f Filter) ([]LeafInfo, error) {
 // activity is when a leaf was last worked on, in Unix milliseconds: its own
 // time, or math.MinInt64 when it has none (a missing time says nothing
 // about when, so such leaves are not put first).
-func activity(l LeafInfo) int64 {
-	if l.Leaf.TsMs != nil {
-		return *l.Leaf.TsMs
+func activity(l Leaf) int64 {
+	if l.TsMs != nil {
+		return *l.TsMs
 	}
 	return math.MinInt64
 }

@@ -34,13 +34,13 @@ const (
 // The messages, claude and codex dialects hold what the model received
 // (Anthropic and Responses API messages): ForLLM returns a copy of c with
 // the same messages.
-func (c *ModelContext) ForLLM() *ModelContext {
+func (c *Context) ForLLM() *Context {
 	switch c.Dialect {
 	case jsonl.Messages, jsonl.Claude, jsonl.Codex:
 		out := *c
 		return &out
 	}
-	out := &ModelContext{ThinkingLevel: c.ThinkingLevel, Model: c.Model, Version: c.Version, Messages: []json.RawMessage{}, KeptEntryIDs: []string{}}
+	out := &Context{ThinkingLevel: c.ThinkingLevel, Model: c.Model, Version: c.Version, Messages: []json.RawMessage{}, KeptEntryIDs: []string{}}
 	for i, raw := range c.Messages {
 		if m := llmMessage(raw, c.Version >= 3); m != nil {
 			out.Messages = append(out.Messages, m)

@@ -92,3 +92,14 @@ func jsSpace(r rune) bool {
 	}
 	return r >= 0x2000 && r <= 0x200a
 }
+
+// ShellQuote quotes s for a POSIX shell, in single quotes, when it holds
+// anything but [A-Za-z0-9._/:-]: a command a message names can be pasted.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._/-:", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -106,7 +106,7 @@ func checkAgainstPi(t *testing.T, pkg, dir string) {
 	copies := map[string]string{} // source path -> copy
 	var files []string
 	var forks []fork
-	bySession := map[string][]archive.LeafInfo{}
+	bySession := map[string][]archive.Leaf{}
 	for _, l := range leaves {
 		if l.Session.Dialect != "pi" {
 			continue
@@ -118,10 +118,10 @@ func checkAgainstPi(t *testing.T, pkg, dir string) {
 			files = append(files, c)
 		}
 		bySession[src] = append(bySession[src], l)
-		if l.Leaf.Depth == nil {
+		if l.Depth == nil {
 			continue // a broken path has no fork
 		}
-		p, path, labels, err := a.ExportPath(ctx, src, l.Leaf.EntryID)
+		p, path, labels, err := a.ExportPath(ctx, src, l.EntryID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,9 +134,9 @@ func checkAgainstPi(t *testing.T, pkg, dir string) {
 			t.Fatal(err)
 		}
 		if err := archive.WriteFork(f, lines); err != nil {
-			t.Fatalf("WriteFork(%s at %s): %v", filepath.Base(src), l.Leaf.EntryID, err)
+			t.Fatalf("WriteFork(%s at %s): %v", filepath.Base(src), l.EntryID, err)
 		}
-		forks = append(forks, fork{file: f, src: src, leaf: l.Leaf.EntryID, wantView: groveView(t, a, src, l.Leaf.EntryID, l.Session.Version < 3)})
+		forks = append(forks, fork{file: f, src: src, leaf: l.EntryID, wantView: groveView(t, a, src, l.EntryID, l.Session.Version < 3)})
 		files = append(files, f)
 	}
 	if len(copies) == 0 {
@@ -167,7 +167,7 @@ func checkAgainstPi(t *testing.T, pkg, dir string) {
 		}
 		var groveLeaves, piLeaves []string
 		for _, l := range ls {
-			groveLeaves = append(groveLeaves, l.Leaf.EntryID)
+			groveLeaves = append(groveLeaves, l.EntryID)
 		}
 		for _, pl := range ans.Leaves {
 			piLeaves = append(piLeaves, toGrove[pl.ID])
@@ -184,14 +184,14 @@ func checkAgainstPi(t *testing.T, pkg, dir string) {
 			t.Errorf("%s: session name %q in grove, %q in pi's getSessionName", name, ls[0].Session.Name, ans.Name)
 		}
 		for _, l := range ls {
-			if l.Leaf.Depth == nil {
-				t.Logf("%s at %s: the path is broken in grove (an error), pi answers a partial path; not compared", name, l.Leaf.EntryID)
+			if l.Depth == nil {
+				t.Logf("%s at %s: the path is broken in grove (an error), pi answers a partial path; not compared", name, l.EntryID)
 				continue
 			}
 			var pl *piView
 			var piPath []string
 			for _, x := range ans.Leaves {
-				if toGrove[x.ID] == l.Leaf.EntryID {
+				if toGrove[x.ID] == l.EntryID {
 					v := decodeView(t, x.Context.Messages, x.Context.ThinkingLevel, x.Context.Model, x.LLM)
 					pl = &v
 					for _, id := range x.Path {
@@ -203,7 +203,7 @@ func checkAgainstPi(t *testing.T, pkg, dir string) {
 				continue // reported with the leaves
 			}
 			compared++
-			p, err := a.Path(ctx, src, l.Leaf.EntryID)
+			p, err := a.Path(ctx, src, l.EntryID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -212,13 +212,13 @@ func checkAgainstPi(t *testing.T, pkg, dir string) {
 				grovePath = append(grovePath, e.EntryID)
 			}
 			if !reflect.DeepEqual(grovePath, piPath) {
-				t.Errorf("%s at %s: path %v in grove, %v in pi", name, l.Leaf.EntryID, grovePath, piPath)
+				t.Errorf("%s at %s: path %v in grove, %v in pi", name, l.EntryID, grovePath, piPath)
 			}
-			g := groveView(t, a, src, l.Leaf.EntryID, l.Session.Version < 3)
-			if raw := groveView(t, a, src, l.Leaf.EntryID, false); !reflect.DeepEqual(raw.Messages, g.Messages) {
+			g := groveView(t, a, src, l.EntryID, l.Session.Version < 3)
+			if raw := groveView(t, a, src, l.EntryID, false); !reflect.DeepEqual(raw.Messages, g.Messages) {
 				tolerated++
 			}
-			diffView(t, fmt.Sprintf("%s at %s", name, l.Leaf.EntryID), g, *pl)
+			diffView(t, fmt.Sprintf("%s at %s", name, l.EntryID), g, *pl)
 		}
 	}
 	for _, f := range forks {

@@ -142,7 +142,7 @@ func TestPathCTE_EqualsPathTo_Claude(t *testing.T) {
 		var activeLines []int
 		for _, r := range rows {
 			if r.Active {
-				activeLines = append(activeLines, r.Leaf.Line)
+				activeLines = append(activeLines, r.Line)
 			}
 		}
 		if len(activeLines) > 1 {

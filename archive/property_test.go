@@ -168,7 +168,7 @@ func TestPathCTE_EqualsPathTo(t *testing.T) {
 		var active []int
 		for _, r := range rows {
 			if r.Active {
-				active = append(active, r.Leaf.Line)
+				active = append(active, r.Line)
 			}
 		}
 		if want := []int{last.Line}; named && len(active) != 0 || !named && !slices.Equal(active, want) {

@@ -285,7 +285,7 @@ func TestIndex_AppendReadsOnlyTheTail(t *testing.T) {
 		}
 		read[n] = sum.BytesRead
 		leaves, err := a.Leaves(ctx, archive.Filter{Session: "s"})
-		if err != nil || len(leaves) != 1 || leaves[0].Leaf.EntryID != "new" || !leaves[0].Active {
+		if err != nil || len(leaves) != 1 || leaves[0].EntryID != "new" || !leaves[0].Active {
 			t.Fatalf("%d entries: leaves after the append = %+v, %v; want the new entry, active", n, leaves, err)
 		}
 	}

@@ -12,6 +12,12 @@ import (
 	"github.com/grove-sessions/grove/jsonl"
 )
 
+// MarkOpen and MarkClose enclose each matched term in a Hit's Snippet.
+const (
+	MarkOpen  = index.MarkOpen
+	MarkClose = index.MarkClose
+)
+
 // SearchOptions are `grove search`'s query and filters (SPEC §8).
 type SearchOptions struct {
 	Query     string
@@ -29,21 +35,49 @@ type SearchOptions struct {
 	NoDedupe  bool
 }
 
-// SearchHit is one hit with its snippet (SPEC §8 search).
-type SearchHit struct {
-	index.Hit
+// Hit is one hit of `grove search` with its snippet (SPEC §7, §8): an
+// entry, or a session itself (Type "session") when the query is its id or
+// matches its name.
+type Hit struct {
+	// Entry is the hit's entry. A session hit has only Type "session",
+	// EntryID (its active leaf, "" for none) and TsMs (its modification).
+	Entry
+	SessionID string
+	Workspace string
+	Path      string  // the session file
+	Score     float64 // the full-text rank the index gave the hit (--sort relevance); 0 for a session hit
+	// AlsoIn lists the ids of the other sessions that hold a byte-identical
+	// copy of the entry (pi copies the path of a session into a forked
+	// one); AlsoInFiles their files, in the same order. Empty with
+	// NoDedupe.
+	AlsoIn      []string
+	AlsoInFiles []string
+	// ByID is set when the hit was found because the query is its entry id
+	// or a unique prefix of it, not by its text.
+	ByID bool
+	// AmbiguousID is set when another indexed session has the same session
+	// id, so that only the file path names this one.
+	AmbiguousID bool
 	// Snippet is the hit's text around the match, terms marked with
-	// index.MarkOpen and index.MarkClose. For a session hit it is the
+	// MarkOpen and MarkClose. For a session hit it is the
 	// session's name or workspace.
 	Snippet string
 	// Stale is set when the session file changed since it was indexed: the
 	// snippet could not be read back.
 	Stale bool
+
+	sid int64 // the session's row
+}
+
+// hitOf is the caller's view of an index hit, without its snippet.
+func hitOf(h *index.Hit) Hit {
+	return Hit{Entry: entryOf(h.Entry), SessionID: h.SessionID, Workspace: h.Workspace, Path: h.Path, Score: h.Score,
+		AlsoIn: h.AlsoIn, AlsoInFiles: h.AlsoInFiles, ByID: h.ByID, AmbiguousID: h.AmbiguousID, sid: h.SID}
 }
 
 // SearchResult is a page of hits and the total (see index.SearchResult).
 type SearchResult struct {
-	Hits  []SearchHit
+	Hits  []Hit
 	Total int
 	Exact bool
 }
@@ -67,9 +101,9 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		ms := o.Until.UnixMilli()
 		p.Until = &ms
 	}
-	var sessionHits []SearchHit
+	var sessionHits []Hit
 	if o.Session != "" {
-		s, err := a.Resolve(ctx, o.Session)
+		s, err := a.resolve(ctx, o.Session)
 		if err != nil {
 			return nil, err
 		}
@@ -91,7 +125,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		}
 		for i := range named {
 			s := &named[i]
-			if s.Name == "" || !q.Matches(s.Name) || !sessionPasses(s, &p) || len(sessionHits) > 0 && sessionHits[0].SID == s.SID {
+			if s.Name == "" || !q.Matches(s.Name) || !sessionPasses(s, &p) || len(sessionHits) > 0 && sessionHits[0].sid == s.SID {
 				continue
 			}
 			h := sessionHit(s)
@@ -119,7 +153,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 	}()
 	terms := q.Terms()
 	for _, h := range res.Hits {
-		sh := SearchHit{Hit: h}
+		sh := hitOf(&h)
 		line, err := readHitLine(files, &h)
 		if err != nil {
 			sh.Stale = true
@@ -182,7 +216,7 @@ func readHitLine(files map[string]*os.File, h *index.Hit) ([]byte, error) {
 	if f == nil {
 		return nil, os.ErrNotExist
 	}
-	return ReadLine(f, h.Path, h.Entry)
+	return readRow(f, h.Path, h.Entry)
 }
 
 // sessionPasses applies the session-level filters of p to s.
@@ -197,8 +231,8 @@ func sessionPasses(s *index.Session, p *index.SearchParams) bool {
 	return t == nil || ((p.Since == nil || *t >= *p.Since) && (p.Until == nil || *t < *p.Until))
 }
 
-func sessionHit(s *index.Session) SearchHit {
-	h := SearchHit{Hit: index.Hit{SID: s.SID, SessionID: s.SessionID, Workspace: s.Workspace, Path: s.Path, AlsoIn: []string{}}}
+func sessionHit(s *index.Session) Hit {
+	h := Hit{sid: s.SID, SessionID: s.SessionID, Workspace: s.Workspace, Path: s.Path, AlsoIn: []string{}}
 	h.Type = "session"
 	if s.ActiveLeaf != nil {
 		h.EntryID = *s.ActiveLeaf

@@ -8,9 +8,9 @@ import (
 	"github.com/grove-sessions/grove/jsonl"
 )
 
-// Session is a session file read whole into memory: the pure side that
-// PathTo works on, and what `grove verify` compares the index with.
-type Session struct {
+// File is a session file read whole into memory (Load): the pure side
+// that PathTo works on, and what `grove verify` compares the index with.
+type File struct {
 	Path          string
 	ID            string // SPEC §3.3–3.6: see SessionID
 	Dialect       jsonl.Dialect
@@ -26,7 +26,7 @@ type Session struct {
 // Load reads the session file at path in salvage mode (SPEC §2.6): bad lines
 // become diagnostics in Result.Errors and the good entries are kept. It
 // returns an error only when the file cannot be read.
-func Load(path string) (*Session, error) {
+func Load(path string) (*File, error) {
 	entries, res, err := jsonl.ReadFile(path, jsonl.Salvage)
 	if err != nil {
 		return nil, err
@@ -41,7 +41,7 @@ func Load(path string) (*Session, error) {
 	if name == "" && res.Dialect == jsonl.Claude {
 		name = SubagentName(path) // a sub-agent's meta.json description
 	}
-	return &Session{
+	return &File{
 		Path: path, ID: SessionID(path, res.Dialect, res.Header), Dialect: res.Dialect, Header: res.Header,
 		Workspace: facts.Workspace(path, res.Dialect, res.Header), Name: name,
 		ParentSession: ParentSession(path, res.Dialect, res.Header, res.Claude), Labels: facts.Labels,

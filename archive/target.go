@@ -38,7 +38,7 @@ import (
 // sessions directory is how a new session is made. Errors reading the
 // index are returned as they are; a target that cannot be read is left to
 // the writer, which reports it.
-func (a *Archive) CheckExportTarget(ctx context.Context, src *index.Session, target string) error {
+func (a *Archive) CheckExportTarget(ctx context.Context, src *Session, target string) error {
 	if err := CheckIndexTarget(a.db.File(), target); err != nil {
 		return err
 	}
@@ -69,8 +69,12 @@ func (a *Archive) CheckExportTarget(ctx context.Context, src *index.Session, tar
 		return path == real
 	}
 	if src != nil {
+		var dev, ino int64
+		if src.row != nil {
+			dev, ino = src.row.FileDev, src.row.FileIno
+		}
 		sfi, err := os.Stat(src.Path)
-		if same(src.Path, src.FileDev, src.FileIno) || (err == nil && os.SameFile(fi, sfi)) {
+		if same(src.Path, dev, ino) || (err == nil && os.SameFile(fi, sfi)) {
 			return refuse("it is the file of session " + src.SessionID + ", the one being exported")
 		}
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/grove-sessions/grove/jsonl"
 )
 
-func mustLoad(t *testing.T, rel string) *archive.Session {
+func mustLoad(t *testing.T, rel string) *archive.File {
 	t.Helper()
 	s, err := archive.Load(testutil.Testdata(t, rel))
 	if err != nil {
@@ -229,11 +229,11 @@ func TestPiFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, l := range leaves {
-				if want := tt.paths[l.Leaf.EntryID]; l.Leaf.Depth == nil || *l.Leaf.Depth != want {
-					t.Errorf("leaf %s depth %v, want %d", l.Leaf.EntryID, l.Leaf.Depth, want)
+				if want := tt.paths[l.EntryID]; l.Depth == nil || *l.Depth != want {
+					t.Errorf("leaf %s depth %v, want %d", l.EntryID, l.Depth, want)
 				}
 				if l.Preview == "" {
-					t.Errorf("leaf %s has no preview", l.Leaf.EntryID)
+					t.Errorf("leaf %s has no preview", l.EntryID)
 				}
 			}
 		})

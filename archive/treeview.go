@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/grove-sessions/grove/errs"
-	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -77,10 +76,11 @@ type Duplicate struct {
 	Lines []int
 }
 
-// Tree is the drawable tree of one session (`grove tree`): nodes in the
-// order a depth-first walk meets them, roots in file order.
+// Tree is the drawable tree of one session (`grove tree`, SPEC §1, §8):
+// nodes in the order a depth-first walk meets them, roots in file order.
 type Tree struct {
-	Entries []index.Entry // the session's entries as given, file order
+	Session *Session // the session drawn; nil from BuildTree, set by Archive.Tree
+	Entries []Entry  // the session's entries as given, file order
 	Nodes   []TreeNode
 	// Roots are the nodes of the entries whose parentId is null or names no
 	// entry (Missing), in file order.
@@ -125,7 +125,7 @@ func (t *Tree) Children(n int) []int {
 // two such entries of a run, the last two entries before the next one are
 // shown too and the rest are folded into one NodeFold, but only when that
 // hides at least two entries.
-func BuildTree(entries []index.Entry, labels map[string]string, activeLeaf string, opt TreeOptions) *Tree {
+func BuildTree(entries []Entry, labels map[string]string, activeLeaf string, opt TreeOptions) *Tree {
 	t := &Tree{Entries: entries}
 	b := &treeBuilder{forest: newForest(entries), t: t, opt: opt, labels: labels, active: -1}
 	if b.dups {
@@ -161,84 +161,6 @@ func BuildTree(entries []index.Entry, labels map[string]string, activeLeaf strin
 	}
 	return t
 }
-
-const (
-	noParent      = -1 // parentId null: a root
-	missingParent = -2 // parentId names no entry: drawn as a root
-)
-
-// forest is a session's entries as parent links between entry indices:
-// each entry hangs under the first entry (in file order) with its parent
-// id, so an entry has one parent at most even when ids repeat; children
-// are in file order (SPEC §4). Cycles of parent links stay in it. It is
-// what grove tree draws and what grove branches counts leaves over.
-type forest struct {
-	first   map[string]int32 // id -> first entry with it
-	firstOf []int32          // entry -> first entry with its id
-	dup     []bool           // entry's id is used by another entry too
-	dups    bool             // some id is used twice
-
-	parent []int32 // parent entry, noParent or missingParent
-	nkids  []int32 // children (the first entry of an id has them all); BuildTree drops the edge that closes a cycle
-	start  []int32 // kids[start[i]:start[i]+nkids[i]] are i's children
-	kids   []int32
-	named  []bool // some entry names i as parent (SPEC §1's "not a leaf")
-}
-
-// newForest links entries (file order). Time and memory are O(len(entries)).
-func newForest(entries []index.Entry) *forest {
-	n := len(entries)
-	f := &forest{first: make(map[string]int32, n), firstOf: make([]int32, n), dup: make([]bool, n)}
-	for i := range entries {
-		id := entries[i].EntryID
-		if j, seen := f.first[id]; seen {
-			f.firstOf[i] = j
-			f.dup[i], f.dup[j], f.dups = true, true, true
-			continue
-		}
-		f.first[id] = int32(i)
-		f.firstOf[i] = int32(i)
-	}
-	f.parent = make([]int32, n)
-	f.nkids = make([]int32, n)
-	for i := range entries {
-		f.parent[i] = noParent
-		if p := entries[i].ParentID; p != nil {
-			f.parent[i] = missingParent
-			if i > 0 && entries[i-1].EntryID == *p { // most often: no map lookup
-				f.parent[i] = f.firstOf[i-1]
-				f.nkids[f.firstOf[i-1]]++
-			} else if j, ok := f.first[*p]; ok {
-				f.parent[i] = j
-				f.nkids[j]++
-			}
-		}
-	}
-	f.start = make([]int32, n+1)
-	for i := 0; i < n; i++ {
-		f.start[i+1] = f.start[i] + f.nkids[i]
-	}
-	f.kids = make([]int32, f.start[n])
-	fill := slices.Clone(f.start[:n])
-	for i := range entries {
-		if p := f.parent[i]; p >= 0 {
-			f.kids[fill[p]] = int32(i)
-			fill[p]++
-		}
-	}
-	f.named = make([]bool, n)
-	for i := range entries {
-		f.named[i] = f.nkids[i] > 0
-	}
-	return f
-}
-
-// children are the entries hanging under entry i, in file order.
-func (f *forest) children(i int32) []int32 { return f.kids[f.start[i] : f.start[i]+f.nkids[i]] }
-
-// isLeaf reports whether no entry names x's id as parent (SPEC §1; with
-// repeated ids, judged by id).
-func (f *forest) isLeaf(x int32) bool { return !f.named[f.firstOf[x]] }
 
 // treeBuilder holds BuildTree's working arrays, indexed by entry.
 type treeBuilder struct {
@@ -511,29 +433,19 @@ func (t *Tree) ReadPreviews(path string, d jsonl.Dialect, width int) error {
 	return nil
 }
 
-// TreeResult is the answer of `grove tree` (SPEC §8).
-type TreeResult struct {
-	Session *index.Session
-	Tree    *Tree
-}
-
 // Tree answers `grove tree`: the session's entries and labels from the
 // index, shaped by BuildTree, with the previews of the shown entries read
 // back from the file. Errors: those of Resolve, and stale_index when the
 // file changed since it was indexed.
-func (a *Archive) Tree(ctx context.Context, session string, opt TreeOptions) (*TreeResult, error) {
-	s, err := a.Resolve(ctx, session)
+func (a *Archive) Tree(ctx context.Context, session string, opt TreeOptions) (*Tree, error) {
+	s, err := a.resolve(ctx, session)
 	if err != nil {
 		return nil, err
 	}
-	if err := Fresh(s); err != nil {
+	if err := fresh(s); err != nil {
 		return nil, err
 	}
-	entries, err := a.db.EntriesOf(ctx, s.SID)
-	if err != nil {
-		return nil, err
-	}
-	labels, err := a.db.Labels(ctx, s.SID)
+	l, err := a.load(ctx, s, true)
 	if err != nil {
 		return nil, err
 	}
@@ -541,9 +453,10 @@ func (a *Archive) Tree(ctx context.Context, session string, opt TreeOptions) (*T
 	if s.ActiveLeaf != nil {
 		active = *s.ActiveLeaf
 	}
-	t := BuildTree(entries, labels, active, opt)
-	if err := t.ReadPreviews(s.Path, jsonl.Dialect(s.Dialect), TreePreviewWidth); err != nil {
+	t := BuildTree(l.entries, l.labels, active, opt)
+	t.Session = l.s
+	if err := t.ReadPreviews(s.Path, l.s.Dialect, TreePreviewWidth); err != nil {
 		return nil, err
 	}
-	return &TreeResult{Session: s, Tree: t}, nil
+	return t, nil
 }

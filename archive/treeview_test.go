@@ -12,18 +12,17 @@ import (
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/errs"
-	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/testutil"
 )
 
 // treeInput reads a fixture into what BuildTree takes from the index:
 // entry rows in file order, labels by target, the active leaf.
-func treeInput(t *testing.T, rel string) ([]index.Entry, map[string]string, string) {
+func treeInput(t *testing.T, rel string) ([]archive.Entry, map[string]string, string) {
 	t.Helper()
 	s := mustLoad(t, rel)
-	rows := make([]index.Entry, len(s.Entries))
+	rows := make([]archive.Entry, len(s.Entries))
 	for i, e := range s.Entries {
-		rows[i] = index.Entry{Seq: i, EntryID: e.ID, Type: e.Type, Line: e.Line, Offset: e.Offset, Length: e.Length}
+		rows[i] = archive.Entry{Seq: i, EntryID: e.ID, Type: e.Type, Line: e.Line, Offset: e.Offset, Length: e.Length}
 		if !e.Root {
 			p := e.ParentID
 			rows[i].ParentID = &p
@@ -38,11 +37,11 @@ func treeInput(t *testing.T, rel string) ([]index.Entry, map[string]string, stri
 
 // rows builds entry rows from "id<parent" pairs ("id<" is a root), one
 // per line number from 2.
-func rows(spec string) []index.Entry {
-	var out []index.Entry
+func rows(spec string) []archive.Entry {
+	var out []archive.Entry
 	for i, f := range strings.Fields(spec) {
 		id, parent, _ := strings.Cut(f, "<")
-		e := index.Entry{Seq: i, EntryID: id, Type: "message", Line: i + 2}
+		e := archive.Entry{Seq: i, EntryID: id, Type: "message", Line: i + 2}
 		if parent != "" {
 			e.ParentID = &parent
 		}
@@ -295,13 +294,13 @@ func TestBuildTree_RandomDamage(t *testing.T) {
 	r := rand.New(rand.NewSource(7))
 	for round := 0; round < 300; round++ {
 		n := 1 + r.Intn(60)
-		var es []index.Entry
+		var es []archive.Entry
 		for i := 0; i < n; i++ {
 			id := fmt.Sprintf("e%d", i)
 			if r.Intn(15) == 0 && i > 0 {
 				id = fmt.Sprintf("e%d", r.Intn(i)) // duplicate
 			}
-			e := index.Entry{Seq: i, EntryID: id, Type: "message", Line: i + 2}
+			e := archive.Entry{Seq: i, EntryID: id, Type: "message", Line: i + 2}
 			var p string
 			switch k := r.Intn(20); {
 			case k == 0 || i == 0:
@@ -333,10 +332,10 @@ func TestBuildTree_RandomDamage(t *testing.T) {
 
 // chain is a linear session of n entries: a root and each entry the child
 // of the one before.
-func chain(n int) []index.Entry {
-	es := make([]index.Entry, n)
+func chain(n int) []archive.Entry {
+	es := make([]archive.Entry, n)
 	for i := range es {
-		es[i] = index.Entry{Seq: i, EntryID: fmt.Sprintf("%08x", i), Type: "message", Line: i + 2}
+		es[i] = archive.Entry{Seq: i, EntryID: fmt.Sprintf("%08x", i), Type: "message", Line: i + 2}
 		if i > 0 {
 			p := es[i-1].EntryID
 			es[i].ParentID = &p
@@ -347,7 +346,7 @@ func chain(n int) []index.Entry {
 
 // bushy is a session of n entries where each entry's parent is a random
 // earlier one: thousands of branch points, deep and wide.
-func bushy(n int, seed int64) []index.Entry {
+func bushy(n int, seed int64) []archive.Entry {
 	r := rand.New(rand.NewSource(seed))
 	es := chain(n)
 	for i := 1; i < n; i++ {
@@ -364,7 +363,7 @@ func TestBuildTree_Large(t *testing.T) {
 	defer debug.SetMaxStack(debug.SetMaxStack(1 << 20))
 	tests := []struct {
 		name    string
-		entries []index.Entry
+		entries []archive.Entry
 		opt     archive.TreeOptions
 		shown   int
 	}{
@@ -404,9 +403,9 @@ func TestArchive_Tree(t *testing.T) {
 		t.Errorf("Tree(5b7e).Session.Name = %q, want Auth refactor (JWT)", r.Session.Name)
 	}
 	previews := map[string]string{}
-	for _, n := range r.Tree.Nodes {
+	for _, n := range r.Nodes {
 		if n.Kind == archive.NodeEntry {
-			previews[r.Tree.Entries[n.Entry].EntryID] = n.Preview
+			previews[r.Entries[n.Entry].EntryID] = n.Preview
 		}
 	}
 	for id, want := range map[string]string{
@@ -418,7 +417,7 @@ func TestArchive_Tree(t *testing.T) {
 			t.Errorf("Tree(5b7e): preview of %s = %q, want %q", id, previews[id], want)
 		}
 	}
-	if got := outline(r.Tree); !strings.Contains(got, "9e2b4d87(auth-done)") || strings.Contains(got, "decision-point") {
+	if got := outline(r); !strings.Contains(got, "9e2b4d87(auth-done)") || strings.Contains(got, "decision-point") {
 		t.Errorf("Tree(5b7e) = %s; want the auth-done label and not the cleared decision-point", got)
 	}
 
@@ -450,7 +449,7 @@ func isCode(err error, code errs.Code) bool {
 func BenchmarkBuildTree(b *testing.B) {
 	for _, bc := range []struct {
 		name    string
-		entries []index.Entry
+		entries []archive.Entry
 		opt     archive.TreeOptions
 	}{
 		{"chain/folded", chain(100_000), archive.TreeOptions{}},

@@ -61,7 +61,7 @@ func (a *Archive) VerifyDialect(ctx context.Context, session, d string) (*Verify
 	}
 	var sessions []index.Session
 	if session != "" {
-		s, err := a.Resolve(ctx, session)
+		s, err := a.resolve(ctx, session)
 		if err != nil {
 			return nil, err
 		}
@@ -91,7 +91,7 @@ func (a *Archive) verifySession(ctx context.Context, s *index.Session, rep *Veri
 		rep.Stale++
 		rep.Problems = append(rep.Problems, Problem{Session: s.SessionID, Path: s.Path, Code: errs.CodeStaleIndex, Message: msg})
 	}
-	if err := Fresh(s); err != nil {
+	if err := fresh(s); err != nil {
 		stale(err.(*errs.Error).Message)
 		return nil
 	}

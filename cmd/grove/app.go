@@ -214,11 +214,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	// A full disk, wherever it was met (SQLite's SQLITE_FULL is the index's).
-	if df := index.DiskFull(g.dbPath, err, 0, "grove "+archive.CommandName(args[1:])); df != nil {
+	if df := archive.DiskFull(g.dbPath, err, 0, "grove "+archive.CommandName(args[1:])); df != nil {
 		err = df
 	}
 	// Damage met by a query or an ingest, after the index opened.
-	err = index.Classify(g.dbPath, err)
+	err = archive.ClassifyIndexError(g.dbPath, err)
 	report(g, err)
 	return exitStatus(err)
 }

@@ -10,9 +10,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/errs"
-	"github.com/grove-sessions/grove/index"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 func appendCommand(g *env) *cli.Command {
@@ -47,7 +46,7 @@ func runAppend(ctx context.Context, g *env, path string, in io.Reader, fsync boo
 			return err
 		}
 	}
-	w, err := jsonl.OpenWriter(path, jsonl.WriterOptions{Fsync: fsync})
+	w, err := archive.OpenWriter(path, fsync)
 	if err != nil {
 		return err
 	}
@@ -66,10 +65,10 @@ func runAppend(ctx context.Context, g *env, path string, in io.Reader, fsync boo
 	}
 	type issued struct {
 		line int
-		p    *jsonl.Pending
+		p    *archive.Pending
 	}
 	var all []issued
-	sc := jsonl.NewScanner(in)
+	sc := archive.NewLineScanner(in)
 	for sc.Scan() && ctx.Err() == nil {
 		l := sc.Line()
 		if l.Blank() {
@@ -98,7 +97,7 @@ func runAppend(ctx context.Context, g *env, path string, in io.Reader, fsync boo
 			}
 			continue
 		}
-		if df := index.DiskFull(path, err, 0, "grove repair (for a torn last line), then grove append"); df != nil {
+		if df := archive.DiskFull(path, err, 0, "grove repair (for a torn last line), then grove append"); df != nil {
 			err = df // the writer is tainted by it, but what to do is free space
 		}
 		f := appendFailure{Line: is.line, Code: errs.CodeOf(err), Message: err.Error()}

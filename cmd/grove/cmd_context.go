@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,9 +10,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
-	"github.com/grove-sessions/grove/errs"
-	"github.com/grove-sessions/grove/index"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 func contextCommand(g *env) *cli.Command {
@@ -52,14 +48,14 @@ dialects' messages already are what the model received and stay as they are.`,
 }
 
 func runContext(ctx context.Context, g *env, session, leaf string, llm bool) error {
-	var p *archive.PathResult
-	var mc *archive.ModelContext
+	var p *archive.Path
+	var mc *archive.Context
 	var err error
-	if d, ok := fileDialect(ctx, session); ok && isFileArg(session) && d == jsonl.Messages {
+	if d, ok := archive.FileDialect(ctx, session); ok && isFileArg(session) && d == archive.Messages {
 		// A messages log named by its path is read from the file, indexed
 		// or not, as `grove messages FILE` reads it: its context is its
 		// messages (SPEC §3.6).
-		if p, mc, err = messagesLogContext(session, leaf); err != nil {
+		if p, mc, err = archive.FileContext(session, leaf); err != nil {
 			return err
 		}
 	} else {
@@ -71,7 +67,7 @@ func runContext(ctx context.Context, g *env, session, leaf string, llm bool) err
 		if err := refuseCompressed(ctx, a, session); err != nil {
 			return err
 		}
-		if p, mc, err = a.ContextOf(ctx, session, leaf); err != nil {
+		if p, mc, err = a.Context(ctx, session, leaf); err != nil {
 			return err
 		}
 	}
@@ -112,7 +108,7 @@ func runContext(ctx context.Context, g *env, session, leaf string, llm bool) err
 	for i, m := range mc.Messages {
 		fmt.Fprintln(g.stdout)
 		switch mc.Dialect {
-		case jsonl.Messages, jsonl.Claude, jsonl.Codex:
+		case archive.Messages, archive.Claude, archive.Codex:
 			writeAgentMessage(g, m, mc.KeptEntryIDs[i])
 		default:
 			writeMessage(g, m, mc.KeptEntryIDs[i])
@@ -157,7 +153,7 @@ func writeAgentMessage(g *env, raw json.RawMessage, entryID string) {
 		writeAgentContent(g, m["output"])
 		return
 	case "reasoning":
-		jsonl.Elements(m["summary"], func(b []byte) {
+		archive.Elements(m["summary"], func(b []byte) {
 			bm, _ := lazyObject(b)
 			fmt.Fprintln(g.stdout, "(thinking) "+strings.TrimSpace(present(bm.get("text"))))
 		})
@@ -178,7 +174,7 @@ func writeAgentContent(g *env, content json.RawMessage) {
 		writeLine(g, s)
 		return
 	}
-	ok := jsonl.Elements(content, func(b []byte) {
+	ok := archive.Elements(content, func(b []byte) {
 		bm, _ := lazyObject(b)
 		switch bm.get("type") {
 		case "text", "input_text", "output_text":
@@ -244,35 +240,4 @@ func jsonScalar(v json.RawMessage) string {
 		return s
 	}
 	return string(v)
-}
-
-// messagesLogContext is the context of the messages log at path, read
-// whole from the file (archive.SessionContext): every line up to leaf (the
-// last entry when ""), as stored.
-func messagesLogContext(path, leaf string) (*archive.PathResult, *archive.ModelContext, error) {
-	s, err := archive.Load(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	if leaf == "" {
-		leaf = archive.ActiveLeaf(s.Dialect, s.Entries)
-	}
-	p := &archive.PathResult{Session: &index.Session{SessionID: s.ID, Path: s.Path, Dialect: string(s.Dialect), Workspace: s.Workspace}, Leaf: leaf}
-	if leaf == "" {
-		c, err := archive.SessionContext(s, leaf)
-		return p, c, err
-	}
-	path2, err := archive.PathTo(s.Entries, leaf)
-	if err != nil {
-		var je *errs.Error
-		if errors.As(err, &je) && je.Path == "" {
-			je.Path = s.Path
-		}
-		return nil, nil, err
-	}
-	for _, e := range path2 {
-		p.Entries = append(p.Entries, index.Entry{EntryID: e.ID, Type: e.Type, Line: e.Line, Offset: e.Offset, Length: e.Length})
-	}
-	c, err := archive.SessionContext(s, leaf)
-	return p, c, err
 }

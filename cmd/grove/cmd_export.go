@@ -17,9 +17,6 @@ import (
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/errs"
-	"github.com/grove-sessions/grove/index"
-	"github.com/grove-sessions/grove/internal/transcript"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 // kindOfFile names what a non-regular file is, for people.
@@ -126,8 +123,8 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 	if o.format == "jsonl" {
 		// Refused before any target is looked at: a pi fork of another
 		// agent's session would be neither agent's file (SPEC §8).
-		if err := refuseForeign(p.Session.Path, jsonl.Dialect(p.Session.Dialect), "export as jsonl",
-			"grove never writes "+agentOf(jsonl.Dialect(p.Session.Dialect))+"'s files; export --format md|html instead"); err != nil {
+		if err := refuseForeign(p.Session.Path, p.Session.Dialect, "export as jsonl",
+			"grove never writes "+agentOf(p.Session.Dialect)+"'s files; export --format md|html instead"); err != nil {
 			return err
 		}
 	}
@@ -177,7 +174,7 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 		// To stdout, each line goes through what the writer would check
 		// (SPEC §5), so the document equals what --out writes.
 		for i, l := range lines {
-			b, err := jsonl.MarshalEntry(json.RawMessage(l))
+			b, err := archive.MarshalEntry(json.RawMessage(l))
 			if err != nil {
 				return fmt.Errorf("fork line %d: %w", i+1, err)
 			}
@@ -185,29 +182,18 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 			doc.WriteByte('\n')
 		}
 	default:
-		d := transcript.Doc{SessionID: p.Session.SessionID, Name: p.Session.Name, Workspace: p.Session.Workspace,
-			Path: p.Session.Path, Dialect: p.Session.Dialect, Version: p.Session.Version, Leaf: p.Leaf,
-			Release: true}
-		for i, e := range path {
-			te := transcript.Entry{ID: e.ID, Type: e.Type, Role: e.Role, Label: labels[e.ID], FirstKept: e.FirstKept, Raw: e.Raw}
-			if e.HasTime {
-				ms := e.Timestamp
-				te.TimestampMs = &ms
-			}
-			d.Entries = append(d.Entries, te)
-			path[i].Raw = nil // d holds the line now; the renderer lets it go once shown (SPEC §2.8)
-		}
-		render := transcript.Markdown
-		if o.format == "html" {
-			render = transcript.HTML
-		}
 		n := len(path)
+		t := archive.NewTranscript(p, path, labels)
+		render := t.Markdown
+		if o.format == "html" {
+			render = t.HTML
+		}
 		what := fmt.Sprintf("%s of %s, path to %s, %s", o.format, p.Session.SessionID, p.Leaf, counted(n, "entry", "entries"))
 		if o.out == "" {
 			// Streamed to stdout as it is made: a Ctrl-C stops the output
 			// where it is (see output), leaving part of a document on the
 			// pipe, as any streaming tool does.
-			return render(g.stdout, d)
+			return render(g.stdout)
 		}
 		if err := a.CheckExportTarget(ctx, p.Session, o.out); err != nil {
 			return err // a session or the index there says more than its name
@@ -215,7 +201,7 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 		if err := transcriptName(o.out, o.format); err != nil {
 			return err
 		}
-		if err := writeDocument(ctx, o.out, o.force, func(w io.Writer) error { return render(w, d) }); err != nil {
+		if err := writeDocument(ctx, o.out, o.force, render); err != nil {
 			return err
 		}
 		return written(g, o.out, what)
@@ -296,7 +282,7 @@ func writeDocument(ctx context.Context, path string, force bool, render func(io.
 	}
 	tw := &tempWriter{}
 	fail := func(err error) error {
-		if df := index.DiskFull(path, err, tw.lost, "grove export"); df != nil {
+		if df := archive.DiskFull(path, err, tw.lost, "grove export"); df != nil {
 			return df
 		}
 		return errs.Wrap(errs.CodeIO, err, "cannot write the export: "+reason(err)).In(path)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/errs"
-	"github.com/grove-sessions/grove/index"
 )
 
 type indexOptions struct {
@@ -117,7 +116,7 @@ func runIndex(ctx context.Context, g *env, opts indexOptions) error {
 		// Fold the WAL into the index file, giving its room back (SQLite
 		// does on close too, but not when that fails for lack of room).
 		a.DB().Checkpoint(ctx) // best effort: a WAL that stays is still whole
-	} else if index.IsDiskFull(err) && sum.Indexed > 0 {
+	} else if archive.IsDiskFull(err) && sum.Indexed > 0 {
 		// The files that fit are kept: remember their roots for grove
 		// rebuild, if there is room for that.
 		a.Remember(ctx, iopts)

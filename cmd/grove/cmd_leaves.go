@@ -55,10 +55,10 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 	}
 	out := []leafJSON{}
 	for _, l := range leaves {
-		j := leafJSON{Session: l.Session.SessionID, ID: l.Leaf.EntryID, Line: l.Leaf.Line, Type: l.Leaf.Type, Depth: l.Leaf.Depth,
-			Timestamp: rfc3339(l.Leaf.TsMs), Active: l.Active, Preview: l.Preview, Name: l.Session.Name, Path: l.Session.Path, Stale: l.Stale}
-		if l.Leaf.Role != nil {
-			j.Role = *l.Leaf.Role
+		j := leafJSON{Session: l.Session.SessionID, ID: l.EntryID, Line: l.Line, Type: l.Type, Depth: l.Depth,
+			Timestamp: rfc3339(l.TsMs), Active: l.Active, Preview: l.Preview, Name: l.Session.Name, Path: l.Session.Path, Stale: l.Stale}
+		if l.Role != nil {
+			j.Role = *l.Role
 		}
 		if l.Label != "" {
 			j.Label = l.Label
@@ -76,20 +76,20 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 	tw := table(g.stdout)
 	fmt.Fprintln(tw, "TIME (UTC)\tSESSION\tNAME\tLEAF\tLINE\tTYPE\tDEPTH\tLABEL\tLAST USER MESSAGE")
 	for _, l := range leaves {
-		id := idCell(l.Leaf.EntryID)
+		id := idCell(l.EntryID)
 		if l.Active {
 			id += " *"
 		}
-		typ := l.Leaf.Type
-		if l.Leaf.Role != nil {
-			typ = *l.Leaf.Role
+		typ := l.Type
+		if l.Role != nil {
+			typ = *l.Role
 		}
 		depth := "broken"
-		if l.Leaf.Depth != nil {
-			depth = fmt.Sprint(*l.Leaf.Depth)
+		if l.Depth != nil {
+			depth = fmt.Sprint(*l.Depth)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", short(l.Leaf.TsMs), idCell(sid[l.Session.SessionID]), clipWidth(cell(orDash(l.Session.Name)), nameColumns),
-			id, l.Leaf.Line, cell(typ), depth, clipWidth(cell(orDash(l.Label)), nameColumns), cell(l.Preview))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", short(l.TsMs), idCell(sid[l.Session.SessionID]), clipWidth(cell(orDash(l.Session.Name)), nameColumns),
+			id, l.Line, cell(typ), depth, clipWidth(cell(orDash(l.Label)), nameColumns), cell(l.Preview))
 	}
 	if len(leaves) == 0 {
 		return noneInPicked(ctx, g, a, "leaves", f)

@@ -7,15 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/errs"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 func messagesCommand(g *env) *cli.Command {
@@ -38,7 +35,7 @@ func messagesCommand(g *env) *cli.Command {
 
 func runMessages(ctx context.Context, g *env, session, leaf string) error {
 	if isFileArg(session) {
-		if d, ok := fileDialect(ctx, session); ok && d == jsonl.Messages {
+		if d, ok := archive.FileDialect(ctx, session); ok && d == archive.Messages {
 			return runMessagesLog(ctx, g, session, leaf)
 		}
 	}
@@ -61,7 +58,7 @@ func runMessages(ctx context.Context, g *env, session, leaf string) error {
 			Messages []json.RawMessage `json:"messages"`
 		}{p.Session.SessionID, p.Leaf, msgs})
 	}
-	agent := p.Session.Dialect != string(jsonl.Pi) && p.Session.Dialect != string(jsonl.Plain)
+	agent := p.Session.Dialect != archive.Pi && p.Session.Dialect != archive.Plain
 	for i, m := range msgs {
 		if i > 0 {
 			fmt.Fprintln(g.stdout)
@@ -94,52 +91,22 @@ func isFileArg(arg string) bool {
 // left out as the reader leaves them out. LEAF naming no entry is
 // unknown_entry.
 func runMessagesLog(ctx context.Context, g *env, path, leaf string) error {
-	f, size, err := jsonl.OpenFile(path)
+	log, err := archive.ReadMessagesLog(ctx, path, leaf)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	var msgs []json.RawMessage
-	var ids []string
-	var problems []*errs.Error
-	res, err := jsonl.ReadOpen(f, size, jsonl.Options{Path: path, Mode: jsonl.Salvage, Context: ctx, KeepRaw: true,
-		Diagnostic: func(e *errs.Error) { problems = append(problems, e) }}, func(e jsonl.Entry) error {
-		msgs = append(msgs, json.RawMessage(e.Raw))
-		ids = append(ids, e.ID)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if res.Dialect != jsonl.Messages {
-		return errs.New(errs.CodeStaleIndex, "the file changed while it was read: it is no messages log now").In(path)
-	}
-	end := len(ids)
-	if leaf != "" {
-		end = slices.Index(ids, leaf) + 1
-		if end == 0 {
-			return errs.New(errs.CodeUnknownEntry, "no entry "+strconv.Quote(leaf)+" in the messages log").In(path).WithID(leaf).WithHint("a messages log's entries are L<line>: grove path " + shellQuote(path) + " lists them")
-		}
-	}
-	at := ""
-	if end > 0 {
-		at = ids[end-1]
-	}
-	for _, p := range problems {
+	for _, p := range log.Problems {
 		if p.Code == errs.CodeBadLine || p.Code == errs.CodeUnterminatedTail {
 			fmt.Fprintf(g.stderr, "grove: %s: line %d (byte %d): %s [%s]; not a message, left out\n", cell(path), p.Line, p.Offset, cell(p.Message), p.Code)
 		}
 	}
-	msgs = msgs[:end]
-	if msgs == nil {
-		msgs = []json.RawMessage{}
-	}
+	msgs := log.Messages
 	if g.json {
 		return writeJSONStream(g.stdout, struct {
 			Session  string            `json:"session"`
 			Leaf     string            `json:"leaf"`
 			Messages []json.RawMessage `json:"messages"`
-		}{archive.SessionID(path, jsonl.Messages, nil), at, msgs})
+		}{log.SessionID, log.Leaf, msgs})
 	}
 	for i, m := range msgs {
 		if i > 0 {
@@ -186,7 +153,7 @@ func writeMessage(g *env, raw json.RawMessage, entryID string) {
 	switch {
 	case len(content) > 0 && content[0] == '"':
 		writeLine(g, m.get("content"))
-	case jsonl.Elements(content, func(b []byte) { blocks = append(blocks, b) }):
+	case archive.Elements(content, func(b []byte) { blocks = append(blocks, b) }):
 		for _, b := range blocks {
 			// A block's fields are decoded only when printed: an image's
 			// base64 data never is (SPEC §2.8).
@@ -240,7 +207,7 @@ func lazyObject(raw []byte) (rawObject, bool) {
 	if string(bytes.TrimSpace(raw)) == "null" {
 		return m, true
 	}
-	ok := jsonl.Members(raw, func(k string, v []byte) bool { m[k] = v; return true })
+	ok := archive.Members(raw, func(k string, v []byte) bool { m[k] = v; return true })
 	return m, ok
 }
 

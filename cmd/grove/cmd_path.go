@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 func pathCommand(g *env) *cli.Command {
@@ -63,7 +62,7 @@ func runPath(ctx context.Context, g *env, session, leaf string) error {
 		preview := ""
 		if f != nil {
 			if raw, err := archive.ReadLine(f, p.Session.Path, e); err == nil {
-				preview = archive.PreviewIn(jsonl.Dialect(p.Session.Dialect), raw, archive.PreviewWidth)
+				preview = archive.PreviewIn(p.Session.Dialect, raw, archive.PreviewWidth)
 			}
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", e.Line, e.EntryID, typ, short(e.TsMs), preview)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/errs"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 func recoverCommand(g *env) *cli.Command {
@@ -47,25 +46,21 @@ type errorJSON struct {
 }
 
 func runRecover(ctx context.Context, g *env, path string, strict bool) error {
-	mode := jsonl.Salvage
-	if strict {
-		mode = jsonl.Strict
-	}
 	if archive.IsCompressed(path) {
 		return compressedError(path) // its bytes are zstd's, no lines to report
 	}
-	res, err := jsonl.Recover(path, mode)
+	res, err := archive.Recover(path, strict)
 	if err != nil {
 		return err
 	}
 	out := struct {
-		Dialect  jsonl.Dialect `json:"dialect"`
-		Lines    int           `json:"lines"`
-		Entries  int           `json:"entries"`
-		State    jsonl.State   `json:"state"`
-		Warnings []warningJSON `json:"warnings"`
-		Errors   []errorJSON   `json:"errors"`
-	}{res.Dialect, res.Lines, res.Entries, res.State(), nil, nil}
+		Dialect  archive.Dialect `json:"dialect"`
+		Lines    int             `json:"lines"`
+		Entries  int             `json:"entries"`
+		State    archive.State   `json:"state"`
+		Warnings []warningJSON   `json:"warnings"`
+		Errors   []errorJSON     `json:"errors"`
+	}{res.Dialect, res.Lines, res.Entries, res.State, nil, nil}
 	warnings, errs := []warningJSON{}, []errorJSON{}
 	for _, w := range res.Warnings {
 		warnings = append(warnings, warningJSON{w.Code, w.Line, w.Offset, w.Field})
@@ -77,7 +72,7 @@ func runRecover(ctx context.Context, g *env, path string, strict bool) error {
 	if g.json {
 		return writeJSON(g.stdout, out)
 	}
-	fmt.Fprintf(g.stdout, "%s: %s dialect, %s, %s, state %s\n", path, res.Dialect, counted(res.Lines, "committed line", "committed lines"), counted(res.Entries, "entry", "entries"), res.State())
+	fmt.Fprintf(g.stdout, "%s: %s dialect, %s, %s, state %s\n", path, res.Dialect, counted(res.Lines, "committed line", "committed lines"), counted(res.Entries, "entry", "entries"), res.State)
 	for _, w := range res.Warnings {
 		fmt.Fprintf(g.stdout, "  warning line %d (byte %d): %s [%s]\n", w.Line, w.Offset, cell(w.Message), w.Code)
 	}

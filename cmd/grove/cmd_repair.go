@@ -4,9 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/grove-sessions/grove/archive"
 	"github.com/urfave/cli/v2"
-
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 func repairCommand(g *env) *cli.Command {
@@ -30,7 +29,7 @@ func runRepair(ctx context.Context, g *env, path string, dryRun bool) error {
 	if err := checkWritable(ctx, path, "repair", "grove repairs pi, plain and messages files only; it reads this file up to its torn last line as it is (grove recover FILE says where that is)"); err != nil {
 		return err
 	}
-	plan, err := jsonl.Repair(path, dryRun)
+	plan, err := archive.Repair(path, dryRun)
 	if err != nil {
 		return err
 	}

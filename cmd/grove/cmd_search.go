@@ -14,7 +14,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
-	"github.com/grove-sessions/grove/index"
 )
 
 const searchQueryHelp = `QUERY: words are ANDed; "quoted phrases"; -word excludes; word* is a prefix;
@@ -265,7 +264,7 @@ func newOpener(g *env) opener {
 	return opener{grove}
 }
 
-func (op opener) open(h archive.SearchHit) map[string]string {
+func (op opener) open(h archive.Hit) map[string]string {
 	s := shellQuote(h.SessionID)
 	if h.AmbiguousID {
 		s = shellQuote(h.Path)
@@ -277,23 +276,15 @@ func (op opener) open(h archive.SearchHit) map[string]string {
 	return map[string]string{"path": op.grove + " path " + s + " " + id, "messages": op.grove + " messages " + s + " " + id}
 }
 
-// shellQuote quotes s for a POSIX shell when it holds anything but
-// [A-Za-z0-9._/-].
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._/-:", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// shellQuote quotes s for a POSIX shell (archive.ShellQuote).
+func shellQuote(s string) string { return archive.ShellQuote(s) }
 
 func markPlain(s string) string { return s }
 
 // markColour shows the [[...]] markers of a snippet as bold red.
 func markColour(s string) string {
-	s = strings.ReplaceAll(s, index.MarkOpen, "\x1b[1;31m")
-	return strings.ReplaceAll(s, index.MarkClose, "\x1b[0m")
+	s = strings.ReplaceAll(s, archive.MarkOpen, "\x1b[1;31m")
+	return strings.ReplaceAll(s, archive.MarkClose, "\x1b[0m")
 }
 
 // useColour: stdout is a terminal and NO_COLOR (no-color.org) is unset.

@@ -10,8 +10,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
-	"github.com/grove-sessions/grove/index"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 func sessionsCommand(g *env) *cli.Command {
@@ -95,11 +93,11 @@ func runSessions(ctx context.Context, g *env, f archive.Filter, first string) er
 	sessions, depth := underParents(sessions)
 	out := []sessionJSON{}
 	for _, s := range sessions {
-		j := sessionJSON{ID: s.SessionID, Path: s.Path, Dialect: s.Dialect, Workspace: s.Workspace, Name: s.Name, FirstMessage: s.FirstMessage, ParentSession: s.ParentSession,
+		j := sessionJSON{ID: s.SessionID, Path: s.Path, Dialect: string(s.Dialect), Workspace: s.Workspace, Name: s.Name, FirstMessage: s.FirstMessage, ParentSession: s.ParentSession,
 			Entries: s.Entries, Leaves: s.Leaves, Created: rfc3339(s.CreatedMs), Modified: rfc3339(s.ModifiedMs),
 			State: sessionState(&s), Diagnostics: []diagnosticJSON{}}
 		if s.Diagnostics > 0 {
-			ds, err := a.DB().Diagnostics(ctx, s.SID)
+			ds, err := a.Diagnostics(ctx, &s)
 			if err != nil {
 				return err
 			}
@@ -131,7 +129,7 @@ func runSessions(ctx context.Context, g *env, f archive.Filter, first string) er
 		if depth[i] > 0 {
 			id = strings.Repeat("  ", depth[i]-1) + "└ " + childKind(&s) + " " + id
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", id, cell(s.Dialect), short(s.ModifiedMs), s.Entries, s.Leaves, state, cell(orDash(s.Workspace)), cell(orDash(s.Name)), firstCell(s.FirstMessage), cell(s.Path))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", id, cell(string(s.Dialect)), short(s.ModifiedMs), s.Entries, s.Leaves, state, cell(orDash(s.Workspace)), cell(orDash(s.Name)), firstCell(s.FirstMessage), cell(s.Path))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -165,9 +163,9 @@ func writeDiagnostics(g *env, sessions []sessionJSON) error {
 
 // firstContains keeps the sessions whose first message contains sub,
 // ignoring case, both normalised alike (archive.NormalizeText).
-func firstContains(sessions []index.Session, sub string) []index.Session {
+func firstContains(sessions []archive.Session, sub string) []archive.Session {
 	sub = strings.ToLower(archive.NormalizeText(sub))
-	var out []index.Session
+	var out []archive.Session
 	for _, s := range sessions {
 		if s.FirstMessage != nil && strings.Contains(strings.ToLower(*s.FirstMessage), sub) {
 			out = append(out, s)
@@ -189,11 +187,11 @@ func firstCell(m *string) string {
 // sessionState is the state sessions shows of s: the index's (ok,
 // needs-repair, damaged), or "unsupported" for a file grove lists but does
 // not read (a *.jsonl.zst, SPEC §3.5), whose one diagnostic says why.
-func sessionState(s *index.Session) string {
+func sessionState(s *archive.Session) string {
 	if archive.IsCompressed(s.Path) {
 		return "unsupported"
 	}
-	return s.State
+	return string(s.State)
 }
 
 // underParents orders sessions (most recently modified first) so that a
@@ -204,7 +202,7 @@ func sessionState(s *index.Session) string {
 // parent sessions[i] is, 0 for a session listed on its own. A parent left
 // out by a filter leaves its children on their own; sessions whose parents
 // loop come last, the loop broken where the walk meets a session again.
-func underParents(sessions []index.Session) ([]index.Session, []int) {
+func underParents(sessions []archive.Session) ([]archive.Session, []int) {
 	byKey := map[string]int{}
 	for i := len(sessions) - 1; i >= 0; i-- { // the first of equal ids wins
 		byKey[sessions[i].SessionID] = i
@@ -222,7 +220,7 @@ func underParents(sessions []index.Session) ([]index.Session, []int) {
 			children[p] = append(children[p], i)
 		}
 	}
-	out := make([]index.Session, 0, len(sessions))
+	out := make([]archive.Session, 0, len(sessions))
 	depth := make([]int, 0, len(sessions))
 	done := make([]bool, len(sessions))
 	var walk func(i, d int)
@@ -252,13 +250,13 @@ func underParents(sessions []index.Session) ([]index.Session, []int) {
 // Code sub-agent (an agent-*.jsonl file, SPEC §3.4), a pi fork (pi's
 // parentSession), else "child" (a Codex sub-agent or fork, another Claude
 // file whose lines name another session).
-func childKind(s *index.Session) string {
-	switch jsonl.Dialect(s.Dialect) {
-	case jsonl.Claude:
+func childKind(s *archive.Session) string {
+	switch s.Dialect {
+	case archive.Claude:
 		if strings.HasPrefix(filepath.Base(s.Path), "agent-") {
 			return "sub-agent"
 		}
-	case jsonl.Pi:
+	case archive.Pi:
 		return "fork"
 	}
 	return "child"

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/grove-sessions/grove/archive"
-	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/testutil"
 )
 
@@ -252,14 +251,14 @@ func jsonTokens(t testing.TB, data []byte, key string) int {
 
 // piEntries makes n entry rows: a chain when bushy is false, else each
 // entry's parent one of the three before it.
-func piEntries(n int, bushy bool) []index.Entry {
+func piEntries(n int, bushy bool) []archive.Entry {
 	r := rand.New(rand.NewSource(1))
 	roles := []string{"user", "assistant", "toolResult", "assistant", "toolResult"}
-	es := make([]index.Entry, n)
+	es := make([]archive.Entry, n)
 	ts := int64(1772524800000)
 	for i := range es {
 		role := roles[i%len(roles)]
-		es[i] = index.Entry{Seq: i, EntryID: fmt.Sprintf("%08x", uint32(i)*2654435761), Type: "message", Role: &role, Line: i + 2, TsMs: &ts}
+		es[i] = archive.Entry{Seq: i, EntryID: fmt.Sprintf("%08x", uint32(i)*2654435761), Type: "message", Role: &role, Line: i + 2, TsMs: &ts}
 		if i > 0 {
 			p := es[i-1].EntryID
 			if bushy {
@@ -275,10 +274,10 @@ func piEntries(n int, bushy bool) []index.Entry {
 // JSON with a 1 MiB stack (a recursive walk of that depth overflows it),
 // every entry once with --full, every line within bounds, the JSON valid.
 func TestTree_Large(t *testing.T) {
-	sess := &index.Session{SessionID: "big", Workspace: "/w", Leaves: 1}
+	sess := &archive.Session{SessionID: "big", Workspace: "/w", Leaves: 1}
 	tests := []struct {
 		name  string
-		es    []index.Entry
+		es    []archive.Entry
 		opt   archive.TreeOptions
 		lines int // entry lines in the text; -1: do not check
 	}{
@@ -420,7 +419,7 @@ func BenchmarkTreeRender(b *testing.B) {
 	for i := range tr.Nodes {
 		tr.Nodes[i].Preview = strings.Repeat("the tests pass ", 7)[:100]
 	}
-	sess := &index.Session{SessionID: "big", Workspace: "/w", Leaves: 1}
+	sess := &archive.Session{SessionID: "big", Workspace: "/w", Leaves: 1}
 	b.Run("text", func(b *testing.B) {
 		for b.Loop() {
 			writeTreeText(io.Discard, sess, tr)

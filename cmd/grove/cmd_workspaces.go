@@ -9,7 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
-	"github.com/grove-sessions/grove/index"
 )
 
 func workspacesCommand(g *env) *cli.Command {
@@ -40,7 +39,7 @@ func runWorkspaces(ctx context.Context, g *env, dir, dialect string) error {
 		return err
 	}
 	defer a.Close()
-	var ws []index.Workspace
+	var ws []archive.Workspace
 	if dialect == "" {
 		ws, err = a.Workspaces(ctx, dir)
 	} else {
@@ -73,23 +72,23 @@ func runWorkspaces(ctx context.Context, g *env, dir, dialect string) error {
 	return tw.Flush()
 }
 
-// dialectWorkspaces is index.Workspaces counting only the sessions of
+// dialectWorkspaces is archive.Workspaces counting only the sessions of
 // dialect: each workspace that is dir or below it with its sessions of
 // that dialect, their entries and latest modification, most recent first
-// (then by name), as index.Workspaces orders them.
-func dialectWorkspaces(ctx context.Context, a *archive.Archive, dir, dialect string) ([]index.Workspace, error) {
+// (then by name), as archive.Workspaces orders them.
+func dialectWorkspaces(ctx context.Context, a *archive.Archive, dir, dialect string) ([]archive.Workspace, error) {
 	sessions, err := a.Pick(ctx, archive.Filter{Workspace: dir, Dialect: dialect})
 	if err != nil {
 		return nil, err
 	}
 	at := map[string]int{}
-	var out []index.Workspace
+	var out []archive.Workspace
 	for _, s := range sessions {
 		i, ok := at[s.Workspace]
 		if !ok {
 			i = len(out)
 			at[s.Workspace] = i
-			out = append(out, index.Workspace{Workspace: s.Workspace})
+			out = append(out, archive.Workspace{Workspace: s.Workspace})
 		}
 		w := &out[i]
 		w.Sessions++
@@ -98,7 +97,7 @@ func dialectWorkspaces(ctx context.Context, a *archive.Archive, dir, dialect str
 			w.ModifiedMs = s.ModifiedMs
 		}
 	}
-	slices.SortStableFunc(out, func(x, y index.Workspace) int {
+	slices.SortStableFunc(out, func(x, y archive.Workspace) int {
 		if c := cmp.Compare(msOr0(y.ModifiedMs), msOr0(x.ModifiedMs)); c != 0 {
 			return c
 		}

@@ -9,7 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 // workspaceUsage is the workspace rule (SPEC §3.3), said the same way in
@@ -112,11 +111,11 @@ func noneInPicked(ctx context.Context, g *env, a *archive.Archive, what string, 
 	return nil
 }
 
-// dialectNames are the values --dialect takes: jsonl.Dialects, the names
+// dialectNames are the values --dialect takes: archive.Dialects, the names
 // grove prints (SPEC §3).
 var dialectNames = func() []string {
 	var out []string
-	for _, d := range jsonl.Dialects {
+	for _, d := range archive.Dialects {
 		out = append(out, string(d))
 	}
 	return out

@@ -5,34 +5,7 @@ import (
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/errs"
-
-	"github.com/grove-sessions/grove/jsonl"
 )
-
-// fileDialect is the dialect of the file at path as the reader decides it
-// (SPEC §3): from its first parseable committed line, read no further than
-// that; else, for a file with no such line, from where it is
-// (jsonl.DialectAt). ok is false when the file cannot be opened as a
-// regular file: the command then says why in its own words.
-func fileDialect(ctx context.Context, path string) (d jsonl.Dialect, ok bool) {
-	f, size, err := jsonl.OpenFile(path)
-	if err != nil {
-		return "", false
-	}
-	defer f.Close()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	res, _ := jsonl.ReadOpen(f, size, jsonl.Options{Path: path, Mode: jsonl.Salvage, Context: ctx,
-		Decided:    func(x jsonl.Dialect) { d = x; cancel() },
-		Diagnostic: func(*errs.Error) {}}, nil)
-	if d == "" && res != nil {
-		d = res.Dialect
-	}
-	if d == "" {
-		d = jsonl.DialectAt(path)
-	}
-	return d, true
-}
 
 // compressedError is the error of a command that would read the entries
 // of a file grove lists but does not read (a *.jsonl.zst, SPEC §3.5).
@@ -54,11 +27,11 @@ func refuseCompressed(ctx context.Context, a *archive.Archive, arg string) error
 
 // agentOf names the agent whose files a dialect grove never writes are:
 // "Claude Code", "Codex"; "" for the dialects grove writes.
-func agentOf(d jsonl.Dialect) string {
+func agentOf(d archive.Dialect) string {
 	switch d {
-	case jsonl.Claude:
+	case archive.Claude:
 		return "Claude Code"
-	case jsonl.Codex:
+	case archive.Codex:
 		return "Codex"
 	}
 	return ""
@@ -69,7 +42,7 @@ func agentOf(d jsonl.Dialect) string {
 // dialect d (SPEC §5, §8: grove never writes a Claude Code or Codex file),
 // with a hint saying what to do instead; nil for a dialect grove writes.
 // doing is the refused operation: "append to", "repair", "export as jsonl".
-func refuseForeign(path string, d jsonl.Dialect, doing, hint string) error {
+func refuseForeign(path string, d archive.Dialect, doing, hint string) error {
 	agent := agentOf(d)
 	if agent == "" {
 		return nil
@@ -86,7 +59,7 @@ func checkWritable(ctx context.Context, path, doing, hint string) error {
 	if archive.IsCompressed(path) {
 		return compressedError(path) // Codex's, and not lines at all
 	}
-	d, ok := fileDialect(ctx, path)
+	d, ok := archive.FileDialect(ctx, path)
 	if !ok {
 		return nil
 	}

@@ -7,8 +7,8 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/internal/iox"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 // rawListType is the type writeJSONStream streams element by element.
@@ -94,7 +94,7 @@ func writeCompact(w io.Writer, raw json.RawMessage, buf *bytes.Buffer) error {
 		_, err := io.WriteString(w, "null")
 		return err
 	}
-	if jsonl.IsCompact(raw) {
+	if archive.IsCompact(raw) {
 		_, err := w.Write(raw)
 		return err
 	}

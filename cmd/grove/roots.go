@@ -9,7 +9,6 @@ import (
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/errs"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 // rootsHelp is the default-roots rule (SPEC §8 `index` row), said the same
@@ -35,26 +34,26 @@ const rootsHint = "pass --root DIR (repeatable) or set GROVE_ROOT to the directo
 func agentRoots() []archive.DefaultRoot {
 	home, _ := os.UserHomeDir()
 	var out []archive.DefaultRoot
-	add := func(dialect jsonl.Dialect, path ...string) {
+	add := func(dialect archive.Dialect, path ...string) {
 		out = append(out, archive.DefaultRoot{Dialect: dialect, Path: filepath.Join(path...)})
 	}
 	if d := os.Getenv("PI_CODING_AGENT_DIR"); d != "" {
-		add(jsonl.Pi, d, "sessions")
+		add(archive.Pi, d, "sessions")
 	} else {
-		add(jsonl.Pi, home, ".pi", "agent", "sessions")
+		add(archive.Pi, home, ".pi", "agent", "sessions")
 	}
 	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		add(jsonl.Claude, d, "projects")
+		add(archive.Claude, d, "projects")
 	} else {
-		add(jsonl.Claude, home, ".claude", "projects")
-		add(jsonl.Claude, home, ".config", "claude", "projects")
+		add(archive.Claude, home, ".claude", "projects")
+		add(archive.Claude, home, ".config", "claude", "projects")
 	}
 	codex := os.Getenv("CODEX_HOME")
 	if codex == "" {
 		codex = filepath.Join(home, ".codex")
 	}
-	add(jsonl.Codex, codex, "sessions")
-	add(jsonl.Codex, codex, "archived_sessions")
+	add(archive.Codex, codex, "sessions")
+	add(archive.Codex, codex, "archived_sessions")
 	return out
 }
 

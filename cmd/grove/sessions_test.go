@@ -5,14 +5,14 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/archive"
 )
 
 // TestUnderParents: a session whose parent_session names another listed
 // session (by id or path) comes right under it, nested sub-agents deeper;
 // an unlisted parent or a loop leaves sessions on their own, each once.
 func TestUnderParents(t *testing.T) {
-	in := []index.Session{
+	in := []archive.Session{
 		{SessionID: "agent-b", Dialect: "claude", ParentSession: "main"},    // newest
 		{SessionID: "other", Dialect: "pi", Path: "/s/other.jsonl"},         //
 		{SessionID: "agent-c", Dialect: "claude", ParentSession: "agent-b"}, // nested

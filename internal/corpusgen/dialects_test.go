@@ -635,7 +635,7 @@ func TestDialects_IndexAgrees(t *testing.T) {
 		if s.ActiveLeaf != nil {
 			active = *s.ActiveLeaf
 		}
-		if s.SessionID != f.Session || s.Dialect != f.Dialect || s.Workspace != ws || s.Entries != f.Entries ||
+		if s.SessionID != f.Session || string(s.Dialect) != f.Dialect || s.Workspace != ws || s.Entries != f.Entries ||
 			s.Leaves != f.Leaves || active != f.ActiveLeaf || s.Name != name {
 			t.Errorf("%s: index says id %s dialect %s workspace %s entries %d leaves %d active %s name %q;\n\tmanifest %s %s %s %d %d %s %q",
 				f.Path, s.SessionID, s.Dialect, s.Workspace, s.Entries, s.Leaves, active, s.Name,

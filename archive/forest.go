@@ -1,0 +1,149 @@
+package archive
+
+import "slices"
+
+const (
+	noParent      = -1 // parentId null: a root
+	missingParent = -2 // parentId names no entry: drawn as a root
+)
+
+// forest is a session's entries as parent links between entry indices:
+// each entry hangs under the first entry (in file order) with its parent
+// id, so an entry has one parent at most even when ids repeat; children
+// are in file order (SPEC §4). Cycles of parent links stay in it. It is
+// what grove tree draws and what grove branches counts leaves over.
+type forest struct {
+	first   map[string]int32 // id -> first entry with it
+	firstOf []int32          // entry -> first entry with its id
+	dup     []bool           // entry's id is used by another entry too
+	dups    bool             // some id is used twice
+
+	parent []int32 // parent entry, noParent or missingParent
+	nkids  []int32 // children (the first entry of an id has them all); BuildTree drops the edge that closes a cycle
+	start  []int32 // kids[start[i]:start[i]+nkids[i]] are i's children
+	kids   []int32
+	named  []bool // some entry names i as parent (SPEC §1's "not a leaf")
+}
+
+// newForest links entries (file order). Time and memory are O(len(entries)).
+func newForest(entries []Entry) *forest {
+	n := len(entries)
+	f := &forest{first: make(map[string]int32, n), firstOf: make([]int32, n), dup: make([]bool, n)}
+	for i := range entries {
+		id := entries[i].EntryID
+		if j, seen := f.first[id]; seen {
+			f.firstOf[i] = j
+			f.dup[i], f.dup[j], f.dups = true, true, true
+			continue
+		}
+		f.first[id] = int32(i)
+		f.firstOf[i] = int32(i)
+	}
+	f.parent = make([]int32, n)
+	f.nkids = make([]int32, n)
+	for i := range entries {
+		f.parent[i] = noParent
+		if p := entries[i].ParentID; p != nil {
+			f.parent[i] = missingParent
+			if i > 0 && entries[i-1].EntryID == *p { // most often: no map lookup
+				f.parent[i] = f.firstOf[i-1]
+				f.nkids[f.firstOf[i-1]]++
+			} else if j, ok := f.first[*p]; ok {
+				f.parent[i] = j
+				f.nkids[j]++
+			}
+		}
+	}
+	f.start = make([]int32, n+1)
+	for i := 0; i < n; i++ {
+		f.start[i+1] = f.start[i] + f.nkids[i]
+	}
+	f.kids = make([]int32, f.start[n])
+	fill := slices.Clone(f.start[:n])
+	for i := range entries {
+		if p := f.parent[i]; p >= 0 {
+			f.kids[fill[p]] = int32(i)
+			fill[p]++
+		}
+	}
+	f.named = make([]bool, n)
+	for i := range entries {
+		f.named[i] = f.nkids[i] > 0
+	}
+	return f
+}
+
+// children are the entries hanging under entry i, in file order.
+func (f *forest) children(i int32) []int32 { return f.kids[f.start[i] : f.start[i]+f.nkids[i]] }
+
+// isLeaf reports whether no entry names x's id as parent (SPEC §1; with
+// repeated ids, judged by id).
+func (f *forest) isLeaf(x int32) bool { return !f.named[f.firstOf[x]] }
+
+// belowCounts gives, for every entry, the number of leaves at or below it
+// in one pass: children are counted before their parent (Kahn's order from
+// the leaves up). What that order never reaches lies on a cycle of parent
+// links; every entry of a cycle reaches the whole cycle and all that hangs
+// off it, so each gets the sum over the cycle.
+func (f *forest) belowCounts() []int {
+	n := len(f.parent)
+	counts := make([]int, n)
+	pending := slices.Clone(f.nkids) // children not yet counted
+	var ready []int32
+	for i := range int32(n) {
+		if pending[i] == 0 {
+			ready = append(ready, i)
+		}
+	}
+	done := make([]bool, n)
+	for len(ready) > 0 {
+		i := ready[len(ready)-1]
+		ready = ready[:len(ready)-1]
+		done[i] = true
+		if f.isLeaf(i) {
+			counts[i]++
+		}
+		if p := f.parent[i]; p >= 0 {
+			counts[p] += counts[i]
+			if pending[p]--; pending[p] == 0 {
+				ready = append(ready, p)
+			}
+		}
+	}
+	// Each entry left is on a cycle (one parent each, so its chain of
+	// parents comes back to it); counts[i] already holds what hangs off it
+	// outside the cycle.
+	for i := range n {
+		if done[i] {
+			continue
+		}
+		var cycle []int32
+		total := 0
+		for j := int32(i); !done[j]; j = f.parent[j] {
+			done[j] = true
+			cycle = append(cycle, j)
+			total += counts[j]
+		}
+		for _, j := range cycle {
+			counts[j] = total
+		}
+	}
+	return counts
+}
+
+// firstUserBelow is the first entry with role user met going down from
+// entry i (itself included), following the first child at each step, at
+// most steps entries; i itself when there is none that close.
+func (f *forest) firstUserBelow(entries []Entry, i int32, steps int) int32 {
+	for j, k := i, 0; k < steps; k++ {
+		if r := entries[j].Role; r != nil && *r == "user" {
+			return j
+		}
+		kids := f.children(j)
+		if len(kids) == 0 {
+			break
+		}
+		j = kids[0]
+	}
+	return i
+}
