@@ -69,8 +69,8 @@ type env struct {
 // A --db directory may be the user's and is left as it is.
 func (g *env) open(ctx context.Context) (*archive.Archive, error) {
 	if def := defaultDB(); g.dbPath == def {
-		if err := index.Tighten(index.DirMode, g.warn, filepath.Dir(def)); err != nil {
-			return nil, errs.Wrap(errs.CodeIO, err, "cannot make the index directory private (0700): "+reason(err)).In(filepath.Dir(def))
+		if err := archive.MakePrivateDir(filepath.Dir(def), g.warn); err != nil {
+			return nil, err
 		}
 	}
 	return archive.OpenForWrite(ctx, g.dbPath, g.warn)
