@@ -19,8 +19,8 @@ import (
 // it answers from the index and reads message bodies back from the files.
 type Archive struct {
 	db     *index.DB
-	opened os.FileInfo         // the index file when it was opened, for reopenDamaged
-	warn   func(msg string)    // OpenForWrite's: notes on stderr; nil for Open
+	opened os.FileInfo      // the index file when it was opened, for reopenDamaged
+	warn   func(msg string) // OpenForWrite's: notes on stderr; nil for Open
 }
 
 // Open opens (creating if needed) the index at dbPath. Errors are those of
