@@ -14,7 +14,6 @@ import (
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/errs"
-	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/transcript"
 )
 
@@ -265,7 +264,7 @@ func writeDocument(ctx context.Context, path string, force bool, render func(io.
 	}
 	tw := &tempWriter{}
 	fail := func(err error) error {
-		if df := index.DiskFull(path, err, tw.lost, "grove export"); df != nil {
+		if df := archive.DiskFull(path, err, tw.lost, "grove export"); df != nil {
 			return df
 		}
 		return errs.Wrap(errs.CodeIO, err, "cannot write the export: "+reason(err)).In(path)
