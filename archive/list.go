@@ -53,8 +53,9 @@ func (a *Archive) Sessions(ctx context.Context, workspace string) ([]Session, er
 	return sessionsOf(rows), err
 }
 
-// Diagnostics lists the stored bad lines and warnings of s (SPEC §6), in
-// file order.
+// Diagnostics are the stored diagnostics of s (SPEC §2, §4, §6: bad
+// lines, torn tails, duplicate ids, lone surrogates, ...) in file order;
+// none for a Session that did not come from the index.
 func (a *Archive) Diagnostics(ctx context.Context, s *Session) ([]Diagnostic, error) {
 	if s.row == nil {
 		return nil, nil

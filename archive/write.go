@@ -4,7 +4,6 @@ import (
 	"io"
 
 	"github.com/grove-sessions/grove/errs"
-	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -80,21 +79,3 @@ func Recover(path string, strict bool) (*Recovery, error) {
 	return &Recovery{Dialect: res.Dialect, Lines: res.Lines, Entries: res.Entries, State: res.State(),
 		Warnings: res.Warnings, Errors: res.Errors}, nil
 }
-
-// DiskFull is err as a disk_full error when the file system had no room
-// (ENOSPC, EDQUOT, SQLite's SQLITE_FULL), else nil (SPEC §8). Its Path is
-// the file the system named, else path; wanted is the size in bytes of
-// what was being written (0 when unknown); the hint names the mount point
-// and again, the command to run once there is room.
-func DiskFull(path string, err error, wanted int64, again string) error {
-	return index.DiskFull(path, err, wanted, again)
-}
-
-// IsDiskFull reports whether err says the file system had no room (see
-// DiskFull).
-func IsDiskFull(err error) bool { return index.IsDiskFull(err) }
-
-// ClassifyIndexError is err as damaged_index naming the index at dbPath
-// when SQLite found the file corrupt or no database, as an io_error when
-// it could not write or open it; any other error unchanged (index.Classify).
-func ClassifyIndexError(dbPath string, err error) error { return index.Classify(dbPath, err) }

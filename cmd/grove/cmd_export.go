@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,9 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
-	"github.com/google/uuid"
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
@@ -116,95 +113,64 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 	if err := refuseCompressed(ctx, a, session); err != nil {
 		return err
 	}
+	if o.format == "jsonl" {
+		return runFork(ctx, g, a, session, leaf, o)
+	}
 	p, path, labels, err := a.ExportPath(ctx, session, leaf)
 	if err != nil {
 		return err
 	}
-	if o.format == "jsonl" {
-		// Refused before any target is looked at: a pi fork of another
-		// agent's session would be neither agent's file (SPEC §8).
-		if err := refuseForeign(p.Session.Path, p.Session.Dialect, "export as jsonl",
-			"grove never writes "+agentOf(p.Session.Dialect)+"'s files; export --format md|html instead"); err != nil {
-			return err
-		}
+	n := len(path)
+	t := archive.NewTranscript(p, path, labels)
+	render := t.Markdown
+	if o.format == "html" {
+		render = t.HTML
 	}
-	if o.force && o.format == "jsonl" {
+	what := fmt.Sprintf("%s of %s, path to %s, %s", o.format, p.Session.SessionID, p.Leaf, counted(n, "entry", "entries"))
+	if o.out == "" {
+		// Streamed to stdout as it is made: a Ctrl-C stops the output
+		// where it is (see output), leaving part of a document on the
+		// pipe, as any streaming tool does.
+		return render(g.stdout)
+	}
+	if err := a.CheckExportTarget(ctx, p.Session, o.out); err != nil {
+		return err // a session or the index there says more than its name
+	}
+	if err := transcriptName(o.out, o.format); err != nil {
+		return err
+	}
+	if err := writeDocument(ctx, o.out, o.force, render); err != nil {
+		return err
+	}
+	return written(g, o.out, what)
+}
+
+// runFork is export --format jsonl: a new pi session of the path
+// (archive.Fork), written to --out or to stdout.
+func runFork(ctx context.Context, g *env, a *archive.Archive, session, leaf string, o exportOptions) error {
+	if o.force {
 		// A session there is refused as such, with or without --force
 		// (README): that says more than the flag's misuse.
-		if o.out != "" {
-			if err := a.CheckExportTarget(ctx, p.Session, o.out); err != nil {
-				return err
-			}
+		if _, err := a.Fork(ctx, session, leaf, archive.ForkOptions{Out: o.out, DryRun: true}); err != nil {
+			return err
 		}
 		return usagef("export: --force is for md and html; a jsonl fork never replaces a file")
 	}
+	f, err := a.Fork(ctx, session, leaf, archive.ForkOptions{Out: o.out})
+	if err != nil {
+		return err
+	}
+	if f.Out != "" {
+		what := fmt.Sprintf("a new pi session %s forked from %s at %s: %s", f.ID, f.Source, f.Leaf, counted(f.Entries, "entry", "entries"))
+		if f.LabelFixes > 0 {
+			what += fmt.Sprintf(", then %d label %s to match the source's labels", f.LabelFixes, plural(f.LabelFixes, "entry", "entries"))
+		}
+		return written(g, f.Out, what)
+	}
 	var doc docBuffer // in pieces, not doubled (SPEC §2.8)
-	var lines [][]byte
-	switch o.format {
-	case "jsonl":
-		id, err := uuid.NewV7()
-		if err != nil {
-			return err
-		}
-		now := time.Now()
-		if lines, err = archive.ForkLines(p.Session, path, labels, id.String(), now); err != nil {
-			return err
-		}
-		if o.out != "" {
-			if fi, err := os.Stat(o.out); err == nil && fi.IsDir() {
-				// pi names session files <ISO time, - for : and .>_<id>.jsonl.
-				stamp := strings.NewReplacer(":", "-", ".", "-").Replace(now.UTC().Format("2006-01-02T15:04:05.000Z"))
-				o.out = filepath.Join(o.out, stamp+"_"+id.String()+".jsonl")
-			}
-			if err := a.CheckExportTarget(ctx, p.Session, o.out); err != nil {
-				return err
-			}
-			if err := ctx.Err(); err != nil {
-				return err // Ctrl-C while the fork was being made: write nothing
-			}
-			if err := archive.WriteFork(o.out, lines); err != nil {
-				return err
-			}
-			what := fmt.Sprintf("a new pi session %s forked from %s at %s: %s", id, p.Session.SessionID, p.Leaf, counted(len(path), "entry", "entries"))
-			if fixes := len(lines) - 1 - len(path); fixes > 0 {
-				what += fmt.Sprintf(", then %d label %s to match the source's labels", fixes, plural(fixes, "entry", "entries"))
-			}
-			return written(g, o.out, what)
-		}
-		// To stdout, each line goes through what the writer would check
-		// (SPEC §5), so the document equals what --out writes.
-		for i, l := range lines {
-			b, err := archive.MarshalEntry(json.RawMessage(l))
-			if err != nil {
-				return fmt.Errorf("fork line %d: %w", i+1, err)
-			}
-			doc.Write(b)
-			doc.WriteByte('\n')
-		}
-	default:
-		n := len(path)
-		t := archive.NewTranscript(p, path, labels)
-		render := t.Markdown
-		if o.format == "html" {
-			render = t.HTML
-		}
-		what := fmt.Sprintf("%s of %s, path to %s, %s", o.format, p.Session.SessionID, p.Leaf, counted(n, "entry", "entries"))
-		if o.out == "" {
-			// Streamed to stdout as it is made: a Ctrl-C stops the output
-			// where it is (see output), leaving part of a document on the
-			// pipe, as any streaming tool does.
-			return render(g.stdout)
-		}
-		if err := a.CheckExportTarget(ctx, p.Session, o.out); err != nil {
-			return err // a session or the index there says more than its name
-		}
-		if err := transcriptName(o.out, o.format); err != nil {
-			return err
-		}
-		if err := writeDocument(ctx, o.out, o.force, render); err != nil {
-			return err
-		}
-		return written(g, o.out, what)
+	for _, l := range f.Lines {
+		doc.Write(l)
+		doc.WriteByte('\n')
 	}
 	if err := ctx.Err(); err != nil {
 		return err // Ctrl-C while the fork was being made: write nothing

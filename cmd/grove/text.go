@@ -7,7 +7,7 @@ import (
 	"github.com/rivo/uniseg"
 )
 
-// plural is one when n is 1, else many.
+// plural is one when n is 1, else many: "1 root", "2 roots".
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one
