@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"context"
 	"io"
 
 	"github.com/grove-sessions/grove/internal/transcript"
@@ -10,7 +11,24 @@ import (
 // Transcript is the path to a leaf made ready to render for people (`grove
 // export --format md|html`, SPEC §8): the session's facts and every entry
 // of the path with its committed line and its label.
-type Transcript struct{ doc transcript.Doc }
+type Transcript struct {
+	Session *Session
+	Leaf    string // the leaf's id
+	Entries int    // entries on the path, the root and the leaf included
+	doc     transcript.Doc
+}
+
+// Transcript reads the path to leaf (the active leaf when "") of session
+// for a transcript: every entry's committed line read back by offset and
+// checked against its CRC-32, and the session's labels. Errors: those of
+// ExportPath.
+func (a *Archive) Transcript(ctx context.Context, session, leaf string) (*Transcript, error) {
+	p, path, labels, err := a.ExportPath(ctx, session, leaf)
+	if err != nil {
+		return nil, err
+	}
+	return NewTranscript(p, path, labels), nil
+}
 
 // NewTranscript takes the answer of ExportPath: p, its entries with their
 // lines (root first) and the session's labels by target id. The lines move
@@ -29,7 +47,7 @@ func NewTranscript(p *Path, path []jsonl.Entry, labels map[string]string) *Trans
 		d.Entries = append(d.Entries, te)
 		path[i].Raw = nil // d holds the line now
 	}
-	return &Transcript{doc: d}
+	return &Transcript{Session: p.Session, Leaf: p.Leaf, Entries: len(path), doc: d}
 }
 
 // Markdown writes the transcript to w as Markdown (CommonMark with GitHub's

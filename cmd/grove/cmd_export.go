@@ -116,24 +116,22 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 	if o.format == "jsonl" {
 		return runFork(ctx, g, a, session, leaf, o)
 	}
-	p, path, labels, err := a.ExportPath(ctx, session, leaf)
+	t, err := a.Transcript(ctx, session, leaf)
 	if err != nil {
 		return err
 	}
-	n := len(path)
-	t := archive.NewTranscript(p, path, labels)
 	render := t.Markdown
 	if o.format == "html" {
 		render = t.HTML
 	}
-	what := fmt.Sprintf("%s of %s, path to %s, %s", o.format, p.Session.SessionID, p.Leaf, counted(n, "entry", "entries"))
+	what := fmt.Sprintf("%s of %s, path to %s, %s", o.format, t.Session.SessionID, t.Leaf, counted(t.Entries, "entry", "entries"))
 	if o.out == "" {
 		// Streamed to stdout as it is made: a Ctrl-C stops the output
 		// where it is (see output), leaving part of a document on the
 		// pipe, as any streaming tool does.
 		return render(g.stdout)
 	}
-	if err := a.CheckExportTarget(ctx, p.Session, o.out); err != nil {
+	if err := a.CheckExportTarget(ctx, t.Session, o.out); err != nil {
 		return err // a session or the index there says more than its name
 	}
 	if err := transcriptName(o.out, o.format); err != nil {
