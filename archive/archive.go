@@ -175,7 +175,7 @@ func (a *Archive) Messages(ctx context.Context, session, leaf string) (*Path, []
 	if err != nil {
 		return nil, nil, err
 	}
-	rules := jsonl.RulesOf(jsonl.Dialect(p.Session.Dialect))
+	rules := jsonl.RulesOf(Dialect(p.Session.Dialect))
 	path, err := readPath(p, func(e Entry) bool { return rules.HasMessage(e.Type) })
 	if err != nil {
 		return nil, nil, err

@@ -33,7 +33,7 @@ type Context struct {
 	// Dialect is the session's dialect; "" (as BuildContext leaves it) is
 	// pi's rules. ForLLM leaves the messages of messages, claude and codex
 	// as they are: they already are what the model received.
-	Dialect jsonl.Dialect
+	Dialect Dialect
 }
 
 // Model is a model as pi tracks it along a path: provider and modelId as

@@ -36,7 +36,7 @@ import (
 //
 // Errors: bad_line for a line the rules need that is not a JSON object (the
 // reader lets none through).
-func AgentContext(d jsonl.Dialect, path []jsonl.Entry, children func(id string) []jsonl.Entry, header json.RawMessage) (*Context, error) {
+func AgentContext(d Dialect, path []jsonl.Entry, children func(id string) []jsonl.Entry, header json.RawMessage) (*Context, error) {
 	switch d {
 	case jsonl.Messages:
 		c := emptyContext(d)
@@ -54,7 +54,7 @@ func AgentContext(d jsonl.Dialect, path []jsonl.Entry, children func(id string) 
 }
 
 // emptyContext is a context without messages for dialect d.
-func emptyContext(d jsonl.Dialect) *Context {
+func emptyContext(d Dialect) *Context {
 	return &Context{Dialect: d, ThinkingLevel: json.RawMessage(`"off"`), Messages: []json.RawMessage{}, KeptEntryIDs: []string{}}
 }
 
@@ -165,7 +165,7 @@ func readClaudeMessage(e *jsonl.Entry) (*claudeMsg, error) {
 
 // contextLine reports whether the context rules of dialect d read the line
 // of an entry of type typ and role role (AgentContext, BuildContext).
-func contextLine(d jsonl.Dialect, typ, role string) bool {
+func contextLine(d Dialect, typ, role string) bool {
 	switch d {
 	case jsonl.Messages:
 		return true

@@ -79,7 +79,7 @@ func (a *Archive) Context(ctx context.Context, session, leaf string) (*Path, *Co
 	if err != nil {
 		return nil, nil, err
 	}
-	d := jsonl.Dialect(s.Dialect)
+	d := Dialect(s.Dialect)
 	switch d {
 	case jsonl.Messages, jsonl.Claude, jsonl.Codex:
 	default:

@@ -25,7 +25,7 @@ func FileDialect(ctx context.Context, path string) (d Dialect, ok bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	res, _ := jsonl.ReadOpen(f, size, jsonl.Options{Path: path, Mode: jsonl.Salvage, Context: ctx,
-		Decided:    func(x jsonl.Dialect) { d = x; cancel() },
+		Decided:    func(x Dialect) { d = x; cancel() },
 		Diagnostic: func(*errs.Error) {}}, nil)
 	if d == "" && res != nil {
 		d = res.Dialect

@@ -32,7 +32,7 @@ func Preview(raw []byte, width int) string {
 // codex lines as previewAgent says (FORMATS.md §1.4, §2.4, §3.1). An unknown
 // dialect is read as pi's. Width is in runes; the result is "" when the
 // line holds nothing readable, one line of at most width runes otherwise.
-func PreviewIn(d jsonl.Dialect, raw []byte, width int) string {
+func PreviewIn(d Dialect, raw []byte, width int) string {
 	switch d {
 	case jsonl.Messages, jsonl.Claude, jsonl.Codex:
 		return clip(jsonl.StripEscapes(previewAgent(d, raw)), width)

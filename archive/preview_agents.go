@@ -29,7 +29,7 @@ import (
 //
 // A field of an unexpected type is left out; a line that is no JSON object
 // gives "".
-func previewAgent(d jsonl.Dialect, raw []byte) string {
+func previewAgent(d Dialect, raw []byte) string {
 	switch d {
 	case jsonl.Messages:
 		var m pvChat

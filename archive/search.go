@@ -162,7 +162,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 			if h.Role != nil {
 				e.Role = *h.Role
 			}
-			sh.Snippet = index.Snippet(string(jsonl.RulesOf(jsonl.Dialect(h.Dialect)).AppendSearchText(nil, &e)), terms)
+			sh.Snippet = index.Snippet(string(jsonl.RulesOf(Dialect(h.Dialect)).AppendSearchText(nil, &e)), terms)
 			if sh.Snippet == "" {
 				sh.Snippet = "(no text: " + h.Type + " entry)"
 			}

@@ -13,7 +13,7 @@ import (
 type File struct {
 	Path          string
 	ID            string // SPEC §3.3–3.6: see SessionID
-	Dialect       jsonl.Dialect
+	Dialect       Dialect
 	Header        *jsonl.Header // the pi or codex header; nil for the other dialects
 	Workspace     string        // SPEC §3.3–3.6: see Facts.Workspace
 	Name          string        // see Facts.SessionName
@@ -57,7 +57,7 @@ var uuidTail = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-
 // FORMATS.md §2.3); for every other file, or a header without an id, the
 // file name without ".jsonl" (plain, messages, claude: what
 // `claude --resume` takes).
-func SessionID(path string, d jsonl.Dialect, h *jsonl.Header) string {
+func SessionID(path string, d Dialect, h *jsonl.Header) string {
 	if h != nil && h.ID != "" {
 		return h.ID
 	}
@@ -75,7 +75,7 @@ func SessionID(path string, d jsonl.Dialect, h *jsonl.Header) string {
 // forked_from_id or spawning thread; for a Claude Code file whose
 // sessionId field is not its own name (a sub-agent file), that sessionId
 // (SPEC §3.4).
-func ParentSession(path string, d jsonl.Dialect, h *jsonl.Header, m *jsonl.ClaudeMeta) string {
+func ParentSession(path string, d Dialect, h *jsonl.Header, m *jsonl.ClaudeMeta) string {
 	switch {
 	case h != nil:
 		return h.ParentSession
@@ -126,7 +126,7 @@ func (f *Facts) Add(e *jsonl.Entry) {
 // (SPEC §3.3, §3.5); for a plain file the last metadata "cwd" value, else
 // ""; for a claude file the first non-empty cwd of an entry (§3.4); for a
 // messages log the absolute path of the folder holding it (§3.6).
-func (f *Facts) Workspace(path string, d jsonl.Dialect, h *jsonl.Header) string {
+func (f *Facts) Workspace(path string, d Dialect, h *jsonl.Header) string {
 	switch {
 	case h != nil:
 		return h.Cwd

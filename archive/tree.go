@@ -68,7 +68,7 @@ func PathTo(entries []jsonl.Entry, leafID string) ([]jsonl.Entry, error) {
 // tool call ids, names and arguments, tool result ids, isError and details
 // are never decoded and re-encoded. The result shares no memory with
 // entries.
-func MessagesOnPath(d jsonl.Dialect, entries []jsonl.Entry, leafID string) ([]json.RawMessage, error) {
+func MessagesOnPath(d Dialect, entries []jsonl.Entry, leafID string) ([]json.RawMessage, error) {
 	path, err := PathTo(entries, leafID)
 	if err != nil {
 		return nil, err
@@ -146,7 +146,7 @@ func Children(entries []jsonl.Entry) map[string][]string {
 // the last entry in file order (pi's rule); for claude the leaf on the
 // highest line among those that are not sidechains, else the leaf on the
 // highest line (SPEC §3.4). "" for a session without entries.
-func ActiveLeaf(d jsonl.Dialect, entries []jsonl.Entry) string {
+func ActiveLeaf(d Dialect, entries []jsonl.Entry) string {
 	if len(entries) == 0 {
 		return ""
 	}

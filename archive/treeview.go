@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/grove-sessions/grove/errs"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 // TreeOptions shape the tree BuildTree draws (the flags of `grove tree`).
@@ -395,7 +394,7 @@ func (b *treeBuilder) entryNode(x int32) int {
 // Decoding the lines is most of the work, so the entries are split, in
 // file order, among one goroutine per CPU. Errors: stale_index when the
 // file cannot be opened or a line changed (the first in file order).
-func (t *Tree) ReadPreviews(path string, d jsonl.Dialect, width int) error {
+func (t *Tree) ReadPreviews(path string, d Dialect, width int) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(path).WithHint("run `grove index`")
