@@ -197,13 +197,13 @@ func (a *Archive) Messages(ctx context.Context, session, leaf string) (*Path, []
 // readPath turns the index's path into entries as the reader gives them,
 // reading back (by offset, checked against the stored CRC-32) the lines of
 // the entries need picks; the others keep a nil Raw.
-func readPath(p *Path, need func(Entry) bool) ([]jsonl.Entry, error) {
+func readPath(p *Path, need func(Entry) bool) ([]FileEntry, error) {
 	f, err := os.Open(p.Session.Path)
 	if err != nil {
 		return nil, errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(p.Session.Path)
 	}
 	defer f.Close()
-	out := make([]jsonl.Entry, len(p.Entries))
+	out := make([]FileEntry, len(p.Entries))
 	for i, e := range p.Entries {
 		out[i] = jsonlEntry(e)
 		if need(e) {
@@ -216,8 +216,8 @@ func readPath(p *Path, need func(Entry) bool) ([]jsonl.Entry, error) {
 }
 
 // jsonlEntry is an entry as the reader's Entry, without Raw.
-func jsonlEntry(e Entry) jsonl.Entry {
-	j := jsonl.Entry{ID: e.EntryID, Type: e.Type, Role: deref(e.Role), Line: e.Line, Offset: e.Offset, Length: e.Length,
+func jsonlEntry(e Entry) FileEntry {
+	j := FileEntry{ID: e.EntryID, Type: e.Type, Role: deref(e.Role), Line: e.Line, Offset: e.Offset, Length: e.Length,
 		FirstKept: deref(e.FirstKept), Root: e.ParentID == nil, ParentID: deref(e.ParentID)}
 	if e.TsMs != nil {
 		j.Timestamp, j.HasTime = *e.TsMs, true

@@ -76,7 +76,7 @@ var contextTypes = map[string]bool{
 // The plain dialect has no compaction, so its context is MessagesOnPath.
 // The only error is bad_line for a line that is not a JSON object, or a
 // message entry without a message object (neither passes the reader).
-func BuildContext(path []jsonl.Entry) (*Context, error) {
+func BuildContext(path []FileEntry) (*Context, error) {
 	c := &Context{ThinkingLevel: json.RawMessage(`"off"`), Messages: []json.RawMessage{}, KeptEntryIDs: []string{}}
 	fields := make([]map[string]json.RawMessage, len(path))
 	compaction := -1
@@ -142,7 +142,7 @@ func BuildContext(path []jsonl.Entry) (*Context, error) {
 
 // contextMessage is the message entry e gives in a context (SPEC §4.1), or
 // nil; o is e's line decoded one level deep (nil for types that give none).
-func contextMessage(e *jsonl.Entry, o map[string]json.RawMessage) json.RawMessage {
+func contextMessage(e *FileEntry, o map[string]json.RawMessage) json.RawMessage {
 	switch e.Type {
 	case "message":
 		return o["message"]
@@ -162,7 +162,7 @@ func contextMessage(e *jsonl.Entry, o map[string]json.RawMessage) json.RawMessag
 // entryMs is e's time in Unix milliseconds as JSON, or null when it has
 // none (JavaScript's new Date(undefined).getTime() is NaN, which
 // JSON.stringify writes as null).
-func entryMs(e *jsonl.Entry) json.RawMessage {
+func entryMs(e *FileEntry) json.RawMessage {
 	if !e.HasTime {
 		return json.RawMessage("null")
 	}

@@ -36,7 +36,7 @@ import (
 //
 // Errors: bad_line for a line the rules need that is not a JSON object (the
 // reader lets none through).
-func AgentContext(d Dialect, path []jsonl.Entry, children func(id string) []jsonl.Entry, header json.RawMessage) (*Context, error) {
+func AgentContext(d Dialect, path []FileEntry, children func(id string) []FileEntry, header json.RawMessage) (*Context, error) {
 	switch d {
 	case jsonl.Messages:
 		c := emptyContext(d)
@@ -59,7 +59,7 @@ func emptyContext(d Dialect) *Context {
 }
 
 // claudeContext is AgentContext for the claude dialect.
-func claudeContext(path []jsonl.Entry, children func(id string) []jsonl.Entry) (*Context, error) {
+func claudeContext(path []FileEntry, children func(id string) []FileEntry) (*Context, error) {
 	c := emptyContext(jsonl.Claude)
 	msgs := make([]*claudeMsg, len(path))
 	answered := map[string]bool{} // tool_use ids with a tool_result on the path
@@ -127,7 +127,7 @@ type claudeMsg struct {
 // readClaudeMessage reads the message of the Claude entry e, going over
 // the line once, the message once more and its content twice (a 50 MB
 // image is never copied nor decoded, SPEC §2.8).
-func readClaudeMessage(e *jsonl.Entry) (*claudeMsg, error) {
+func readClaudeMessage(e *FileEntry) (*claudeMsg, error) {
 	o, ok := objectFields(e.Raw)
 	if !ok {
 		return nil, errs.New(errs.CodeBadLine, e.Type+" entry is not a JSON object").At(e.Line, e.Offset)

@@ -56,7 +56,7 @@ type codexHistItem struct {
 // model}, nil when no turn_context names one.
 //
 // Errors: bad_line for a line the replay reads that is not a JSON object.
-func CodexContext(path []jsonl.Entry, header json.RawMessage) (*Context, error) {
+func CodexContext(path []FileEntry, header json.RawMessage) (*Context, error) {
 	c := emptyContext(jsonl.Codex)
 	var hist []codexHistItem
 	var modelID json.RawMessage

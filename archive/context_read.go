@@ -46,7 +46,7 @@ func SessionContext(s *File, leaf string) (*Context, error) {
 		}
 		return c, nil
 	}
-	kids := map[string][]jsonl.Entry{}
+	kids := map[string][]FileEntry{}
 	for _, e := range s.Entries {
 		if !e.Root {
 			kids[e.ParentID] = append(kids[e.ParentID], e)
@@ -60,7 +60,7 @@ func SessionContext(s *File, leaf string) (*Context, error) {
 			return nil, err
 		}
 	}
-	return AgentContext(s.Dialect, path, func(id string) []jsonl.Entry { return kids[id] }, header)
+	return AgentContext(s.Dialect, path, func(id string) []FileEntry { return kids[id] }, header)
 }
 
 // Context answers `grove context` in the session's dialect (SPEC §4.1,
@@ -135,14 +135,14 @@ type indexChildren struct {
 	ctx  context.Context
 	sid  int64
 	p    *Path
-	path []jsonl.Entry
+	path []FileEntry
 	kids map[string][]index.Entry // parent id -> children in file order
-	read map[string][]jsonl.Entry // parent id -> children with their lines, as given
+	read map[string][]FileEntry   // parent id -> children with their lines, as given
 	f    *os.File
 	err  error
 }
 
-func (k *indexChildren) of(id string) []jsonl.Entry {
+func (k *indexChildren) of(id string) []FileEntry {
 	if k.err != nil {
 		return nil
 	}
@@ -166,7 +166,7 @@ func (k *indexChildren) of(id string) []jsonl.Entry {
 	if out, ok := k.read[id]; ok {
 		return out
 	}
-	var out []jsonl.Entry
+	var out []FileEntry
 	for _, e := range k.kids[id] {
 		j := jsonlEntry(entryOf(e))
 		if contextLine(jsonl.Claude, e.Type, deref(e.Role)) {
@@ -180,7 +180,7 @@ func (k *indexChildren) of(id string) []jsonl.Entry {
 		out = append(out, j)
 	}
 	if k.read == nil {
-		k.read = map[string][]jsonl.Entry{}
+		k.read = map[string][]FileEntry{}
 	}
 	k.read[id] = out
 	return out

@@ -19,7 +19,7 @@ import (
 // (the active leaf when ""), by CTE, with every entry's committed line read
 // back by offset and checked against its CRC-32, and the session's labels
 // by target id. Errors: those of Path, and stale_index.
-func (a *Archive) ExportPath(ctx context.Context, session, leaf string) (*Path, []jsonl.Entry, map[string]string, error) {
+func (a *Archive) ExportPath(ctx context.Context, session, leaf string) (*Path, []FileEntry, map[string]string, error) {
 	p, err := a.Path(ctx, session, leaf)
 	if err != nil {
 		return nil, nil, nil, err
@@ -59,7 +59,7 @@ func (a *Archive) ExportPath(ctx context.Context, session, leaf string) (*Path, 
 // Errors: wrong_dialect for a session of another dialect (it is no pi
 // session; Claude Code's and Codex's are never written),
 // bad_line for a line that is not a JSON object.
-func ForkLines(src *Session, path []jsonl.Entry, labels map[string]string, id string, now time.Time) ([][]byte, error) {
+func ForkLines(src *Session, path []FileEntry, labels map[string]string, id string, now time.Time) ([][]byte, error) {
 	if src.Dialect != jsonl.Pi {
 		return nil, errs.New(errs.CodeWrongDialect, "a "+string(src.Dialect)+" session cannot be exported as a pi session file").In(src.Path).WithHint("export it with --format md or html")
 	}
@@ -93,7 +93,7 @@ func ForkLines(src *Session, path []jsonl.Entry, labels map[string]string, id st
 // labelFixes are the label entries that make a fork of path label its
 // entries as labels says: one per entry whose label the path's own label
 // entries leave different, chained after the path's last entry.
-func labelFixes(path []jsonl.Entry, labels map[string]string, now time.Time) [][]byte {
+func labelFixes(path []FileEntry, labels map[string]string, now time.Time) [][]byte {
 	got := map[string]string{}
 	ids := map[string]bool{}
 	for _, e := range path {
@@ -151,7 +151,7 @@ func newEntryID(used map[string]bool) string {
 // "parentId" appended, a compaction's firstKeptEntryIndex replaced by the
 // firstKeptEntryId the reader resolved (SPEC §3.2; dropped when it names no
 // entry). It returns nil when the line is not a JSON object.
-func migrateV1(e jsonl.Entry, parent json.RawMessage) json.RawMessage {
+func migrateV1(e FileEntry, parent json.RawMessage) json.RawMessage {
 	members, ok := objectMembers(e.Raw)
 	if !ok {
 		return nil

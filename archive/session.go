@@ -19,7 +19,7 @@ type File struct {
 	Name          string        // see Facts.SessionName
 	ParentSession string        // see Facts.ParentSession
 	Labels        map[string]string
-	Entries       []jsonl.Entry // committed entries in file order, each with Raw
+	Entries       []FileEntry // committed entries in file order, each with Raw
 	Result        *jsonl.Result
 }
 
@@ -96,7 +96,7 @@ type Facts struct {
 }
 
 // Add takes the next entry in file order.
-func (f *Facts) Add(e *jsonl.Entry) {
+func (f *Facts) Add(e *FileEntry) {
 	if f.firstCwd == "" {
 		f.firstCwd = e.Cwd
 	}

@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/grove-sessions/grove/internal/transcript"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 // Transcript is the path to a leaf made ready to render for people (`grove
@@ -34,7 +33,7 @@ func (a *Archive) Transcript(ctx context.Context, session, leaf string) (*Transc
 // lines (root first) and the session's labels by target id. The lines move
 // into the transcript: path's Raw fields are cleared, and the renderer lets
 // each go once shown, so a large session is not held twice (SPEC §2.8).
-func NewTranscript(p *Path, path []jsonl.Entry, labels map[string]string) *Transcript {
+func NewTranscript(p *Path, path []FileEntry, labels map[string]string) *Transcript {
 	d := transcript.Doc{SessionID: p.Session.SessionID, Name: p.Session.Name, Workspace: p.Session.Workspace,
 		Path: p.Session.Path, Dialect: string(p.Session.Dialect), Version: p.Session.Version, Leaf: p.Leaf,
 		Release: true}

@@ -19,7 +19,7 @@ import (
 //
 // Only the chosen path is checked: a broken branch elsewhere does not stop a
 // healthy path. Time and memory are O(len(entries)); there is no recursion.
-func PathTo(entries []jsonl.Entry, leafID string) ([]jsonl.Entry, error) {
+func PathTo(entries []FileEntry, leafID string) ([]FileEntry, error) {
 	byID := make(map[string]int, len(entries))
 	for i, e := range entries {
 		if _, dup := byID[e.ID]; dup {
@@ -53,7 +53,7 @@ func PathTo(entries []jsonl.Entry, leafID string) ([]jsonl.Entry, error) {
 		}
 		i = j
 	}
-	path := make([]jsonl.Entry, len(rev))
+	path := make([]FileEntry, len(rev))
 	for k, idx := range rev {
 		path[len(rev)-1-k] = entries[idx].Clone()
 	}
@@ -68,7 +68,7 @@ func PathTo(entries []jsonl.Entry, leafID string) ([]jsonl.Entry, error) {
 // tool call ids, names and arguments, tool result ids, isError and details
 // are never decoded and re-encoded. The result shares no memory with
 // entries.
-func MessagesOnPath(d Dialect, entries []jsonl.Entry, leafID string) ([]json.RawMessage, error) {
+func MessagesOnPath(d Dialect, entries []FileEntry, leafID string) ([]json.RawMessage, error) {
 	path, err := PathTo(entries, leafID)
 	if err != nil {
 		return nil, err
@@ -90,14 +90,14 @@ func MessagesOnPath(d Dialect, entries []jsonl.Entry, leafID string) ([]json.Raw
 
 // Leaves returns the entries that no entry names as parent, in file order
 // (SPEC §1). With duplicate ids, a leaf is judged by id.
-func Leaves(entries []jsonl.Entry) []jsonl.Entry {
+func Leaves(entries []FileEntry) []FileEntry {
 	parents := make(map[string]struct{}, len(entries))
 	for _, e := range entries {
 		if !e.Root {
 			parents[e.ParentID] = struct{}{}
 		}
 	}
-	var out []jsonl.Entry
+	var out []FileEntry
 	for _, e := range entries {
 		if _, ok := parents[e.ID]; !ok {
 			out = append(out, e)
@@ -115,7 +115,7 @@ type BranchPoint struct {
 // BranchPoints returns the branch points of entries, ordered by the file
 // position of their first entry with that id; entries naming an id that is
 // not there are ignored.
-func BranchPoints(entries []jsonl.Entry) []BranchPoint {
+func BranchPoints(entries []FileEntry) []BranchPoint {
 	children := Children(entries)
 	var out []BranchPoint
 	seen := map[string]bool{}
@@ -132,7 +132,7 @@ func BranchPoints(entries []jsonl.Entry) []BranchPoint {
 }
 
 // Children maps each parent id to its children's ids, in file order.
-func Children(entries []jsonl.Entry) map[string][]string {
+func Children(entries []FileEntry) map[string][]string {
 	out := make(map[string][]string)
 	for _, e := range entries {
 		if !e.Root {
@@ -146,7 +146,7 @@ func Children(entries []jsonl.Entry) map[string][]string {
 // the last entry in file order (pi's rule); for claude the leaf on the
 // highest line among those that are not sidechains, else the leaf on the
 // highest line (SPEC §3.4). "" for a session without entries.
-func ActiveLeaf(d Dialect, entries []jsonl.Entry) string {
+func ActiveLeaf(d Dialect, entries []FileEntry) string {
 	if len(entries) == 0 {
 		return ""
 	}

@@ -134,3 +134,10 @@ type Diagnostic struct {
 	Lines    []int  // duplicate_id: every line that holds it, file order
 	Field    string // lone_surrogate: the field path inside the line (SPEC §2.9)
 }
+
+// FileEntry is an entry as the reader gives it from the session file (SPEC
+// §2, §3): its id, parent, type, role, time, place in the file and, when
+// read, its committed line (Raw). It is what the pure tree rules (PathTo,
+// Leaves, BranchPoints, ActiveLeaf) and the context rules work on, and what
+// File.Entries holds.
+type FileEntry = jsonl.Entry

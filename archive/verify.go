@@ -139,7 +139,7 @@ func (a *Archive) verifySession(ctx context.Context, s *index.Session, rep *Veri
 // have, with all their lines in file order, in the order of their second
 // entries; and a mismatch if the duplicate_id diagnostics the index stores
 // say otherwise.
-func (a *Archive) verifyDuplicates(ctx context.Context, s *index.Session, entries []jsonl.Entry, rep *VerifyReport) error {
+func (a *Archive) verifyDuplicates(ctx context.Context, s *index.Session, entries []FileEntry, rep *VerifyReport) error {
 	var file []string
 	for _, d := range Duplicates(entries) {
 		rep.Duplicates++
@@ -172,7 +172,7 @@ func (a *Archive) verifyDuplicates(ctx context.Context, s *index.Session, entrie
 // Duplicates returns every id that two or more of entries (file order)
 // have, with the lines of all of them, in the order of their second
 // entries: where recover and the index report them (SPEC §4 rule 1).
-func Duplicates(entries []jsonl.Entry) []Duplicate {
+func Duplicates(entries []FileEntry) []Duplicate {
 	first := make(map[string]int, len(entries)) // id -> line of its first entry
 	at := map[string]int{}                      // id -> index in out
 	var out []Duplicate
@@ -193,7 +193,7 @@ func Duplicates(entries []jsonl.Entry) []Duplicate {
 
 // answer renders a PathTo result for comparison: the ids root first, or
 // "error:<code>:<id>:<parent>".
-func answer(path []jsonl.Entry, err error) []string {
+func answer(path []FileEntry, err error) []string {
 	if err != nil {
 		return errAnswer(err)
 	}
@@ -223,7 +223,7 @@ func errAnswer(err error) []string {
 	return []string{fmt.Sprintf("error:%s:%s:%s:%v", e.Code, e.ID, e.Parent, e.Lines)}
 }
 
-func sameEntries(rows []index.Entry, file []jsonl.Entry) string {
+func sameEntries(rows []index.Entry, file []FileEntry) string {
 	if len(rows) != len(file) {
 		return fmt.Sprintf("the file has %s, the index %d", count(len(file), "entry", "entries"), len(rows))
 	}
