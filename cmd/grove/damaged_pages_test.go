@@ -24,6 +24,7 @@ var hintCommand = regexp.MustCompile("`grove ([a-z]+)`")
 // command answer as on the whole index (SPEC §6, issue 13 item 3: search
 // once named `grove index`, which answered "unchanged").
 func TestRun_EveryDamagedPageRepairedByItsHint(t *testing.T) {
+	testutil.SkipShort(t, "./cmd/grove", "every page of an index damaged in turn, 14 commands on each")
 	dir := t.TempDir()
 	db := filepath.Join(dir, "index.db")
 	roots := filepath.Join(dir, "sessions")

@@ -98,6 +98,7 @@ func mustWholeIndex(t *testing.T, db string, noWAL bool) {
 // index stays whole and answers as before; no WAL, rebuild file or
 // temporary file is left (SPEC §8, issue 13 item 4).
 func TestRun_DiskFull(t *testing.T) {
+	testutil.SkipShort(t, "./cmd/grove", "fills a 3 MB tmpfs with every writing command")
 	fsDir := mustSmallFS(t, "3m")
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -233,6 +234,7 @@ func TestRun_DiskFull(t *testing.T) {
 // file would), say how many were not indexed, and leave the index whole
 // with no WAL taking space (issue 13, second wave, item 3).
 func TestRun_DiskFullKeepsWhatFits(t *testing.T) {
+	testutil.SkipShort(t, "./cmd/grove", "indexes 12 MB into a 3 MB tmpfs")
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big")
 	for i := range 12 {
@@ -296,6 +298,7 @@ func wordsSession(size int, seed int64) []byte {
 // 13, third wave, item 4 a and b: a committed WAL that could not be folded
 // into the index kept the disk 100% full).
 func TestRun_DiskFullLeavesDiskUsable(t *testing.T) {
+	testutil.SkipShort(t, "./cmd/grove", "indexes 12 MB into 3 MB and 8 MB tmpfs")
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big")
 	for i := range 12 {

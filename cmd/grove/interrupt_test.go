@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/grove-sessions/grove/internal/testutil"
 )
 
 // TestIndex_InterruptedSaysWhatStays is the fresh tester's Ctrl-C early in
@@ -20,9 +22,7 @@ import (
 // message must say how many files stay indexed — exactly the sessions the
 // index then holds — not that every file finished before stays.
 func TestIndex_InterruptedSaysWhatStays(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds grove and indexes 40 MB")
-	}
+	testutil.SkipShort(t, "./cmd/grove", "builds grove and indexes 40 MB")
 	dir := t.TempDir()
 	root := filepath.Join(dir, "sessions")
 	if err := os.MkdirAll(root, 0o755); err != nil {
