@@ -18,7 +18,7 @@ import (
 )
 
 // IndexSummary is the answer of `grove index` (SPEC §8, plus the fields
-// issue 5 adds).
+// of an incremental refresh: README "Keeping the index current").
 type IndexSummary struct {
 	Files     int   `json:"files"`      // session files found
 	Indexed   int   `json:"indexed"`    // files read and stored, whole or from their committed length
@@ -198,10 +198,11 @@ func findSessionFiles(root string) (files []string, links map[string]bool, skipp
 }
 
 // Index brings the index up to date with the session files of opts (SPEC
-// §6, issue 5), each file under its own savepoint, small files sharing a
-// transaction (index.Batch), holding the index's lock (see Lock)
-// throughout. On Ctrl-C the files finished so far are committed. A file whose size, mtime, device and inode match the
-// index costs one stat; one that grew by appending is read from its
+// §6; README "Keeping the index current"), each file under its own
+// savepoint, small files sharing a transaction (index.Batch), holding the
+// index's lock (see Lock) throughout. On Ctrl-C the files finished so far
+// are committed. A file whose size, mtime, device and inode match the index
+// costs one stat; one that grew by appending is read from its
 // committed length; any other change reads it whole. Sessions whose files
 // under one of the roots, or named in Files, are gone leave the index. A
 // root, directory or file that cannot be read is listed in Failed and the

@@ -18,8 +18,8 @@ import (
 	"github.com/grove-sessions/grove/internal/testutil"
 )
 
-// piVersion is the pi package the differential test runs against (the
-// one issue 13's differential run used; `npm view
+// piVersion is the pi package the differential test runs against, pinned
+// so that a new pi release cannot change what passes (`npm view
 // @mariozechner/pi-coding-agent version` gives the newest).
 const piVersion = "0.73.1"
 

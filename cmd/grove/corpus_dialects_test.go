@@ -12,7 +12,7 @@ import (
 )
 
 // TestCorpusEveryCommand runs the whole command line over the real Claude
-// Code, Codex and messages-log files in ../shared/corpus (issue 14 item 7;
+// Code, Codex and messages-log files in ../shared/corpus (SPEC §3.4-§3.6;
 // skipped with a message when the corpus is absent): index reads every
 // file with nothing failed, each is listed with its dialect, sub-agents
 // under their parent; and for every session leaves, branches, tree, path,

@@ -85,12 +85,13 @@ func dumpDiff(got, want string) string {
 	return fmt.Sprintf("%d lines after the crash, %d in a clean build", len(g), len(w))
 }
 
-// TestCrash_KillIndexAndRebuild is issue 5's crash rule, with real
-// processes: `grove index` and `grove rebuild` are killed with SIGKILL at
-// random moments, -crash.rounds rounds (30 by default), while session files keep growing between
-// rounds as an agent would append to them. After each kill the next
-// `grove index` finishes, `grove verify` is clean, and the index's
-// canonical dump equals that of a clean build of the same files.
+// TestCrash_KillIndexAndRebuild is the crash rule (README "Crashes"), with
+// real processes: `grove index` and `grove rebuild` are killed with SIGKILL
+// at random moments, -crash.rounds rounds (30 by default), while session
+// files keep growing between rounds as an agent would append to them.
+// After each kill the next `grove index` finishes, `grove verify` is
+// clean, and the index's canonical dump equals that of a clean build of
+// the same files.
 func TestCrash_KillIndexAndRebuild(t *testing.T) {
 	testutil.SkipShort(t, "./cmd/grove", "-crash.rounds kills of grove index and rebuild, about 4 grove runs each")
 	dir := t.TempDir()
