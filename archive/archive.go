@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -62,11 +63,11 @@ func (a *Archive) Resolve(ctx context.Context, arg string) (*index.Session, erro
 	}
 	switch len(found) {
 	case 0:
-		return nil, &SessionError{Code: jsonl.CodeUnknownSession, Arg: arg}
+		return nil, &SessionError{Code: errs.CodeUnknownSession, Arg: arg}
 	case 1:
 		return &found[0], nil
 	}
-	e := &SessionError{Code: jsonl.CodeAmbiguousSession, Arg: arg}
+	e := &SessionError{Code: errs.CodeAmbiguousSession, Arg: arg}
 	for _, s := range found {
 		e.Candidates = append(e.Candidates, Candidate{ID: s.SessionID, Path: s.Path})
 	}
@@ -81,7 +82,7 @@ type Candidate struct {
 
 // SessionError is unknown_session or ambiguous_session (SPEC §3.3).
 type SessionError struct {
-	Code       jsonl.Code
+	Code       errs.Code
 	Arg        string
 	Candidates []Candidate
 }
@@ -90,7 +91,7 @@ func (e *SessionError) Error() string { return e.Message() + " [" + string(e.Cod
 
 // Message is the error's text without its code.
 func (e *SessionError) Message() string {
-	if e.Code == jsonl.CodeUnknownSession {
+	if e.Code == errs.CodeUnknownSession {
 		return fmt.Sprintf("no indexed session is named %q (give an id, a unique id prefix of 4+ characters, or a file path; run `grove index` if it is new)", e.Arg)
 	}
 	var ids []string
@@ -105,14 +106,10 @@ func (e *SessionError) Message() string {
 func Fresh(s *index.Session) error {
 	st, err := Stat(s.Path)
 	if err != nil {
-		return &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: s.Path, Offset: -1, Err: err,
-			Message: "the session file is gone or unreadable since it was indexed: " + errMsg(err),
-			Hint:    "run `grove index` to bring the index up to date (`grove index " + s.Path + "` for a file outside the roots it reads)"}
+		return errs.Wrap(errs.CodeStaleIndex, err, "the session file is gone or unreadable since it was indexed: "+errMsg(err)).In(s.Path).WithHint("run `grove index` to bring the index up to date (`grove index " + s.Path + "` for a file outside the roots it reads)")
 	}
 	if !sameStat(s, st) {
-		return &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: s.Path, Offset: -1,
-			Message: fmt.Sprintf("the session file changed since it was indexed (%s then, %d now)", count(int(s.FileSize), "byte", "bytes"), st.Size),
-			Hint:    "run `grove index` to bring the index up to date (`grove index " + s.Path + "` for a file outside the roots it reads)"}
+		return errs.New(errs.CodeStaleIndex, fmt.Sprintf("the session file changed since it was indexed (%s then, %d now)", count(int(s.FileSize), "byte", "bytes"), st.Size)).In(s.Path).WithHint("run `grove index` to bring the index up to date (`grove index " + s.Path + "` for a file outside the roots it reads)")
 	}
 	return nil
 }
@@ -137,13 +134,13 @@ func (a *Archive) Path(ctx context.Context, session, leaf string) (*PathResult, 
 	}
 	if leaf == "" {
 		if s.ActiveLeaf == nil {
-			return nil, &jsonl.Error{Code: jsonl.CodeUnknownEntry, Path: s.Path, Offset: -1, Message: "the session has no entries, so no active leaf"}
+			return nil, errs.New(errs.CodeUnknownEntry, "the session has no entries, so no active leaf").In(s.Path)
 		}
 		leaf = *s.ActiveLeaf
 	}
 	entries, err := a.db.Path(ctx, s.SID, leaf)
 	if err != nil {
-		var je *jsonl.Error
+		var je *errs.Error
 		if errors.As(err, &je) && je.Path == "" {
 			je.Path = s.Path
 		}
@@ -173,7 +170,7 @@ func (a *Archive) Messages(ctx context.Context, session, leaf string) (*PathResu
 		}
 		m := rules.Message(e.Type, e.Raw)
 		if m == nil {
-			return nil, nil, &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: p.Session.Path, Line: e.Line, Offset: e.Offset, Message: "the line no longer holds a message"}
+			return nil, nil, errs.New(errs.CodeStaleIndex, "the line no longer holds a message").In(p.Session.Path).At(e.Line, e.Offset)
 		}
 		msgs = append(msgs, m)
 	}
@@ -211,7 +208,7 @@ func (a *Archive) Context(ctx context.Context, session, leaf string) (*PathResul
 	}
 	c, err := BuildContext(path)
 	if err != nil {
-		var je *jsonl.Error
+		var je *errs.Error
 		if errors.As(err, &je) {
 			je.Path = p.Session.Path
 		}
@@ -227,7 +224,7 @@ func (a *Archive) Context(ctx context.Context, session, leaf string) (*PathResul
 func readPath(p *PathResult, need func(index.Entry) bool) ([]jsonl.Entry, error) {
 	f, err := os.Open(p.Session.Path)
 	if err != nil {
-		return nil, &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: p.Session.Path, Offset: -1, Err: err, Message: "cannot read the session file: " + errMsg(err)}
+		return nil, errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(p.Session.Path)
 	}
 	defer f.Close()
 	out := make([]jsonl.Entry, len(p.Entries))
@@ -264,13 +261,10 @@ func deref(s *string) string {
 func ReadLine(f *os.File, path string, e index.Entry) ([]byte, error) {
 	buf := make([]byte, e.Length)
 	if _, err := f.ReadAt(buf, e.Offset); err != nil {
-		return nil, &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: path, Line: e.Line, Offset: e.Offset, Err: err,
-			Message: "cannot read the entry's line back: " + err.Error(), Hint: "run `grove index`"}
+		return nil, errs.Wrap(errs.CodeStaleIndex, err, "cannot read the entry's line back: "+err.Error()).In(path).At(e.Line, e.Offset).WithHint("run `grove index`")
 	}
 	if crc32.ChecksumIEEE(buf) != e.CRC {
-		return nil, &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: path, Line: e.Line, Offset: e.Offset,
-			Message: "the entry's line changed since it was indexed, though the file's size and mtime did not",
-			Hint:    "run `grove index --force " + path + "`"}
+		return nil, errs.New(errs.CodeStaleIndex, "the entry's line changed since it was indexed, though the file's size and mtime did not").In(path).At(e.Line, e.Offset).WithHint("run `grove index --force " + path + "`")
 	}
 	return buf, nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/internal/testutil"
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -15,7 +16,7 @@ import (
 type pathWant struct {
 	leaf   string
 	ids    string // "e01 e02"; empty when an error is expected
-	code   jsonl.Code
+	code   errs.Code
 	id     string // the error's id
 	parent string // missing_parent's parent
 	text   string // the start of the error's message, as the case's .expected.txt says it
@@ -23,7 +24,7 @@ type pathWant struct {
 }
 
 type diagWant struct {
-	code   jsonl.Code
+	code   errs.Code
 	line   int
 	offset int64
 	text   string // part of the message, optional
@@ -40,41 +41,41 @@ var caseTests = []struct {
 	paths    []pathWant
 }{
 	{file: "01-unterminated-tail", state: jsonl.StateNeedsRepair, entries: "e01 e02",
-		warnings: []diagWant{{jsonl.CodeUnterminatedTail, 4, 433, "158 bytes"}},
-		paths:    []pathWant{{leaf: "e02", ids: "e01 e02"}, {leaf: "e03", code: jsonl.CodeUnknownEntry, id: "e03"}}},
+		warnings: []diagWant{{errs.CodeUnterminatedTail, 4, 433, "158 bytes"}},
+		paths:    []pathWant{{leaf: "e02", ids: "e01 e02"}, {leaf: "e03", code: errs.CodeUnknownEntry, id: "e03"}}},
 	{file: "01b-whitespace-tail", state: jsonl.StateOK, entries: "e01 e02",
 		paths: []pathWant{{leaf: "e02", ids: "e01 e02"}}},
 	{file: "02-fused-line", state: jsonl.StateDamaged, entries: "e01 e02 e05",
-		errors: []diagWant{{jsonl.CodeBadLine, 4, 431, "invalid JSON"}},
-		paths: []pathWant{{leaf: "e05", code: jsonl.CodeMissingParent, id: "e05", parent: "e04"},
+		errors: []diagWant{{errs.CodeBadLine, 4, 431, "invalid JSON"}},
+		paths: []pathWant{{leaf: "e05", code: errs.CodeMissingParent, id: "e05", parent: "e04"},
 			{leaf: "e02", ids: "e01 e02"}}},
 	{file: "03-nul-byte-line", state: jsonl.StateDamaged, entries: "e01 e02 e03 e04",
-		errors: []diagWant{{jsonl.CodeBadLine, 4, 437, "NUL"}},
+		errors: []diagWant{{errs.CodeBadLine, 4, 437, "NUL"}},
 		paths:  []pathWant{{leaf: "e04", ids: "e01 e02 e03 e04"}}},
 	{file: "05-blank-lines-line-numbers", state: jsonl.StateDamaged, entries: "e01 e03",
-		errors: []diagWant{{jsonl.CodeBadLine, 5, 250, "invalid JSON"}},
+		errors: []diagWant{{errs.CodeBadLine, 5, 250, "invalid JSON"}},
 		paths:  []pathWant{{leaf: "e03", ids: "e01 e03"}}},
 	{file: "07-missing-parent", state: jsonl.StateOK, entries: "e01 e02 e03 e04 e05",
-		paths: []pathWant{{leaf: "e05", code: jsonl.CodeMissingParent, id: "e04", parent: "x9f3c2a1"},
+		paths: []pathWant{{leaf: "e05", code: errs.CodeMissingParent, id: "e04", parent: "x9f3c2a1"},
 			{leaf: "e03", ids: "e01 e02 e03"}}},
 	{file: "09-parent-cycle", state: jsonl.StateOK, entries: "e01 e02 e03 e04 e05 e06",
-		paths: []pathWant{{leaf: "e05", code: jsonl.CodeCycle, id: "e04", text: "cycle: e04 -> e03 -> e02 -> e04", line: 5},
-			{leaf: "e02", code: jsonl.CodeCycle, id: "e02", text: "cycle: e02 -> e04 -> e03 -> e02"},
-			{leaf: "e06", code: jsonl.CodeCycle, id: "e06", text: "cycle: e06 -> e06", line: 7}, {leaf: "e01", ids: "e01"}}},
+		paths: []pathWant{{leaf: "e05", code: errs.CodeCycle, id: "e04", text: "cycle: e04 -> e03 -> e02 -> e04", line: 5},
+			{leaf: "e02", code: errs.CodeCycle, id: "e02", text: "cycle: e02 -> e04 -> e03 -> e02"},
+			{leaf: "e06", code: errs.CodeCycle, id: "e06", text: "cycle: e06 -> e06", line: 7}, {leaf: "e01", ids: "e01"}}},
 	{file: "12-enospc-tainted-writer", state: jsonl.StateNeedsRepair, entries: "e01 e02",
-		warnings: []diagWant{{jsonl.CodeUnterminatedTail, 4, 436, "203 bytes"}},
+		warnings: []diagWant{{errs.CodeUnterminatedTail, 4, 436, "203 bytes"}},
 		paths:    []pathWant{{leaf: "e02", ids: "e01 e02"}}},
 	{file: "14-torn-utf8-codepoint", state: jsonl.StateDamaged, entries: "e01 e03 e04",
-		errors: []diagWant{{jsonl.CodeBadLine, 3, 248, "invalid UTF-8 at byte column 162"}},
+		errors: []diagWant{{errs.CodeBadLine, 3, 248, "invalid UTF-8 at byte column 162"}},
 		paths:  []pathWant{{leaf: "e04", ids: "e01 e03 e04"}}},
 	{file: "16-bom-first-line", state: jsonl.StateOK, entries: "e01 e02",
 		paths: []pathWant{{leaf: "e02", ids: "e01 e02"}}},
 	{file: "17-crlf-lone-cr", state: jsonl.StateDamaged, entries: "e01 e02 e05",
-		errors: []diagWant{{jsonl.CodeBadLine, 4, 420, "invalid JSON"}},
+		errors: []diagWant{{errs.CodeBadLine, 4, 420, "invalid JSON"}},
 		paths:  []pathWant{{leaf: "e05", ids: "e01 e02 e05"}}},
 }
 
-func checkDiags(t *testing.T, kind string, got []*jsonl.Error, want []diagWant) {
+func checkDiags(t *testing.T, kind string, got []*errs.Error, want []diagWant) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Errorf("%s = %v, want %d", kind, got, len(want))
@@ -105,7 +106,7 @@ func checkPath(t *testing.T, how string, got string, err error, w pathWant) {
 		}
 		return
 	}
-	e, ok := err.(*jsonl.Error)
+	e, ok := err.(*errs.Error)
 	if !ok || e.Code != w.code || e.ID != w.id || e.Parent != w.parent {
 		t.Errorf("%s(%q) = %q, %v; want %s id %q parent %q", how, w.leaf, got, err, w.code, w.id, w.parent)
 		return
@@ -116,7 +117,7 @@ func checkPath(t *testing.T, how string, got string, err error, w pathWant) {
 	if w.line != 0 && e.Line != w.line {
 		t.Errorf("%s(%q): line %d, want %d", how, w.leaf, e.Line, w.line)
 	}
-	if w.code == jsonl.CodeCycle && strings.Join(e.Loop, " -> ") != strings.TrimPrefix(w.text, "cycle: ") {
+	if w.code == errs.CodeCycle && strings.Join(e.Loop, " -> ") != strings.TrimPrefix(w.text, "cycle: ") {
 		t.Errorf("%s(%q): loop %v, want %s", how, w.leaf, e.Loop, w.text)
 	}
 }
@@ -147,7 +148,7 @@ func TestCases(t *testing.T) {
 			// Strict recovery fails on the same first bad line.
 			_, _, strictErr := jsonl.ReadFile(path, jsonl.Strict)
 			if len(tc.errors) > 0 {
-				if e, ok := strictErr.(*jsonl.Error); !ok || e.Line != tc.errors[0].line || e.Code != jsonl.CodeBadLine {
+				if e, ok := strictErr.(*errs.Error); !ok || e.Line != tc.errors[0].line || e.Code != errs.CodeBadLine {
 					t.Errorf("strict read = %v, want bad_line at line %d", strictErr, tc.errors[0].line)
 				}
 			} else if strictErr != nil {

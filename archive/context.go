@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -96,7 +97,7 @@ func BuildContext(path []jsonl.Entry) (*ModelContext, error) {
 		}
 		o, ok := objectFields(e.Raw)
 		if !ok {
-			return nil, &jsonl.Error{Code: jsonl.CodeBadLine, Line: e.Line, Offset: e.Offset, Message: e.Type + " entry is not a JSON object"}
+			return nil, errs.New(errs.CodeBadLine, e.Type+" entry is not a JSON object").At(e.Line, e.Offset)
 		}
 		fields[i] = o
 		switch e.Type {
@@ -107,7 +108,7 @@ func BuildContext(path []jsonl.Entry) (*ModelContext, error) {
 		case "message":
 			m, ok := objectFields(o["message"])
 			if !ok {
-				return nil, &jsonl.Error{Code: jsonl.CodeBadLine, Line: e.Line, Offset: e.Offset, Message: "message entry without a message object"}
+				return nil, errs.New(errs.CodeBadLine, "message entry without a message object").At(e.Line, e.Offset)
 			}
 			if jsString(m["role"]) == "assistant" {
 				c.Model = &Model{Provider: m["provider"], ModelID: m["model"]}
@@ -346,11 +347,11 @@ type claudeMsg struct {
 func readClaudeMessage(e *jsonl.Entry) (*claudeMsg, error) {
 	o, ok := objectFields(e.Raw)
 	if !ok {
-		return nil, &jsonl.Error{Code: jsonl.CodeBadLine, Line: e.Line, Offset: e.Offset, Message: e.Type + " entry is not a JSON object"}
+		return nil, errs.New(errs.CodeBadLine, e.Type+" entry is not a JSON object").At(e.Line, e.Offset)
 	}
 	raw := o["message"]
 	if len(raw) == 0 || raw[0] != '{' {
-		return nil, &jsonl.Error{Code: jsonl.CodeBadLine, Line: e.Line, Offset: e.Offset, Message: e.Type + " entry without a message object"}
+		return nil, errs.New(errs.CodeBadLine, e.Type+" entry without a message object").At(e.Line, e.Offset)
 	}
 	mf, _ := objectFields(raw)
 	m := &claudeMsg{raw: raw, model: mf["model"]}
@@ -437,7 +438,7 @@ func CodexContext(path []jsonl.Entry, header json.RawMessage) (*ModelContext, er
 			continue
 		}
 		if _, ok := objectFields(e.Raw); !ok {
-			return nil, &jsonl.Error{Code: jsonl.CodeBadLine, Line: e.Line, Offset: e.Offset, Message: e.Type + " line is not a JSON object"}
+			return nil, errs.New(errs.CodeBadLine, e.Type+" line is not a JSON object").At(e.Line, e.Offset)
 		}
 		p := jsonl.Field(e.Raw, "payload")
 		switch e.Type {
@@ -726,7 +727,7 @@ func (a *Archive) ContextOf(ctx context.Context, session, leaf string) (*PathRes
 		kids.f.Close()
 	}
 	if err != nil {
-		var je *jsonl.Error
+		var je *errs.Error
 		if errors.As(err, &je) && je.Path == "" {
 			je.Path = p.Session.Path
 		}
@@ -766,7 +767,7 @@ func (k *indexChildren) of(id string) []jsonl.Entry {
 			}
 		}
 		if k.f, err = os.Open(k.p.Session.Path); err != nil {
-			k.err = &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: k.p.Session.Path, Offset: -1, Err: err, Message: "cannot read the session file: " + errMsg(err)}
+			k.err = errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(k.p.Session.Path)
 			return nil
 		}
 	}
@@ -799,7 +800,7 @@ func (k *indexChildren) of(id string) []jsonl.Entry {
 func codexHeader(path string, end int64) (json.RawMessage, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: path, Offset: -1, Err: err, Message: "cannot read the session file: " + errMsg(err)}
+		return nil, errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(path)
 	}
 	defer f.Close()
 	r := bufio.NewReader(io.NewSectionReader(f, 0, end))
@@ -813,7 +814,7 @@ func codexHeader(path string, end int64) (json.RawMessage, error) {
 			return nil, nil
 		}
 		if err != nil {
-			return nil, &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: path, Offset: -1, Err: err, Message: "cannot read the session file: " + errMsg(err)}
+			return nil, errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(path)
 		}
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 // sidecars are the files SQLite keeps beside an index: they belong to it
@@ -44,8 +44,7 @@ func SetAside(dbPath string) (backup string, err error) {
 		src = real
 	}
 	fail := func(err error) (string, error) {
-		return "", &jsonl.Error{Code: jsonl.CodeIO, Path: dbPath, Offset: -1, Err: err,
-			Message: "cannot set the damaged index aside: " + errMsg(err)}
+		return "", errs.Wrap(errs.CodeIO, err, "cannot set the damaged index aside: "+errMsg(err)).In(dbPath)
 	}
 	if _, err := os.Lstat(src); err != nil {
 		return fail(err)
@@ -123,7 +122,7 @@ func anyExists(name string) bool {
 func OpenForWrite(ctx context.Context, dbPath string, warn func(msg string)) (*Archive, error) {
 	before, _ := os.Stat(dbPath)
 	a, err := Open(ctx, dbPath)
-	if jsonl.CodeOf(err) != jsonl.CodeDamagedIndex {
+	if errs.CodeOf(err) != errs.CodeDamagedIndex {
 		if err == nil {
 			// Only once Open has said it is a grove index this grove may
 			// write: a newer grove's or a foreign file is never changed.
@@ -154,8 +153,7 @@ func tightenIndex(dbPath string, warn func(string)) error {
 		files = append(files, real+s)
 	}
 	if err := index.Tighten(index.FileMode, warn, files...); err != nil {
-		return &jsonl.Error{Code: jsonl.CodeIO, Path: dbPath, Offset: -1, Err: err,
-			Message: "cannot make the index private (0600): " + errMsg(err)}
+		return errs.Wrap(errs.CodeIO, err, "cannot make the index private (0600): "+errMsg(err)).In(dbPath)
 	}
 	return nil
 }

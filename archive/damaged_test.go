@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/testutil"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 // mustGroveIndex builds a real grove index of several pages in dir (the pi
@@ -104,67 +104,67 @@ func overwrite(b []byte, from, to int) []byte {
 type damageCase struct {
 	name string
 	make func(t *testing.T, dir string, good []byte) []byte // the file's bytes
-	code jsonl.Code                                         // "" when Open succeeds
+	code errs.Code                                          // "" when Open succeeds
 	text string                                             // in the error
 }
 
 func damageCases(goodPath string) []damageCase {
 	return []damageCase{
 		{"truncated to half", func(t *testing.T, _ string, good []byte) []byte { return good[:len(good)/2] },
-			jsonl.CodeDamagedIndex, "database disk image is malformed"},
+			errs.CodeDamagedIndex, "database disk image is malformed"},
 		{"truncated to 100 bytes", func(t *testing.T, _ string, good []byte) []byte { return good[:100] },
-			jsonl.CodeDamagedIndex, "malformed"},
+			errs.CodeDamagedIndex, "malformed"},
 		{"garbage page 2 (sessions)", func(t *testing.T, _ string, good []byte) []byte { return overwrite(good, 4096, 8192) },
-			jsonl.CodeDamagedIndex, "malformed"},
+			errs.CodeDamagedIndex, "malformed"},
 		{"garbage schema", func(t *testing.T, dir string, good []byte) []byte {
 			p := testutil.MustWriteFile(t, dir, "schema.db", good)
 			mustSQL(t, p, "PRAGMA writable_schema = ON",
 				"UPDATE sqlite_schema SET sql = 'CREATE TABLE labels (oops' WHERE name = 'labels'")
 			return mustRead(t, p)
-		}, jsonl.CodeDamagedIndex, "malformed database schema"},
+		}, errs.CodeDamagedIndex, "malformed database schema"},
 		{"missing table", func(t *testing.T, dir string, good []byte) []byte {
 			p := testutil.MustWriteFile(t, dir, "drop.db", good)
 			mustSQL(t, p, "DROP TABLE labels")
 			return mustRead(t, p)
-		}, jsonl.CodeDamagedIndex, "table labels is missing"},
+		}, errs.CodeDamagedIndex, "table labels is missing"},
 		{"empty file", func(t *testing.T, _ string, good []byte) []byte { return nil }, "", ""},
 		{"truncated to 99 bytes", func(t *testing.T, _ string, good []byte) []byte { return good[:99] },
-			jsonl.CodeNotIndex, "not a SQLite database"},
+			errs.CodeNotIndex, "not a SQLite database"},
 		{"garbage from byte 0", func(t *testing.T, _ string, good []byte) []byte { return overwrite(good, 0, 4096) },
-			jsonl.CodeNotIndex, "not a SQLite database"},
+			errs.CodeNotIndex, "not a SQLite database"},
 		{"plain text", func(t *testing.T, _ string, good []byte) []byte {
 			return bytes.Repeat([]byte("not a database at all\n"), 300)
-		}, jsonl.CodeNotIndex, "not a SQLite database"},
+		}, errs.CodeNotIndex, "not a SQLite database"},
 		{"foreign SQLite", func(t *testing.T, dir string, _ []byte) []byte {
 			p := filepath.Join(dir, "foreign.db")
 			mustSQL(t, p, "CREATE TABLE notes (x TEXT)", "INSERT INTO notes VALUES ('mine')")
 			return mustRead(t, p)
-		}, jsonl.CodeNotIndex, "application id 0x0"},
+		}, errs.CodeNotIndex, "application id 0x0"},
 		{"foreign SQLite in WAL mode", func(t *testing.T, dir string, _ []byte) []byte {
 			p := filepath.Join(dir, "wal.db")
 			mustSQL(t, p, "PRAGMA journal_mode = WAL", "CREATE TABLE notes (x TEXT)")
 			return mustRead(t, p)
-		}, jsonl.CodeNotIndex, "not a grove index"},
+		}, errs.CodeNotIndex, "not a grove index"},
 		{"foreign SQLite, no tables", func(t *testing.T, dir string, _ []byte) []byte {
 			p := filepath.Join(dir, "bare.db")
 			mustSQL(t, p, "PRAGMA user_version = 1")
 			return mustRead(t, p)
-		}, jsonl.CodeNotIndex, "not a grove index"},
+		}, errs.CodeNotIndex, "not a grove index"},
 		{"other application id", func(t *testing.T, dir string, _ []byte) []byte {
 			p := filepath.Join(dir, "other.db")
 			mustSQL(t, p, "PRAGMA application_id = 42", "CREATE TABLE sessions (x)")
 			return mustRead(t, p)
-		}, jsonl.CodeNotIndex, "application id 0x2a"},
+		}, errs.CodeNotIndex, "application id 0x2a"},
 		{"newer schema", func(t *testing.T, dir string, good []byte) []byte {
 			p := testutil.MustWriteFile(t, dir, "newer.db", good)
 			mustSQL(t, p, "PRAGMA user_version = 99")
 			return mustRead(t, p)
-		}, jsonl.CodeNewerIndex, "schema version 99"},
+		}, errs.CodeNewerIndex, "schema version 99"},
 		{"newer schema, damaged", func(t *testing.T, dir string, good []byte) []byte {
 			p := testutil.MustWriteFile(t, dir, "newer2.db", good)
 			mustSQL(t, p, "PRAGMA user_version = 99", "DROP TABLE labels")
 			return mustRead(t, p)
-		}, jsonl.CodeNewerIndex, "schema version 99"},
+		}, errs.CodeNewerIndex, "schema version 99"},
 	}
 }
 
@@ -215,7 +215,7 @@ func TestOpen_DamagedAndForeignFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := mustRead(t, dbPath)
-			if tt.code == jsonl.CodeDamagedIndex {
+			if tt.code == errs.CodeDamagedIndex {
 				testutil.MustWriteFile(t, dir, "index.db-wal", []byte(leftoverWAL))
 			}
 
@@ -231,11 +231,11 @@ func TestOpen_DamagedAndForeignFiles(t *testing.T) {
 				a.Close()
 				t.Fatalf("Open(%s) succeeded, want %s", tt.name, tt.code)
 			}
-			var je *jsonl.Error
+			var je *errs.Error
 			if !errors.As(err, &je) || je.Code != tt.code || je.Path != dbPath || !strings.Contains(je.Message, tt.text) {
 				t.Fatalf("Open(%s) = %v, want %s naming %s, containing %q", tt.name, err, tt.code, dbPath, tt.text)
 			}
-			if tt.code == jsonl.CodeDamagedIndex && !strings.Contains(je.Hint, "grove rebuild") {
+			if tt.code == errs.CodeDamagedIndex && !strings.Contains(je.Hint, "grove rebuild") {
 				t.Errorf("Open(%s) hint = %q, want it to name grove rebuild", tt.name, je.Hint)
 			}
 			if got := mustRead(t, dbPath); !bytes.Equal(got, before) {
@@ -244,8 +244,8 @@ func TestOpen_DamagedAndForeignFiles(t *testing.T) {
 
 			var warned []string
 			a, err = archive.OpenForWrite(ctx, dbPath, func(m string) { warned = append(warned, m) })
-			if tt.code != jsonl.CodeDamagedIndex {
-				if jsonl.CodeOf(err) != tt.code {
+			if tt.code != errs.CodeDamagedIndex {
+				if errs.CodeOf(err) != tt.code {
 					t.Fatalf("OpenForWrite(%s) = %v, want %s", tt.name, err, tt.code)
 				}
 				fi, _ := os.Stat(dbPath)
@@ -255,7 +255,7 @@ func TestOpen_DamagedAndForeignFiles(t *testing.T) {
 				if b := backups(t, dbPath); len(b) > 0 || len(warned) > 0 {
 					t.Fatalf("OpenForWrite(%s) set aside %v, warned %q; want nothing moved", tt.name, b, warned)
 				}
-				if tt.code == jsonl.CodeNotIndex {
+				if tt.code == errs.CodeNotIndex {
 					for _, s := range []string{"-wal", "-shm", "-journal"} {
 						if _, err := os.Stat(dbPath + s); err == nil {
 							t.Errorf("OpenForWrite(%s) made %s%s: SQLite opened a foreign file", tt.name, dbPath, s)
@@ -318,8 +318,8 @@ func TestReopenDamaged_DamageFoundByAQuery(t *testing.T) {
 		t.Fatalf("Path over a damaged index succeeded")
 	}
 	err = index.Classify(dbPath, err)
-	var je *jsonl.Error
-	if !errors.As(err, &je) || je.Code != jsonl.CodeDamagedIndex || je.Path != dbPath || !strings.Contains(je.Hint, "grove rebuild") {
+	var je *errs.Error
+	if !errors.As(err, &je) || je.Code != errs.CodeDamagedIndex || je.Path != dbPath || !strings.Contains(je.Hint, "grove rebuild") {
 		t.Fatalf("Classify(Path's error) = %v, want damaged_index naming %s with a grove rebuild hint", err, dbPath)
 	}
 

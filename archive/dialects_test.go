@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/internal/testutil"
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -175,7 +176,7 @@ func TestLoad_DialectFixtures(t *testing.T) {
 				}
 			}
 			var diags [][2]any
-			for _, e := range append(append([]*jsonl.Error{}, s.Result.Warnings...), s.Result.Errors...) {
+			for _, e := range append(append([]*errs.Error{}, s.Result.Warnings...), s.Result.Errors...) {
 				diags = append(diags, [2]any{string(e.Code), float64(e.Line)})
 			}
 			slices.SortFunc(diags, func(a, b [2]any) int { return int(a[1].(float64) - b[1].(float64)) })

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -86,7 +87,7 @@ func compressedID(path string) string {
 // unsupportedFailure is what an index run says of a compressed file: it
 // is listed, with no entries, not read.
 func unsupportedFailure(path string) Failure {
-	return Failure{Path: path, Code: jsonl.CodeUnsupportedCompression,
+	return Failure{Path: path, Code: errs.CodeUnsupportedCompression,
 		Message: "compressed with zstd (.jsonl.zst), which grove does not read; listed as a session with no entries",
 		Hint:    UnsupportedHint}
 }
@@ -96,7 +97,7 @@ func unsupportedFailure(path string) Failure {
 // finds it unchanged) and one unsupported_compression diagnostic on line 0.
 func (a *Archive) storeCompressed(ctx context.Context, b *index.Batch, path string, st FileStat) (FileResult, error) {
 	if !st.Regular {
-		return FileResult{}, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Message: "not a regular file; session files are plain files"}
+		return FileResult{}, errs.New(errs.CodeIO, "not a regular file; session files are plain files").In(path)
 	}
 	s := &index.Session{Path: path, SessionID: compressedID(path), Dialect: string(jsonl.Codex), FirstMessage: new(string)}
 	w, err := b.Replace(ctx, s)

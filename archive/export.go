@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -61,9 +62,7 @@ func (a *Archive) ExportPath(ctx context.Context, session, leaf string) (*PathRe
 // bad_line for a line that is not a JSON object.
 func ForkLines(src *index.Session, path []jsonl.Entry, labels map[string]string, id string, now time.Time) ([][]byte, error) {
 	if src.Dialect != string(jsonl.Pi) {
-		return nil, &jsonl.Error{Code: jsonl.CodeWrongDialect, Path: src.Path, Offset: -1,
-			Message: "a " + src.Dialect + " session cannot be exported as a pi session file",
-			Hint:    "export it with --format md or html"}
+		return nil, errs.New(errs.CodeWrongDialect, "a "+src.Dialect+" session cannot be exported as a pi session file").In(src.Path).WithHint("export it with --format md or html")
 	}
 	header := marshalOrdered("type", json.RawMessage(`"session"`), "version", json.RawMessage("3"), "id", jsonText(id),
 		"timestamp", jsonText(now.UTC().Format("2006-01-02T15:04:05.000Z")), "cwd", jsonText(src.Workspace),
@@ -85,8 +84,7 @@ func ForkLines(src *index.Session, path []jsonl.Entry, labels map[string]string,
 			})
 		}
 		if line == nil {
-			return nil, &jsonl.Error{Code: jsonl.CodeBadLine, Path: src.Path, Line: e.Line, Offset: e.Offset,
-				Message: "the line is not a JSON object and cannot be migrated"}
+			return nil, errs.New(errs.CodeBadLine, "the line is not a JSON object and cannot be migrated").In(src.Path).At(e.Line, e.Offset)
 		}
 		lines = append(lines, line)
 	}
@@ -237,7 +235,7 @@ func WriteFork(out string, lines [][]byte) (err error) {
 		if errors.Is(err, os.ErrExist) {
 			return ExistsError(out)
 		}
-		return &jsonl.Error{Code: jsonl.CodeIO, Path: out, Offset: -1, Err: err, Message: "cannot create the new session file: " + errMsg(err)}
+		return errs.Wrap(errs.CodeIO, err, "cannot create the new session file: "+errMsg(err)).In(out)
 	}
 	f.Close()
 	defer func() {
@@ -281,8 +279,6 @@ func syncFile(path string) error {
 }
 
 // ExistsError is file_exists for an output file that is already there.
-func ExistsError(path string) *jsonl.Error {
-	return &jsonl.Error{Code: jsonl.CodeFileExists, Path: path, Offset: -1, Err: os.ErrExist,
-		Message: "the file is already there; grove never appends to or replaces it",
-		Hint:    "choose another --out (md and html: --force replaces it)"}
+func ExistsError(path string) *errs.Error {
+	return errs.Wrap(errs.CodeFileExists, os.ErrExist, "the file is already there; grove never appends to or replaces it").In(path).WithHint("choose another --out (md and html: --force replaces it)")
 }

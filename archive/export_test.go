@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/internal/testutil"
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -167,8 +168,8 @@ func TestWriteFork_ExistingAndFailed(t *testing.T) {
 	}
 	existing := testutil.MustWriteFile(t, dir, "existing.jsonl", []byte("precious\n"))
 	err := archive.WriteFork(existing, [][]byte{header, entry("a", "")})
-	var fe *jsonl.Error
-	if !errors.As(err, &fe) || fe.Code != jsonl.CodeFileExists || fe.Path != existing {
+	var fe *errs.Error
+	if !errors.As(err, &fe) || fe.Code != errs.CodeFileExists || fe.Path != existing {
 		t.Errorf("WriteFork over an existing file: err = %v, want file_exists naming it", err)
 	}
 	if got := string(mustRead(t, existing)); got != "precious\n" {
@@ -176,8 +177,8 @@ func TestWriteFork_ExistingAndFailed(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.jsonl")
 	err = archive.WriteFork(bad, [][]byte{header, entry("a", ""), entry("b", "nope")})
-	var je *jsonl.Error
-	if !errors.As(err, &je) || je.Code != jsonl.CodeMissingParent || !strings.Contains(err.Error(), "line 3") {
+	var je *errs.Error
+	if !errors.As(err, &je) || je.Code != errs.CodeMissingParent || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("WriteFork with a missing parent: err = %v, want missing_parent naming line 3", err)
 	}
 	if _, err := os.Stat(bad); !errors.Is(err, os.ErrNotExist) {

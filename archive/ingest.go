@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -65,14 +66,14 @@ func (s *IndexSummary) add(o IndexSummary) {
 
 // Failure is a file, directory or root that `grove index` could not read.
 type Failure struct {
-	Path    string     `json:"path"`
-	Code    jsonl.Code `json:"code"`
-	Message string     `json:"message"`
-	Hint    string     `json:"hint,omitempty"` // what to do about it, when there is something
+	Path    string    `json:"path"`
+	Code    errs.Code `json:"code"`
+	Message string    `json:"message"`
+	Hint    string    `json:"hint,omitempty"` // what to do about it, when there is something
 }
 
 func failureOf(path string, err error) Failure {
-	var je *jsonl.Error
+	var je *errs.Error
 	if errors.As(err, &je) {
 		msg := je.Message
 		if msg == "" && je.Err != nil {
@@ -80,7 +81,7 @@ func failureOf(path string, err error) Failure {
 		}
 		return Failure{Path: path, Code: je.Code, Message: msg}
 	}
-	return Failure{Path: path, Code: jsonl.CodeIO, Message: errMsg(err)}
+	return Failure{Path: path, Code: errs.CodeIO, Message: errMsg(err)}
 }
 
 // IndexOptions say what `grove index` reads.
@@ -175,7 +176,7 @@ func findSessionFiles(root string) (files []string, links map[string]bool, skipp
 			if p == root {
 				return err
 			}
-			skipped = append(skipped, Failure{Path: p, Code: jsonl.CodeIO, Message: "cannot read directory: " + errMsg(err)})
+			skipped = append(skipped, Failure{Path: p, Code: errs.CodeIO, Message: "cannot read directory: " + errMsg(err)})
 			return nil
 		}
 		if d.IsDir() || !isSessionName(filepath.Dir(p), d.Name()) {
@@ -318,7 +319,7 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 				continue
 			}
 			sum.Files++
-			sum.Failed = append(sum.Failed, Failure{Path: f, Code: jsonl.CodeIO, Message: "cannot read session file: " + errMsg(err)})
+			sum.Failed = append(sum.Failed, Failure{Path: f, Code: errs.CodeIO, Message: "cannot read session file: " + errMsg(err)})
 			continue
 		}
 		sum.Files++
@@ -405,7 +406,7 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 	}
 	// full is the disk_full error that ends the run, left files not indexed.
 	full := func(err error, left int) error {
-		de, _ := index.DiskFull(a.db.File(), err, 0, "").(*jsonl.Error)
+		de, _ := index.DiskFull(a.db.File(), err, 0, "").(*errs.Error)
 		if de == nil || opts.whole {
 			return err
 		}
@@ -488,7 +489,7 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 		}
 		one := IndexSummary{BytesRead: r.BytesRead}
 		if err != nil {
-			if jsonl.CodeOf(err) != jsonl.CodeIO {
+			if errs.CodeOf(err) != errs.CodeIO {
 				return sum, err // the index itself failed
 			}
 			one.Failed = append(one.Failed, failureOf(w.path, err))
@@ -607,7 +608,7 @@ func RootFailure(root string, err error) Failure {
 	case errors.Is(err, syscall.ENOTDIR):
 		msg = "not a directory"
 	}
-	return Failure{Path: root, Code: jsonl.CodeIO, Message: "cannot read session root: " + msg}
+	return Failure{Path: root, Code: errs.CodeIO, Message: "cannot read session root: " + msg}
 }
 
 type statResult struct {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -65,9 +66,7 @@ func WorkspaceDir(arg string) (string, error) {
 	}
 	abs, err := filepath.Abs(arg)
 	if err != nil {
-		return "", &jsonl.Error{Code: jsonl.CodeIO, Path: arg, Offset: -1,
-			Message: "workspace " + strconv.Quote(arg) + " is relative, and the current directory cannot be resolved (was it deleted?): " + errMsg(err),
-			Hint:    "cd to a directory that exists, or give --workspace an absolute path"}
+		return "", errs.New(errs.CodeIO, "workspace "+strconv.Quote(arg)+" is relative, and the current directory cannot be resolved (was it deleted?): "+errMsg(err)).In(arg).WithHint("cd to a directory that exists, or give --workspace an absolute path")
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		return real, nil

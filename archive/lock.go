@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 // lockPoll is how often a grove waiting for the index's lock tries again.
@@ -33,8 +33,7 @@ func (a *Archive) Lock(ctx context.Context, busy func(holder string)) (unlock fu
 	path := LockPath(a.db.File())
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, index.FileMode)
 	if err != nil {
-		return nil, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err,
-			Message: "cannot open the index's lock file: " + errMsg(err)}
+		return nil, errs.Wrap(errs.CodeIO, err, "cannot open the index's lock file: "+errMsg(err)).In(path)
 	}
 	told := false
 	for {
@@ -44,15 +43,12 @@ func (a *Archive) Lock(ctx context.Context, busy func(holder string)) (unlock fu
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) {
 			f.Close()
-			return nil, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err,
-				Message: "cannot lock the index: " + err.Error()}
+			return nil, errs.Wrap(errs.CodeIO, err, "cannot lock the index: "+err.Error()).In(path)
 		}
 		holder := readHolder(path)
 		if busy == nil {
 			f.Close()
-			return nil, &jsonl.Error{Code: jsonl.CodeIndexBusy, Path: a.db.File(), Offset: -1,
-				Message: "another grove is writing this index (" + holder + ")",
-				Hint:    "wait for it to finish; searches and other reading commands work meanwhile"}
+			return nil, errs.New(errs.CodeIndexBusy, "another grove is writing this index ("+holder+")").In(a.db.File()).WithHint("wait for it to finish; searches and other reading commands work meanwhile")
 		}
 		if !told {
 			busy(holder)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/grove-sessions/grove/archive"
-	"github.com/grove-sessions/grove/jsonl"
+	"github.com/grove-sessions/grove/errs"
 )
 
 // Two groves on one index (README "Two groves"): the second waits for the
@@ -32,7 +32,7 @@ func TestIndex_SecondGroveWaitsForTheLock(t *testing.T) {
 		t.Fatalf("lock file says %q, want this process's pid", holder)
 	}
 	_, err = second.Index(ctx, archive.IndexOptions{Files: []string{filepath.Join(dir, "none.jsonl")}})
-	if jsonl.CodeOf(err) != jsonl.CodeIndexBusy || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", os.Getpid())) {
+	if errs.CodeOf(err) != errs.CodeIndexBusy || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", os.Getpid())) {
 		t.Fatalf("Index while locked, not waiting = %v, want index_busy naming the holder", err)
 	}
 	told := make(chan string, 1)

@@ -13,6 +13,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/testutil"
 	"github.com/grove-sessions/grove/jsonl"
@@ -48,7 +49,7 @@ func plainFile(edges []genEdge) []byte {
 // error's code, id, parent, lines, loop and message.
 func answerOf(ids []string, err error) string {
 	if err != nil {
-		e, ok := err.(*jsonl.Error)
+		e, ok := err.(*errs.Error)
 		if !ok {
 			return "go error: " + err.Error()
 		}

@@ -12,6 +12,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/internal/testutil"
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -47,7 +48,7 @@ func TestQuirks_LoneSurrogate(t *testing.T) {
 	}
 	for i, w := range want {
 		g := s.Result.Warnings[i]
-		if g.Code != jsonl.CodeLoneSurrogate || g.Line != w.line || g.Offset != w.offset || g.Field != w.field {
+		if g.Code != errs.CodeLoneSurrogate || g.Line != w.line || g.Offset != w.offset || g.Field != w.field {
 			t.Errorf("warnings[%d] = %s line %d offset %d field %q, want lone_surrogate line %d offset %d field %q",
 				i, g.Code, g.Line, g.Offset, g.Field, w.line, w.offset, w.field)
 		}
@@ -152,7 +153,7 @@ func TestQuirks_DuplicateIDs(t *testing.T) {
 	_, ferr := archive.PathTo(s.Entries, "e05")
 	_, ierr := a.Path(ctx, path, "e05")
 	for how, err := range map[string]error{"PathTo": ferr, "CTE path": ierr} {
-		if e, ok := err.(*jsonl.Error); !ok || e.Code != jsonl.CodeDuplicateID || e.ID != "e02" || fmt.Sprint(e.Lines) != "[3 4 8]" || !strings.Contains(e.Message, "lines 3, 4, 8") {
+		if e, ok := err.(*errs.Error); !ok || e.Code != errs.CodeDuplicateID || e.ID != "e02" || fmt.Sprint(e.Lines) != "[3 4 8]" || !strings.Contains(e.Message, "lines 3, 4, 8") {
 			t.Errorf("%s(e05) = %v, want duplicate_id e02 naming lines [3 4 8]", how, err)
 		}
 	}

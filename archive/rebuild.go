@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 // RebuildPath is where `grove rebuild` builds the new index beside the
@@ -126,8 +126,7 @@ func writeSourcesFile(dbPath string, srcs []index.Source) error {
 	}
 	path := SourcesPath(dbPath)
 	fail := func(err error) error {
-		return index.Classify(dbPath, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err,
-			Message: "cannot write the list of session roots: " + errMsg(err)})
+		return index.Classify(dbPath, errs.Wrap(errs.CodeIO, err, "cannot write the list of session roots: "+errMsg(err)).In(path))
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
@@ -213,16 +212,12 @@ func (a *Archive) Rebuild(ctx context.Context, opts IndexOptions) (IndexSummary,
 	// directory without permission) would make the new index lose what the
 	// old one holds: keep the old one.
 	if len(sum.Failed) > 0 {
-		return sum, &jsonl.Error{Code: jsonl.CodeIO, Path: sum.Failed[0].Path, Offset: -1,
-			Message: fmt.Sprintf("%d of the files, directories or roots to read could not be read (%s: %s); %s",
-				len(sum.Failed), sum.Failed[0].Path, sum.Failed[0].Message, NotReplaced),
-			Hint: "fix or leave out what cannot be read (grove rebuild --root DIR ... names the roots to read), then run grove rebuild again"}
+		return sum, errs.New(errs.CodeIO, fmt.Sprintf("%d of the files, directories or roots to read could not be read (%s: %s); %s",
+			len(sum.Failed), sum.Failed[0].Path, sum.Failed[0].Message, NotReplaced)).In(sum.Failed[0].Path).WithHint("fix or leave out what cannot be read (grove rebuild --root DIR ... names the roots to read), then run grove rebuild again")
 	}
 	if sum.Files == 0 {
 		if n, err := a.db.CountSessions(ctx); err == nil && n > 0 {
-			return sum, &jsonl.Error{Code: jsonl.CodeIO, Path: strings.Join(opts.Roots, ":"), Offset: -1,
-				Message: fmt.Sprintf("no session files found; %s (it holds %s)", NotReplaced, count(n, "session", "sessions")),
-				Hint:    "name the roots to read with --root DIR"}
+			return sum, errs.New(errs.CodeIO, fmt.Sprintf("no session files found; %s (it holds %s)", NotReplaced, count(n, "session", "sessions"))).In(strings.Join(opts.Roots, ":")).WithHint("name the roots to read with --root DIR")
 		}
 	}
 	if err := a.db.RestoreFrom(ctx, tmp); err != nil {
@@ -256,8 +251,7 @@ func RemoveIndexFiles(path string) error { return removeIndexFiles(path) }
 func removeIndexFiles(path string) error {
 	for _, s := range append(append([]string{""}, sidecars...), ".lock", ".sources") {
 		if err := os.Remove(path + s); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return &jsonl.Error{Code: jsonl.CodeIO, Path: path + s, Offset: -1, Err: err,
-				Message: "cannot remove what an interrupted rebuild left: " + errMsg(err)}
+			return errs.Wrap(errs.CodeIO, err, "cannot remove what an interrupted rebuild left: "+errMsg(err)).In(path + s)
 		}
 	}
 	return nil

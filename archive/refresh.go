@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -102,7 +103,7 @@ func (a *Archive) IndexFile(ctx context.Context, path string, force bool) (int, 
 	}
 	st, err := Stat(path)
 	if err != nil {
-		return 0, "", false, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot read session file: " + errMsg(err)}
+		return 0, "", false, errs.Wrap(errs.CodeIO, err, "cannot read session file: "+errMsg(err)).In(path)
 	}
 	b, err := a.db.BeginBatch(ctx)
 	if err != nil {
@@ -121,7 +122,7 @@ func (a *Archive) IndexFile(ctx context.Context, path string, force bool) (int, 
 // error the file's rows are rolled back and b goes on.
 func (a *Archive) refreshFile(ctx context.Context, b *index.Batch, path string, st FileStat, old *index.Session, force bool) (FileResult, error) {
 	if !st.Regular {
-		return FileResult{}, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Message: "not a regular file; session files are plain files"}
+		return FileResult{}, errs.New(errs.CodeIO, "not a regular file; session files are plain files").In(path)
 	}
 	if old != nil && old.FirstMessage == nil {
 		force = true // indexed before schema 5: what the list shows needs the whole file (migration 5)
@@ -161,7 +162,7 @@ func (a *Archive) refreshFile(ctx context.Context, b *index.Batch, path string, 
 	if old != nil && !force && old.Resumable && old.FileDev == st.Dev && old.FileIno == st.Ino && size >= old.CommittedLen && size != old.FileSize {
 		head, tail, _, err := fingerprints(cf, old.CommittedLen)
 		if err != nil {
-			return FileResult{BytesRead: cf.n}, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err, Message: "read session file: " + errMsg(err)}
+			return FileResult{BytesRead: cf.n}, errs.Wrap(errs.CodeIO, err, "read session file: "+errMsg(err)).In(path)
 		}
 		if head == old.HeadCRC && tail == old.TailCRC {
 			res.Change = Appended
@@ -283,9 +284,9 @@ func (r *sessionReader) message(e jsonl.Entry) {
 	}
 }
 
-func (r *sessionReader) diagnostic(e *jsonl.Error) {
+func (r *sessionReader) diagnostic(e *errs.Error) {
 	sev := "warning"
-	if e.Code == jsonl.CodeBadLine {
+	if e.Code == errs.CodeBadLine {
 		sev = "error"
 	}
 	r.diags = append(r.diags, index.Diagnostic{Severity: sev, Code: string(e.Code), Line: e.Line, Offset: e.Offset, Message: e.Message})
@@ -346,7 +347,7 @@ func (r *sessionReader) finish(ctx context.Context, f io.ReaderAt, st FileStat, 
 		s.TailCRC, err = tailFingerprint(f, read.Committed)
 	}
 	if err != nil {
-		return &jsonl.Error{Code: jsonl.CodeIO, Path: s.Path, Offset: -1, Err: err, Message: "read session file: " + errMsg(err)}
+		return errs.Wrap(errs.CodeIO, err, "read session file: "+errMsg(err)).In(s.Path)
 	}
 	return r.w.Commit(ctx)
 }

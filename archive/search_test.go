@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/internal/testutil"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 // piLine builds one pi version 3 entry line; extra are more members.
@@ -178,17 +178,17 @@ func TestSearch_Errors(t *testing.T) {
 	a := searchCorpus(t)
 	ctx := context.Background()
 	for _, q := range []string{"", "*", "-parser", `"`, ":", "\xff\xfe"} {
-		if _, err := a.Search(ctx, archive.SearchOptions{Query: q}); jsonl.CodeOf(err) != jsonl.CodeBadQuery {
+		if _, err := a.Search(ctx, archive.SearchOptions{Query: q}); errs.CodeOf(err) != errs.CodeBadQuery {
 			t.Errorf("Search(%q) = %v, want bad_query", q, err)
 		}
 	}
 	for _, q := range []string{"NEAR(", strings.Repeat("parser", 2000), `"text:" (x) NEAR(a b) ^c {d}`, "a\x00b", strings.Repeat("数", 1000)} {
-		if _, err := a.Search(ctx, archive.SearchOptions{Query: q}); err != nil && jsonl.CodeOf(err) != jsonl.CodeBadQuery {
+		if _, err := a.Search(ctx, archive.SearchOptions{Query: q}); err != nil && errs.CodeOf(err) != errs.CodeBadQuery {
 			t.Errorf("Search(%.30q) = %v, want an answer or bad_query", q, err)
 		}
 	}
 	var se *archive.SessionError
-	if _, err := a.Search(ctx, archive.SearchOptions{Query: "x", Session: "nope"}); !errors.As(err, &se) || se.Code != jsonl.CodeUnknownSession {
+	if _, err := a.Search(ctx, archive.SearchOptions{Query: "x", Session: "nope"}); !errors.As(err, &se) || se.Code != errs.CodeUnknownSession {
 		t.Errorf("unknown session: %v", err)
 	}
 }

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 // CheckExportTarget refuses an export --out target that is grove's index
@@ -48,8 +48,7 @@ func (a *Archive) CheckExportTarget(ctx context.Context, src *index.Session, tar
 		return nil
 	}
 	refuseMsg := func(msg string) error {
-		return &jsonl.Error{Code: jsonl.CodeWouldReplace, Path: target, Offset: -1, Message: msg,
-			Hint: "choose another --out, or write to stdout and redirect"}
+		return errs.New(errs.CodeWouldReplace, msg).In(target).WithHint("choose another --out, or write to stdout and redirect")
 	}
 	refuse := func(why string) error {
 		return refuseMsg("refusing to replace a session file, even with --force: " + why)
@@ -135,9 +134,7 @@ var indexFiles = []struct{ suffix, what string }{
 // A file that merely lies beside the index under another name is fine.
 func CheckIndexTarget(dbPath, target string) error {
 	refuse := func(why string) error {
-		return &jsonl.Error{Code: jsonl.CodeWouldReplaceIndex, Path: target, Offset: -1,
-			Message: "refusing to replace grove's index, even with --force: " + why,
-			Hint:    "choose another --out; the index (--db, GROVE_DB) and the files beside it are grove's own"}
+		return errs.New(errs.CodeWouldReplaceIndex, "refusing to replace grove's index, even with --force: "+why).In(target).WithHint("choose another --out; the index (--db, GROVE_DB) and the files beside it are grove's own")
 	}
 	real := realPath(target)
 	tfi, terr := os.Stat(target)

@@ -3,6 +3,7 @@ package archive
 import (
 	"encoding/json"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -80,7 +81,7 @@ func MessagesOnPath(d jsonl.Dialect, entries []jsonl.Entry, leafID string) ([]js
 		}
 		m := rules.Message(e.Type, e.Raw)
 		if m == nil {
-			return nil, &jsonl.Error{Code: jsonl.CodeBadLine, Line: e.Line, Offset: e.Offset, Message: e.Type + " entry without a message object"}
+			return nil, errs.New(errs.CodeBadLine, e.Type+" entry without a message object").At(e.Line, e.Offset)
 		}
 		msgs = append(msgs, m)
 	}

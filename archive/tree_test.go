@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/internal/testutil"
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -130,22 +131,22 @@ func TestPathTo_Errors(t *testing.T) {
 		name    string
 		entries []jsonl.Entry
 		leaf    string
-		code    jsonl.Code
+		code    errs.Code
 		id      string
 		parent  string
 		lines   []int
 	}{
-		{"duplicate anywhere fails first", []jsonl.Entry{mk("a", "", 1), mk("b", "a", 2), mk("x", "", 3), mk("x", "", 4)}, "b", jsonl.CodeDuplicateID, "x", "", []int{3, 4}},
-		{"unknown leaf", []jsonl.Entry{mk("a", "", 1)}, "z", jsonl.CodeUnknownEntry, "z", "", nil},
-		{"missing parent names child and parent", []jsonl.Entry{mk("a", "", 1), mk("b", "gone", 2), mk("c", "b", 3)}, "c", jsonl.CodeMissingParent, "b", "gone", nil},
-		{"self parent", []jsonl.Entry{mk("a", "a", 1)}, "a", jsonl.CodeCycle, "a", "", nil},
-		{"cycle below the leaf", []jsonl.Entry{mk("a", "c", 1), mk("b", "a", 2), mk("c", "b", 3), mk("d", "c", 4)}, "d", jsonl.CodeCycle, "c", "", nil},
+		{"duplicate anywhere fails first", []jsonl.Entry{mk("a", "", 1), mk("b", "a", 2), mk("x", "", 3), mk("x", "", 4)}, "b", errs.CodeDuplicateID, "x", "", []int{3, 4}},
+		{"unknown leaf", []jsonl.Entry{mk("a", "", 1)}, "z", errs.CodeUnknownEntry, "z", "", nil},
+		{"missing parent names child and parent", []jsonl.Entry{mk("a", "", 1), mk("b", "gone", 2), mk("c", "b", 3)}, "c", errs.CodeMissingParent, "b", "gone", nil},
+		{"self parent", []jsonl.Entry{mk("a", "a", 1)}, "a", errs.CodeCycle, "a", "", nil},
+		{"cycle below the leaf", []jsonl.Entry{mk("a", "c", 1), mk("b", "a", 2), mk("c", "b", 3), mk("d", "c", 4)}, "d", errs.CodeCycle, "c", "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p, err := archive.PathTo(tt.entries, tt.leaf)
-			e, ok := err.(*jsonl.Error)
-			if !errors.Is(err, &jsonl.Error{Code: tt.code}) {
+			e, ok := err.(*errs.Error)
+			if !errors.Is(err, errs.New(tt.code, "")) {
 				t.Errorf("errors.Is(%v, code %s) = false", err, tt.code)
 			}
 			if !ok || e.Code != tt.code || e.ID != tt.id || e.Parent != tt.parent || !slices.Equal(e.Lines, tt.lines) {
@@ -153,7 +154,7 @@ func TestPathTo_Errors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := archive.PathTo([]jsonl.Entry{mk("a", "a", 1)}, "a"); !errors.Is(err, jsonl.ErrCycle) || errors.Is(err, jsonl.ErrMissingParent) {
+	if _, err := archive.PathTo([]jsonl.Entry{mk("a", "a", 1)}, "a"); !errors.Is(err, errs.ErrCycle) || errors.Is(err, errs.ErrMissingParent) {
 		t.Errorf("errors.Is with sentinels: %v should be ErrCycle only", err)
 	}
 	// A broken branch elsewhere does not stop a healthy path.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -475,8 +476,7 @@ func (b *treeBuilder) entryNode(x int32) int {
 func (t *Tree) ReadPreviews(path string, d jsonl.Dialect, width int) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: path, Offset: -1, Err: err,
-			Message: "cannot read the session file: " + errMsg(err), Hint: "run `grove index`"}
+		return errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(path).WithHint("run `grove index`")
 	}
 	defer f.Close()
 	var shown []int

@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/testutil"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 // treeInput reads a fixture into what BuildTree takes from the index:
@@ -423,18 +423,18 @@ func TestArchive_Tree(t *testing.T) {
 	}
 
 	testutil.MustWriteFile(t, dir, "v3-tree.jsonl", []byte("{}\n"))
-	if _, err := a.Tree(ctx, "5b7e", archive.TreeOptions{}); !isCode(err, jsonl.CodeStaleIndex) {
+	if _, err := a.Tree(ctx, "5b7e", archive.TreeOptions{}); !isCode(err, errs.CodeStaleIndex) {
 		t.Errorf("Tree on a changed file = %v, want stale_index", err)
 	}
-	if _, err := a.Tree(ctx, "nope-nope", archive.TreeOptions{}); !isCode(err, jsonl.CodeUnknownSession) {
+	if _, err := a.Tree(ctx, "nope-nope", archive.TreeOptions{}); !isCode(err, errs.CodeUnknownSession) {
 		t.Errorf("Tree(nope-nope) = %v, want unknown_session", err)
 	}
 }
 
 // isCode reports whether err is a *jsonl.Error or *archive.SessionError
 // with code.
-func isCode(err error, code jsonl.Code) bool {
-	var je *jsonl.Error
+func isCode(err error, code errs.Code) bool {
+	var je *errs.Error
 	var se *archive.SessionError
 	switch {
 	case errors.As(err, &je):

@@ -7,21 +7,22 @@ import (
 	"hash/crc32"
 	"slices"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
 // Problem is one finding of Verify.
 type Problem struct {
-	Session string     `json:"session"`
-	Path    string     `json:"path"`
-	Leaf    string     `json:"leaf,omitempty"`
-	Code    jsonl.Code `json:"code"` // stale_index, mismatch, or duplicate_id
-	Message string     `json:"message"`
-	ID      string     `json:"id,omitempty"`    // duplicate_id: the duplicated id
-	Lines   []int      `json:"lines,omitempty"` // duplicate_id: every line that holds it
-	Index   []string   `json:"index,omitempty"` // the CTE's answer: path ids, or the error code
-	File    []string   `json:"file,omitempty"`  // PathTo's answer over the file
+	Session string    `json:"session"`
+	Path    string    `json:"path"`
+	Leaf    string    `json:"leaf,omitempty"`
+	Code    errs.Code `json:"code"` // stale_index, mismatch, or duplicate_id
+	Message string    `json:"message"`
+	ID      string    `json:"id,omitempty"`    // duplicate_id: the duplicated id
+	Lines   []int     `json:"lines,omitempty"` // duplicate_id: every line that holds it
+	Index   []string  `json:"index,omitempty"` // the CTE's answer: path ids, or the error code
+	File    []string  `json:"file,omitempty"`  // PathTo's answer over the file
 }
 
 // VerifyReport is the answer of `grove verify` (SPEC §8). Duplicates
@@ -88,15 +89,15 @@ func (a *Archive) VerifyDialect(ctx context.Context, session, d string) (*Verify
 func (a *Archive) verifySession(ctx context.Context, s *index.Session, rep *VerifyReport) error {
 	stale := func(msg string) {
 		rep.Stale++
-		rep.Problems = append(rep.Problems, Problem{Session: s.SessionID, Path: s.Path, Code: jsonl.CodeStaleIndex, Message: msg})
+		rep.Problems = append(rep.Problems, Problem{Session: s.SessionID, Path: s.Path, Code: errs.CodeStaleIndex, Message: msg})
 	}
 	if err := Fresh(s); err != nil {
-		stale(err.(*jsonl.Error).Message)
+		stale(err.(*errs.Error).Message)
 		return nil
 	}
 	file, err := Load(s.Path)
 	if err != nil {
-		var je *jsonl.Error
+		var je *errs.Error
 		if errors.As(err, &je) {
 			stale(je.Message)
 		} else {
@@ -120,7 +121,7 @@ func (a *Archive) verifySession(ctx context.Context, s *index.Session, rep *Veri
 		want := answer(PathTo(file.Entries, leaf.ID))
 		got, err := a.db.Path(ctx, s.SID, leaf.ID)
 		var gotAns []string
-		if err != nil && jsonl.CodeOf(err) == "" {
+		if err != nil && errs.CodeOf(err) == "" {
 			return err
 		}
 		gotAns = answerRows(got, err)
@@ -143,7 +144,7 @@ func (a *Archive) verifyDuplicates(ctx context.Context, s *index.Session, entrie
 	for _, d := range Duplicates(entries) {
 		rep.Duplicates++
 		e := jsonl.DuplicateLinesError(d.ID, d.Lines)
-		rep.Problems = append(rep.Problems, Problem{Session: s.SessionID, Path: s.Path, Code: jsonl.CodeDuplicateID,
+		rep.Problems = append(rep.Problems, Problem{Session: s.SessionID, Path: s.Path, Code: errs.CodeDuplicateID,
 			Message: e.Message, ID: d.ID, Lines: d.Lines})
 		file = append(file, fmt.Sprintf("%s:%v", d.ID, d.Lines))
 	}
@@ -154,7 +155,7 @@ func (a *Archive) verifyDuplicates(ctx context.Context, s *index.Session, entrie
 			return err
 		}
 		for _, d := range ds {
-			if d.Code == string(jsonl.CodeDuplicateID) {
+			if d.Code == string(errs.CodeDuplicateID) {
 				stored = append(stored, fmt.Sprintf("%s:%v", d.ID, d.Lines))
 			}
 		}
@@ -215,7 +216,7 @@ func answerRows(path []index.Entry, err error) []string {
 }
 
 func errAnswer(err error) []string {
-	e, ok := err.(*jsonl.Error)
+	e, ok := err.(*errs.Error)
 	if !ok {
 		return []string{"error:" + err.Error()}
 	}

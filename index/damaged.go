@@ -13,11 +13,10 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/jmoiron/sqlx"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
-
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 // This file decides, before SQLite writes anything, whose file the index
@@ -94,38 +93,29 @@ func owned(path, abs string) (exists bool, err error) {
 	case errors.Is(err, os.ErrNotExist):
 		return false, nil
 	case err != nil:
-		return false, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err,
-			Message: "cannot read the index: " + pathErrMsg(err)}
+		return false, errs.Wrap(errs.CodeIO, err, "cannot read the index: "+pathErrMsg(err)).In(path)
 	case fi.IsDir():
-		return false, &jsonl.Error{Code: jsonl.CodeNotIndex, Path: path, Offset: -1,
-			Message: "the index path is a directory, not an index file", Hint: "pass a file path with --db"}
+		return false, errs.New(errs.CodeNotIndex, "the index path is a directory, not an index file").In(path).WithHint("pass a file path with --db")
 	case !fi.Mode().IsRegular():
-		return false, &jsonl.Error{Code: jsonl.CodeNotIndex, Path: path, Offset: -1,
-			Message: "the index path is not a regular file; refusing to use it", Hint: "pass another --db path"}
+		return false, errs.New(errs.CodeNotIndex, "the index path is not a regular file; refusing to use it").In(path).WithHint("pass another --db path")
 	case fi.Size() == 0:
 		return false, nil
 	}
 	f, err := os.Open(abs)
 	if err != nil {
-		return false, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err,
-			Message: "cannot read the index: " + pathErrMsg(err)}
+		return false, errs.Wrap(errs.CodeIO, err, "cannot read the index: "+pathErrMsg(err)).In(path)
 	}
 	defer f.Close()
 	head := make([]byte, 100)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return false, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err,
-			Message: "cannot read the index: " + pathErrMsg(err)}
+		return false, errs.Wrap(errs.CodeIO, err, "cannot read the index: "+pathErrMsg(err)).In(path)
 	}
 	if n < len(head) || !bytes.HasPrefix(head, []byte(sqliteHeader)) {
-		return false, &jsonl.Error{Code: jsonl.CodeNotIndex, Path: path, Offset: -1,
-			Message: "this file is not a SQLite database, so not a grove index; refusing to change it",
-			Hint:    "pass another --db path; if this was a grove index, move it away yourself"}
+		return false, errs.New(errs.CodeNotIndex, "this file is not a SQLite database, so not a grove index; refusing to change it").In(path).WithHint("pass another --db path; if this was a grove index, move it away yourself")
 	}
 	if id := binary.BigEndian.Uint32(head[68:72]); id != ApplicationID {
-		return false, &jsonl.Error{Code: jsonl.CodeNotIndex, Path: path, Offset: -1,
-			Message: fmt.Sprintf("this SQLite file is not a grove index (application id %#x, grove's is %#x); refusing to change it", id, ApplicationID),
-			Hint:    "pass another --db path"}
+		return false, errs.New(errs.CodeNotIndex, fmt.Sprintf("this SQLite file is not a grove index (application id %#x, grove's is %#x); refusing to change it", id, ApplicationID)).In(path).WithHint("pass another --db path")
 	}
 	return true, nil
 }
@@ -178,14 +168,10 @@ func probe(ctx context.Context, path, abs string) error {
 		return probeErr(path, err)
 	}
 	if appID != ApplicationID { // the header said ours; the live page 1 does not
-		return &jsonl.Error{Code: jsonl.CodeNotIndex, Path: path, Offset: -1,
-			Message: fmt.Sprintf("this SQLite file is not a grove index (application id %#x); refusing to change it", appID),
-			Hint:    "pass another --db path"}
+		return errs.New(errs.CodeNotIndex, fmt.Sprintf("this SQLite file is not a grove index (application id %#x); refusing to change it", appID)).In(path).WithHint("pass another --db path")
 	}
 	if known := SchemaVersion(); version > known {
-		return &jsonl.Error{Code: jsonl.CodeNewerIndex, Path: path, Offset: -1,
-			Message: fmt.Sprintf("the index has schema version %d, made by a newer grove (this one knows up to %d); refusing to change it", version, known),
-			Hint:    "use the newer grove, or pass another --db path"}
+		return errs.New(errs.CodeNewerIndex, fmt.Sprintf("the index has schema version %d, made by a newer grove (this one knows up to %d); refusing to change it", version, known)).In(path).WithHint("use the newer grove, or pass another --db path")
 	}
 	var tables []struct {
 		Name string `db:"name"`
@@ -247,8 +233,8 @@ func Classify(path string, err error) error {
 	if err == nil {
 		return nil
 	}
-	switch jsonl.CodeOf(err) {
-	case jsonl.CodeDamagedIndex, jsonl.CodeNotIndex, jsonl.CodeNewerIndex:
+	switch errs.CodeOf(err) {
+	case errs.CodeDamagedIndex, errs.CodeNotIndex, errs.CodeNewerIndex:
 		return err
 	}
 	var se *sqlite.Error
@@ -259,9 +245,7 @@ func Classify(path string, err error) error {
 	case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
 		return damaged(path, err)
 	case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM:
-		return &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err,
-			Message: "the index is not writable: " + sqliteMsg(se),
-			Hint:    "make the file and its directory writable by you (SQLite writes beside the index even to read it), or pass another --db path"}
+		return errs.Wrap(errs.CodeIO, err, "the index is not writable: "+sqliteMsg(se)).In(path).WithHint("make the file and its directory writable by you (SQLite writes beside the index even to read it), or pass another --db path")
 	}
 	return err
 }
@@ -270,8 +254,7 @@ func Classify(path string, err error) error {
 func (d *DB) Classify(err error) error { return Classify(d.path, err) }
 
 func damaged(path string, cause error) error {
-	return &jsonl.Error{Code: jsonl.CodeDamagedIndex, Path: path, Offset: -1, Err: cause,
-		Message: "the index is damaged: " + DamageCause(cause), Hint: DamagedHint}
+	return errs.Wrap(errs.CodeDamagedIndex, cause, "the index is damaged: "+DamageCause(cause)).In(path).WithHint(DamagedHint)
 }
 
 // DamageCause is what SQLite said about a damaged index, without its
@@ -282,8 +265,8 @@ func DamageCause(err error) string {
 	if errors.As(err, &se) {
 		return sqliteMsg(se)
 	}
-	var je *jsonl.Error
-	if errors.As(err, &je) && je.Code == jsonl.CodeDamagedIndex && je.Err != nil {
+	var je *errs.Error
+	if errors.As(err, &je) && je.Code == errs.CodeDamagedIndex && je.Err != nil {
 		return je.Err.Error()
 	}
 	return err.Error()

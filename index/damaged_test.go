@@ -12,8 +12,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/internal/testutil"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 // requiredTables, read from the migrations, names exactly the tables of a
@@ -52,25 +52,25 @@ func TestClassify(t *testing.T) {
 	tests := []struct {
 		name string
 		err  error
-		code jsonl.Code
+		code errs.Code
 	}{
 		{"nil", nil, ""},
-		{"not a database", fmt.Errorf("leaves: %w", notadb), jsonl.CodeDamagedIndex},
+		{"not a database", fmt.Errorf("leaves: %w", notadb), errs.CodeDamagedIndex},
 		{"no such table", fmt.Errorf("leaves: %w", other), ""},
 		{"plain", errors.New("boom"), ""},
-		{"already not_index", &jsonl.Error{Code: jsonl.CodeNotIndex, Err: notadb}, jsonl.CodeNotIndex},
+		{"already not_index", errs.Wrap(errs.CodeNotIndex, notadb, ""), errs.CodeNotIndex},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := Classify("/x/index.db", tt.err)
-			if jsonl.CodeOf(got) != tt.code {
+			if errs.CodeOf(got) != tt.code {
 				t.Fatalf("Classify(%v) = %v, want code %q", tt.err, got, tt.code)
 			}
 			if tt.code == "" && got != tt.err {
 				t.Fatalf("Classify(%v) = %v, want it unchanged", tt.err, got)
 			}
-			if tt.code == jsonl.CodeDamagedIndex {
-				var je *jsonl.Error
+			if tt.code == errs.CodeDamagedIndex {
+				var je *errs.Error
 				errors.As(got, &je)
 				if je.Path != "/x/index.db" || je.Hint != DamagedHint || !errors.Is(got, notadb) || strings.Contains(je.Message, "(26)") {
 					t.Fatalf("Classify = %+v; want the path, the hint, the cause wrapped, no numeric code in the message", je)
@@ -121,8 +121,8 @@ func TestOpen_ReadOnlyIndex(t *testing.T) {
 		d.Close()
 		t.Fatal("Open of an index in a read-only directory succeeded")
 	}
-	var je *jsonl.Error
-	if !errors.As(err, &je) || je.Code != jsonl.CodeIO || !strings.Contains(je.Message, "not writable") || je.Path != path {
+	var je *errs.Error
+	if !errors.As(err, &je) || je.Code != errs.CodeIO || !strings.Contains(je.Message, "not writable") || je.Path != path {
 		t.Fatalf("Open(read-only) = %v, want io_error saying the index is not writable", err)
 	}
 }

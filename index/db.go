@@ -15,7 +15,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 
-	"github.com/grove-sessions/grove/jsonl"
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/migrations"
 )
 
@@ -131,16 +131,14 @@ func SchemaVersion() int {
 // written.
 func Open(ctx context.Context, path string) (*DB, error) {
 	if strings.HasSuffix(path, ".jsonl") {
-		return nil, &jsonl.Error{Code: jsonl.CodeNotIndex, Path: path, Offset: -1,
-			Message: "refusing to use a session file (*.jsonl) as the index", Hint: "pass another --db path"}
+		return nil, errs.New(errs.CodeNotIndex, "refusing to use a session file (*.jsonl) as the index").In(path).WithHint("pass another --db path")
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("index path %s: %w", path, err)
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), DirMode); err != nil {
-		return nil, &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err,
-			Message: "cannot create the index directory: " + err.Error()}
+		return nil, errs.Wrap(errs.CodeIO, err, "cannot create the index directory: "+err.Error()).In(path)
 	}
 	exists, err := owned(path, abs)
 	if err != nil {
@@ -182,7 +180,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 // ioErr is an io_error naming path, or disk_full when the disk is (see
 // DiskFull).
 func ioErr(path, what string, err error) error {
-	return &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err, Message: what + ": " + pathErrMsg(err)}
+	return errs.Wrap(errs.CodeIO, err, what+": "+pathErrMsg(err)).In(path)
 }
 
 // uriEscaper escapes what a SQLite URI file name cannot hold literally.
@@ -223,13 +221,9 @@ func (d *DB) migrate(ctx context.Context) error {
 	}
 	switch {
 	case appID == 0 && tables > 0, appID != 0 && appID != ApplicationID:
-		return &jsonl.Error{Code: jsonl.CodeNotIndex, Path: d.path, Offset: -1,
-			Message: "this SQLite file is not a grove index; refusing to change it",
-			Hint:    "pass another --db path"}
+		return errs.New(errs.CodeNotIndex, "this SQLite file is not a grove index; refusing to change it").In(d.path).WithHint("pass another --db path")
 	case version > len(ms):
-		return &jsonl.Error{Code: jsonl.CodeNewerIndex, Path: d.path, Offset: -1,
-			Message: fmt.Sprintf("the index has schema version %d, made by a newer grove (this one knows up to %d); refusing to change it", version, len(ms)),
-			Hint:    "use the newer grove, or pass another --db path"}
+		return errs.New(errs.CodeNewerIndex, fmt.Sprintf("the index has schema version %d, made by a newer grove (this one knows up to %d); refusing to change it", version, len(ms))).In(d.path).WithHint("use the newer grove, or pass another --db path")
 	}
 	for _, m := range ms[version:] {
 		if err := d.apply(ctx, m); err != nil {

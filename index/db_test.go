@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/internal/testutil"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 func mustOpen(t *testing.T, path string) *DB {
@@ -64,12 +64,12 @@ func TestOpen_RefusesForeignAndNewer(t *testing.T) {
 
 	tests := []struct {
 		path string
-		code jsonl.Code
+		code errs.Code
 		text string
 	}{
-		{newer, jsonl.CodeNewerIndex, "newer grove"},
-		{foreign, jsonl.CodeNotIndex, "not a grove index"},
-		{garbage, jsonl.CodeNotIndex, "not a SQLite database"},
+		{newer, errs.CodeNewerIndex, "newer grove"},
+		{foreign, errs.CodeNotIndex, "not a grove index"},
+		{garbage, errs.CodeNotIndex, "not a SQLite database"},
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.path), func(t *testing.T) {
@@ -79,7 +79,7 @@ func TestOpen_RefusesForeignAndNewer(t *testing.T) {
 				d.Close()
 				t.Fatalf("Open(%s) succeeded, want %s", tt.path, tt.code)
 			}
-			if jsonl.CodeOf(err) != tt.code || !strings.Contains(err.Error(), tt.text) {
+			if errs.CodeOf(err) != tt.code || !strings.Contains(err.Error(), tt.text) {
 				t.Errorf("Open(%s) = %v, want %s containing %q", tt.path, err, tt.code, tt.text)
 			}
 			after, _ := os.ReadFile(tt.path)
@@ -226,7 +226,7 @@ func TestDuplicates_EveryID(t *testing.T) {
 		t.Errorf("session = state %s, %d diagnostics, duplicate %v; want damaged, 3, b", got.State, got.Diagnostics, got.DuplicateID)
 	}
 	_, err = d.Path(ctx, sid, "d")
-	if e, ok := err.(*jsonl.Error); !ok || e.Code != jsonl.CodeDuplicateID || e.ID != "b" || fmt.Sprint(e.Lines) != "[2 3 6]" || !strings.Contains(e.Message, "lines 2, 3, 6") {
+	if e, ok := err.(*errs.Error); !ok || e.Code != errs.CodeDuplicateID || e.ID != "b" || fmt.Sprint(e.Lines) != "[2 3 6]" || !strings.Contains(e.Message, "lines 2, 3, 6") {
 		t.Errorf("Path = %v, want duplicate_id b on lines [2 3 6]", err)
 	}
 }

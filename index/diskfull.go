@@ -7,10 +7,9 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/grove-sessions/grove/errs"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
-
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 // IsDiskFull reports whether err says the file system had no room:
@@ -38,14 +37,14 @@ func DiskFull(path string, err error, wanted int64, again string) error {
 	if !IsDiskFull(err) {
 		return nil
 	}
-	if e, ok := err.(*jsonl.Error); ok && e.Code == jsonl.CodeDiskFull {
+	if e, ok := err.(*errs.Error); ok && e.Code == errs.CodeDiskFull {
 		if e.Hint == "" && again != "" { // made without the command's name (archive.Index)
 			e.Hint = "free space on " + MountPoint(e.Path) + " and run " + again + " again"
 		}
 		return err
 	}
 	file := path
-	var je *jsonl.Error
+	var je *errs.Error
 	var pe *os.PathError
 	switch {
 	case errors.As(err, &pe) && pe.Path != "":
@@ -61,8 +60,7 @@ func DiskFull(path string, err error, wanted int64, again string) error {
 	if again == "" {
 		again = "the command"
 	}
-	return &jsonl.Error{Code: jsonl.CodeDiskFull, Path: file, Offset: -1, Err: err, Message: msg,
-		Hint: "free space on " + MountPoint(file) + " and run " + again + " again"}
+	return errs.Wrap(errs.CodeDiskFull, err, msg).In(file).WithHint("free space on " + MountPoint(file) + " and run " + again + " again")
 }
 
 // MountPoint is the directory at the top of the file system holding path

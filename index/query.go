@@ -9,6 +9,7 @@ import (
 	"hash/fnv"
 	"slices"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -316,10 +317,10 @@ func (d *DB) Diagnostics(ctx context.Context, sid int64) ([]Diagnostic, error) {
 	}
 	dups := false
 	for i := range out {
-		switch jsonl.Code(out[i].Code) {
-		case jsonl.CodeLoneSurrogate:
+		switch errs.Code(out[i].Code) {
+		case errs.CodeLoneSurrogate:
 			out[i].Field = jsonl.LoneSurrogateField(out[i].Message)
-		case jsonl.CodeDuplicateID:
+		case errs.CodeDuplicateID:
 			dups = true
 		}
 	}
@@ -335,7 +336,7 @@ func (d *DB) Diagnostics(ctx context.Context, sid int64) ([]Diagnostic, error) {
 		bySecond[x.Lines[1]] = i
 	}
 	for i := range out {
-		if k, ok := bySecond[out[i].Line]; ok && out[i].Code == string(jsonl.CodeDuplicateID) {
+		if k, ok := bySecond[out[i].Line]; ok && out[i].Code == string(errs.CodeDuplicateID) {
 			out[i].ID, out[i].Lines = ids[k].ID, ids[k].Lines
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -158,8 +159,7 @@ func notIDRune(r rune) bool {
 }
 
 func badQuery(q, msg string) error {
-	return &jsonl.Error{Code: jsonl.CodeBadQuery, Offset: -1, Message: msg,
-		Hint: `words are ANDed; use "quoted phrases", -word to exclude, word* for a prefix, OR between words`}
+	return errs.New(errs.CodeBadQuery, msg).WithHint(`words are ANDed; use "quoted phrases", -word to exclude, word* for a prefix, OR between words`)
 }
 
 // Match returns the FTS5 MATCH expression of q, or "" when q has no text

@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/jmoiron/sqlx"
-
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 func TestParseQuery_Match(t *testing.T) {
@@ -58,7 +57,7 @@ func TestParseQuery_Match(t *testing.T) {
 func TestParseQuery_BadQuery(t *testing.T) {
 	for _, query := range []string{"", "   ", "*", `""`, "-foo", "NOT x", "(:)", "a*", "parse a*", strings.Repeat("w ", MaxQueryTerms+1), `"` + strings.Repeat("w ", MaxQueryTokens+1) + `"`, strings.Repeat("ab* ", MaxPrefixTerms+1)} {
 		_, err := ParseQuery(query)
-		if jsonl.CodeOf(err) != jsonl.CodeBadQuery {
+		if errs.CodeOf(err) != errs.CodeBadQuery {
 			t.Errorf("ParseQuery(%.40q) = %v, want bad_query", query, err)
 		}
 	}
@@ -92,7 +91,7 @@ func FuzzParseQuery(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		q, err := ParseQuery(s)
 		if err != nil {
-			if jsonl.CodeOf(err) != jsonl.CodeBadQuery {
+			if errs.CodeOf(err) != errs.CodeBadQuery {
 				t.Fatalf("ParseQuery(%q) = %v, want bad_query", s, err)
 			}
 			return

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/internal/testutil"
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -393,7 +394,7 @@ func env01(b bool) string {
 func repairTorn(t *testing.T, where string, f *crashFile, w *jsonl.Writer, res *jsonl.Result, opts jsonl.WriterOptions) *jsonl.Writer {
 	before, _ := prefixSum(t, f.path, -1)
 	err := w.Append(json.RawMessage(chainLine(f.dialect, 999999, "")))
-	if jsonl.CodeOf(err) != jsonl.CodeNeedsRepair {
+	if errs.CodeOf(err) != errs.CodeNeedsRepair {
 		t.Fatalf("%s: Append on a needs-repair writer = %v, want needs_repair", where, err)
 	}
 	if after, _ := prefixSum(t, f.path, -1); after != before {

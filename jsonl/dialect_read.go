@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/grove-sessions/grove/errs"
 )
 
 // Reading the lines of each dialect (SPEC §3). The committed-line rules of
@@ -202,7 +204,7 @@ func (claudeRules) read(p *parser, l Line, o object, typ string) error {
 	if ts, ok := parseISOTime(o["timestamp"]); ok {
 		e.Timestamp, e.HasTime = ts, true
 	} else {
-		p.warn(l, CodeBadTimestamp, "timestamp is missing or not an ISO-8601 time")
+		p.warn(l, errs.CodeBadTimestamp, "timestamp is missing or not an ISO-8601 time")
 	}
 	return p.emit(l, e)
 }
@@ -248,7 +250,7 @@ func (codexRules) read(p *parser, l Line, o object, typ string) error {
 	_, hasTS := o["timestamp"]
 	if typ == "session_meta" || (p.res.Header == nil && !p.resumed && typ == "" && !hasPayload && jsonKind(o["id"]) == 's') {
 		if p.res.Header != nil || p.resumed {
-			p.warn(l, CodeExtraHeader, "a later session_meta line is ignored: the first one owns the session (a fork copies its parent's)")
+			p.warn(l, errs.CodeExtraHeader, "a later session_meta line is ignored: the first one owns the session (a fork copies its parent's)")
 			return nil
 		}
 		return p.codexHeader(l, o, typ == "session_meta")
@@ -286,7 +288,7 @@ func (codexRules) read(p *parser, l Line, o object, typ string) error {
 		if ts, ok := parseISOTime(o["timestamp"]); ok {
 			e.Timestamp, e.HasTime = ts, true
 		} else {
-			p.warn(l, CodeBadTimestamp, "timestamp is missing or not an ISO-8601 time")
+			p.warn(l, errs.CodeBadTimestamp, "timestamp is missing or not an ISO-8601 time")
 		}
 	}
 	e.Copy = e.Type == "event_msg" && codexCopies[ptype]
@@ -323,7 +325,7 @@ func (p *parser) codexHeader(l Line, o object, envelope bool) error {
 		h.Timestamp = t
 	}
 	if u := rolloutUUID.FindString(strings.TrimSuffix(filepath.Base(p.opts.Path), ".jsonl")); u != "" && h.ID != "" && !strings.EqualFold(u, h.ID) {
-		p.warn(l, CodeSessionIDMismatch, "the file name holds session id %s but the header says %s; the header's is used", u, h.ID)
+		p.warn(l, errs.CodeSessionIDMismatch, "the file name holds session id %s but the header says %s; the header's is used", u, h.ID)
 	}
 	h.Raw = append(json.RawMessage(nil), l.Bytes...)
 	p.surrogates(l)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/internal/testutil"
 )
 
@@ -265,8 +266,8 @@ func fuzzCheckRead(t *testing.T, data []byte) {
 	case len(sres.Errors) > 0 && strictErr == nil:
 		t.Fatalf("Read(Strict) = nil, but Salvage found %d bad lines, first %v", len(sres.Errors), sres.Errors[0])
 	case strictErr != nil:
-		var se *Error
-		if !errors.As(strictErr, &se) || se.Code != CodeBadLine {
+		var se *errs.Error
+		if !errors.As(strictErr, &se) || se.Code != errs.CodeBadLine {
 			t.Fatalf("Read(Strict) = %v, want a *Error with code bad_line", strictErr)
 		}
 		first := sres.Errors[0]
@@ -287,7 +288,7 @@ func fuzzCheckRead(t *testing.T, data []byte) {
 	bad := map[int]bool{}
 	for _, e := range sres.Errors {
 		bad[e.Line] = true
-		if e.Code != CodeBadLine {
+		if e.Code != errs.CodeBadLine {
 			t.Fatalf("Salvage error %v, want code bad_line", e)
 		}
 	}
@@ -328,9 +329,9 @@ func fuzzCheckRead(t *testing.T, data []byte) {
 // out itself (as the character or as an escape of it).
 func fuzzCheckSurrogates(t *testing.T, res *Result, entries []Entry) {
 	t.Helper()
-	warned := map[int]*Error{}
+	warned := map[int]*errs.Error{}
 	for _, w := range res.Warnings {
-		if w.Code != CodeLoneSurrogate {
+		if w.Code != errs.CodeLoneSurrogate {
 			continue
 		}
 		if warned[w.Line] != nil || w.Field == "" || LoneSurrogateField(w.Message) != w.Field {

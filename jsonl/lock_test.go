@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -29,7 +30,7 @@ import (
 func childLock(a childArgs) error {
 	w, err := jsonl.OpenWriter(a.path, a.opts)
 	if err != nil {
-		var je *jsonl.Error
+		var je *errs.Error
 		if !errors.As(err, &je) {
 			return err
 		}
@@ -93,7 +94,7 @@ func childTurns(a childArgs) error {
 		k, _ := strconv.Atoi(f[1])
 		retries := 0
 		w, err := jsonl.OpenWriter(a.path, a.opts)
-		for jsonl.CodeOf(err) == jsonl.CodeLocked && retries < 100000 {
+		for errs.CodeOf(err) == errs.CodeLocked && retries < 100000 {
 			retries++
 			time.Sleep(200 * time.Microsecond)
 			w, err = jsonl.OpenWriter(a.path, a.opts)
@@ -214,14 +215,14 @@ func TestWriter_LockAcrossProcesses(t *testing.T) {
 
 	// This process: the error itself.
 	w, err := jsonl.OpenWriter(path, jsonl.WriterOptions{})
-	var je *jsonl.Error
-	if !errors.As(err, &je) || je.Code != jsonl.CodeLocked || je.Path != path || !strings.Contains(err.Error(), path) {
+	var je *errs.Error
+	if !errors.As(err, &je) || je.Code != errs.CodeLocked || je.Path != path || !strings.Contains(err.Error(), path) {
 		if w != nil {
 			w.Close()
 		}
 		t.Fatalf("OpenWriter while A writes = %v (%T), want a locked *jsonl.Error naming %s", err, err, path)
 	}
-	if !errors.Is(err, &jsonl.Error{Code: jsonl.CodeLocked}) {
+	if !errors.Is(err, errs.New(errs.CodeLocked, "")) {
 		t.Errorf("errors.Is(%v, locked) = false", err)
 	}
 
@@ -414,7 +415,7 @@ func TestWriter_LockReaderDoesNotWait(t *testing.T) {
 		if len(r.entries) != 3 || !r.res.HasTail() {
 			t.Errorf("ReadFile during a write: %d entries, tail %v; want the 3 committed and the half line as a tail", len(r.entries), r.res.HasTail())
 		}
-		if jsonl.CodeOf(r.locked) != jsonl.CodeLocked {
+		if errs.CodeOf(r.locked) != errs.CodeLocked {
 			t.Errorf("second OpenWriter during a write = %v, want locked", r.locked)
 		}
 	case <-time.After(5 * time.Second):

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/grove-sessions/grove/errs"
 )
 
 // Mode chooses what a bad line does to a read (SPEC §2.6).
@@ -48,7 +50,7 @@ type Options struct {
 	// as it is found, in file order, instead of Result.Errors and
 	// Result.Warnings keeping them: a file of a million bad lines then
 	// costs no memory. Result.State and HasTail still count them.
-	Diagnostic func(*Error)
+	Diagnostic func(*errs.Error)
 	// Where is the dialect the caller knows from the file's location (a
 	// Claude Code projects root it was asked to read), for a file with no
 	// parseable committed line; "" leaves it to DialectAt (SPEC §3).
@@ -68,8 +70,8 @@ type Result struct {
 	Entries   int         // entries kept
 	Committed int64       // bytes of the committed prefix: the offset just after the last LF
 	Size      int64       // bytes read in all, tail included
-	Warnings  []*Error
-	Errors    []*Error // bad lines, in file order (Salvage only)
+	Warnings  []*errs.Error
+	Errors    []*errs.Error // bad lines, in file order (Salvage only)
 	// Resumable is true when a later read of the same file, grown by
 	// appending, may go on at Committed with ReadFrom and see what a read
 	// from byte 0 would see: a committed line decided the dialect, no
@@ -136,7 +138,7 @@ func (r *Result) HasTail() bool {
 		return true
 	}
 	for _, w := range r.Warnings {
-		if w.Code == CodeUnterminatedTail {
+		if w.Code == errs.CodeUnterminatedTail {
 			return true
 		}
 	}
@@ -190,14 +192,14 @@ func NotRegular(m fs.FileMode) string {
 func OpenFile(path string) (*os.File, int64, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, 0, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot read session file: " + osReason(err)}
+		return nil, 0, errs.Wrap(errs.CodeIO, err, "cannot read session file: "+osReason(err)).In(path)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, 0, &Error{Code: CodeIO, Path: path, Offset: -1, Message: NotRegular(fi.Mode()) + "; session files are plain files"}
+		return nil, 0, errs.New(errs.CodeIO, NotRegular(fi.Mode())+"; session files are plain files").In(path)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, 0, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot read session file: " + osReason(err)}
+		return nil, 0, errs.Wrap(errs.CodeIO, err, "cannot read session file: "+osReason(err)).In(path)
 	}
 	return f, fi.Size(), nil
 }
@@ -252,7 +254,7 @@ func (p *parser) runFile(r io.ReaderAt, base, size int64) (*Result, error) {
 	opts := p.opts
 	committed, tailBlank, err := findTail(r, base, size)
 	if err != nil {
-		return nil, &Error{Code: CodeIO, Path: opts.Path, Offset: -1, Err: err, Message: "read session file: " + osReason(err)}
+		return nil, errs.Wrap(errs.CodeIO, err, "read session file: "+osReason(err)).In(opts.Path)
 	}
 	res, err := p.runAt(io.NewSectionReader(r, base, committed-base), base)
 	if err != nil {
@@ -260,10 +262,7 @@ func (p *parser) runFile(r io.ReaderAt, base, size int64) (*Result, error) {
 	}
 	res.Size = size
 	if size > committed && !tailBlank {
-		p.warning(&Error{
-			Code: CodeUnterminatedTail, Path: opts.Path, Line: res.Lines + 1, Offset: committed,
-			Message: fmt.Sprintf("unterminated tail of %d bytes: not a committed line, never parsed", size-committed),
-			Hint:    "the last append was cut short; `grove repair` truncates the file to its committed prefix"})
+		p.warning(errs.New(errs.CodeUnterminatedTail, fmt.Sprintf("unterminated tail of %d bytes: not a committed line, never parsed", size-committed)).In(opts.Path).At(res.Lines+1, committed).WithHint("the last append was cut short; `grove repair` truncates the file to its committed prefix"))
 	}
 	return res, nil
 }
@@ -323,10 +322,7 @@ func (p *parser) runAt(r io.Reader, base int64) (*Result, error) {
 		l := sc.Line()
 		if !l.Committed {
 			if !l.Blank() {
-				p.warning(&Error{
-					Code: CodeUnterminatedTail, Path: opts.Path, Line: l.Num, Offset: l.Offset,
-					Message: fmt.Sprintf("unterminated tail of %d bytes: not a committed line, never parsed", len(l.Bytes)+l.Skip),
-					Hint:    "the last append was cut short; `grove repair` truncates the file to its committed prefix"})
+				p.warning(errs.New(errs.CodeUnterminatedTail, fmt.Sprintf("unterminated tail of %d bytes: not a committed line, never parsed", len(l.Bytes)+l.Skip)).In(opts.Path).At(l.Num, l.Offset).WithHint("the last append was cut short; `grove repair` truncates the file to its committed prefix"))
 			}
 			break
 		}
@@ -344,7 +340,7 @@ func (p *parser) runAt(r io.Reader, base int64) (*Result, error) {
 	}
 	p.res.Size = sc.Offset()
 	if err := sc.Err(); err != nil {
-		return p.res, &Error{Code: CodeIO, Path: opts.Path, Offset: sc.Offset(), Message: "read session file", Err: err}
+		return p.res, errs.Wrap(errs.CodeIO, err, "read session file").In(opts.Path).At(0, sc.Offset())
 	}
 	// Decided before a pending title line is settled: a title line that
 	// ends the committed prefix may yet turn out to precede a header.
@@ -396,7 +392,7 @@ type parser struct {
 
 // bad records a bad line; in Strict mode it returns the error.
 func (p *parser) bad(l Line, format string, args ...any) error {
-	e := &Error{Code: CodeBadLine, Path: p.opts.Path, Line: l.Num, Offset: l.Offset, Message: fmt.Sprintf(format, args...)}
+	e := errs.New(errs.CodeBadLine, fmt.Sprintf(format, args...)).In(p.opts.Path).At(l.Num, l.Offset)
 	if p.opts.Mode == Strict {
 		return e
 	}
@@ -409,17 +405,17 @@ func (p *parser) bad(l Line, format string, args ...any) error {
 	return nil
 }
 
-func (p *parser) warn(l Line, code Code, format string, args ...any) {
-	p.warning(&Error{Code: code, Path: p.opts.Path, Line: l.Num, Offset: l.Offset, Message: fmt.Sprintf(format, args...)})
+func (p *parser) warn(l Line, code errs.Code, format string, args ...any) {
+	p.warning(errs.New(code, fmt.Sprintf(format, args...)).In(p.opts.Path).At(l.Num, l.Offset))
 }
 
 // warning keeps w in Result.Warnings or passes it to Options.Diagnostic.
-func (p *parser) warning(w *Error) {
+func (p *parser) warning(w *errs.Error) {
 	if p.opts.Diagnostic == nil {
 		p.res.Warnings = append(p.res.Warnings, w)
 		return
 	}
-	if w.Code == CodeUnterminatedTail {
+	if w.Code == errs.CodeUnterminatedTail {
 		p.res.tail = true
 	}
 	p.opts.Diagnostic(w)
@@ -665,7 +661,7 @@ func (p *parser) header(l Line, o object) error {
 		h.Version = n
 	}
 	if h.Version > 3 {
-		p.warn(l, CodeUnknownVersion, "pi session version %d is newer than 3; read as version 3", h.Version)
+		p.warn(l, errs.CodeUnknownVersion, "pi session version %d is newer than 3; read as version 3", h.Version)
 	}
 	h.Cwd, _ = optString(o, "cwd", "")
 	if h.ParentSession, _ = optString(o, "parentSession", ""); h.ParentSession == "" {
@@ -687,7 +683,7 @@ func (p *parser) piEntry(l Line, o object, typ string) error {
 		if p.res.Header == nil && !p.resumed { // the first header was bad; take this one
 			return p.header(l, o)
 		}
-		p.warn(l, CodeExtraHeader, "a second session header is ignored")
+		p.warn(l, errs.CodeExtraHeader, "a second session header is ignored")
 		return nil
 	}
 	if p.version == 0 { // no usable header: read as version 3
@@ -751,7 +747,7 @@ func (p *parser) piEntry(l Line, o object, typ string) error {
 	if ts, ok := parseISOTime(o["timestamp"]); ok {
 		e.Timestamp, e.HasTime = ts, true
 	} else {
-		p.warn(l, CodeBadTimestamp, "timestamp is missing or not an ISO-8601 time")
+		p.warn(l, errs.CodeBadTimestamp, "timestamp is missing or not an ISO-8601 time")
 	}
 	if p.version == 1 {
 		p.prevID = e.ID

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/grove-sessions/grove/errs"
 )
 
 func read(t *testing.T, in string, mode Mode) ([]Entry, *Result, error) {
@@ -88,7 +90,7 @@ func TestRead_PlainValidation(t *testing.T) {
 				t.Fatalf("Read(%s) = %d entries, errors %v; want one bad line", tt.line, len(entries), res.Errors)
 			}
 			e := res.Errors[0]
-			if e.Code != CodeBadLine || e.Line != 1 || e.Offset != 0 || !strings.Contains(e.Message, tt.wantErr) {
+			if e.Code != errs.CodeBadLine || e.Line != 1 || e.Offset != 0 || !strings.Contains(e.Message, tt.wantErr) {
 				t.Errorf("error = %+v, want bad_line at line 1 offset 0 containing %q", e, tt.wantErr)
 			}
 		})
@@ -100,7 +102,7 @@ func TestRead_PiDialect(t *testing.T) {
 		name      string
 		in        string
 		wantIDs   []string // id<-parent ("" parent = root)
-		wantWarn  []Code
+		wantWarn  []errs.Code
 		wantBad   []int
 		wantVer   int
 		wantTitle bool
@@ -119,12 +121,12 @@ func TestRead_PiDialect(t *testing.T) {
 			name:     "extra header and bad timestamp",
 			in:       piHeader3 + "\n" + piHeader3 + "\n" + `{"type":"custom","id":"a","parentId":null,"customType":"x"}` + "\n",
 			wantIDs:  []string{"a<-"},
-			wantWarn: []Code{CodeExtraHeader, CodeBadTimestamp}, wantVer: 3,
+			wantWarn: []errs.Code{errs.CodeExtraHeader, errs.CodeBadTimestamp}, wantVer: 3,
 		},
 		{
 			name:     "unknown version",
 			in:       `{"type":"session","version":4,"id":"s","timestamp":"2026-01-01T00:00:00Z","cwd":"/w"}` + "\n",
-			wantWarn: []Code{CodeUnknownVersion}, wantVer: 4,
+			wantWarn: []errs.Code{errs.CodeUnknownVersion}, wantVer: 4,
 		},
 		{
 			name:    "missing id, missing parentId, message without message",
@@ -164,7 +166,7 @@ func TestRead_PiDialect(t *testing.T) {
 			if strings.Join(ids, " ") != strings.Join(tt.wantIDs, " ") {
 				t.Errorf("entries = %v, want %v", ids, tt.wantIDs)
 			}
-			var warn []Code
+			var warn []errs.Code
 			for _, w := range res.Warnings {
 				warn = append(warn, w.Code)
 			}
@@ -195,8 +197,8 @@ func TestRead_StrictFailsOnFirstBadLine(t *testing.T) {
 		t.Fatalf("salvage: err %v, errors %v; want bad lines 3 and 4", err, res.Errors)
 	}
 	_, _, err = read(t, in, Strict)
-	var e *Error
-	if !errors.As(err, &e) || e.Code != CodeBadLine || e.Line != 3 || e.Offset != int64(len(plainUser)+2) {
+	var e *errs.Error
+	if !errors.As(err, &e) || e.Code != errs.CodeBadLine || e.Line != 3 || e.Offset != int64(len(plainUser)+2) {
 		t.Fatalf("strict: err = %v, want bad_line at line 3", err)
 	}
 }
@@ -315,11 +317,11 @@ func TestReadOpen_HugeTailStaysOnDisk(t *testing.T) {
 // would block forever.
 func TestReadFile_RefusesNonRegular(t *testing.T) {
 	_, _, err := ReadFile(t.TempDir(), Salvage)
-	if CodeOf(err) != CodeIO || !strings.Contains(err.Error(), "not a regular file") {
+	if errs.CodeOf(err) != errs.CodeIO || !strings.Contains(err.Error(), "not a regular file") {
 		t.Fatalf("ReadFile(dir) = %v, want io_error: not a regular file", err)
 	}
 	_, _, err = ReadFile(filepath.Join(t.TempDir(), "missing.jsonl"), Salvage)
-	if CodeOf(err) != CodeIO || !strings.Contains(err.Error(), "no such file") {
+	if errs.CodeOf(err) != errs.CodeIO || !strings.Contains(err.Error(), "no such file") {
 		t.Fatalf("ReadFile(missing) = %v, want io_error naming the reason", err)
 	}
 }
@@ -339,19 +341,19 @@ func TestRecover_DuplicateIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	type want struct {
-		code  Code
+		code  errs.Code
 		line  int
 		id    string
 		lines string
 	}
-	wants := []want{{CodeBadLine, 3, "", "[]"}, {CodeDuplicateID, 4, "a", "[1 4 5]"}, {CodeDuplicateID, 7, "c", "[6 7]"},
-		{CodeBadLine, 8, "", "[]"}, {CodeDuplicateID, 9, "b", "[2 9]"}}
+	wants := []want{{errs.CodeBadLine, 3, "", "[]"}, {errs.CodeDuplicateID, 4, "a", "[1 4 5]"}, {errs.CodeDuplicateID, 7, "c", "[6 7]"},
+		{errs.CodeBadLine, 8, "", "[]"}, {errs.CodeDuplicateID, 9, "b", "[2 9]"}}
 	if res.State() != StateDamaged || len(res.Errors) != len(wants) {
 		t.Fatalf("Recover = state %s errors %v, want damaged with %d errors", res.State(), res.Errors, len(wants))
 	}
 	for i, w := range wants {
 		e := res.Errors[i]
-		if e.Code != w.code || e.Line != w.line || e.ID != w.id || fmt.Sprint(e.Lines) != w.lines && w.code == CodeDuplicateID {
+		if e.Code != w.code || e.Line != w.line || e.ID != w.id || fmt.Sprint(e.Lines) != w.lines && w.code == errs.CodeDuplicateID {
 			t.Errorf("Errors[%d] = %s line %d id %q lines %v, want %s line %d id %q lines %s", i, e.Code, e.Line, e.ID, e.Lines, w.code, w.line, w.id, w.lines)
 		}
 	}
@@ -359,11 +361,11 @@ func TestRecover_DuplicateIDs(t *testing.T) {
 		t.Errorf("duplicate message = %q, want id a and lines 1, 4, 5", msg)
 	}
 	_, err = Recover(path, Strict)
-	if CodeOf(err) != CodeBadLine {
+	if errs.CodeOf(err) != errs.CodeBadLine {
 		t.Fatalf("strict = %v, want the bad line 3 first", err)
 	}
 	os.WriteFile(path, []byte(m("a", "null")+m("a", "null")+"bad\n"), 0o644)
-	if _, err = Recover(path, Strict); CodeOf(err) != CodeDuplicateID {
+	if _, err = Recover(path, Strict); errs.CodeOf(err) != errs.CodeDuplicateID {
 		t.Fatalf("strict = %v, want duplicate_id on line 2 before the bad line 3", err)
 	}
 }

@@ -1,6 +1,10 @@
 package jsonl
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/grove-sessions/grove/errs"
+)
 
 // Recover reads the session file at path the way `grove recover` reports it
 // (SPEC §2.6, §8): every bad line, the tail, the warnings, and every
@@ -20,9 +24,9 @@ func Recover(path string, mode Mode) (*Result, error) {
 		return nil, err
 	}
 	defer f.Close()
-	first := map[string]int{}    // id -> the line it first appears on
-	dupOf := map[string]*Error{} // id -> its duplicate_id error
-	var dups []*Error            // in the order of their second lines
+	first := map[string]int{}         // id -> the line it first appears on
+	dupOf := map[string]*errs.Error{} // id -> its duplicate_id error
+	var dups []*errs.Error            // in the order of their second lines
 	res, err := ReadOpen(f, size, Options{Path: path, Mode: mode}, func(e Entry) error {
 		line, seen := first[e.ID]
 		if !seen {
@@ -33,7 +37,7 @@ func Recover(path string, mode Mode) (*Result, error) {
 			d.Lines = append(d.Lines, e.Line)
 			return nil
 		}
-		d := &Error{Code: CodeDuplicateID, Path: path, Line: e.Line, Offset: e.Offset, ID: e.ID, Lines: []int{line, e.Line}}
+		d := errs.New(errs.CodeDuplicateID, "").In(path).At(e.Line, e.Offset).WithID(e.ID).WithLines([]int{line, e.Line})
 		if mode == Strict {
 			d.Message = fmt.Sprintf("entry id %q is used again (first on line %d); every path in this session is ambiguous", e.ID, line)
 			return d
@@ -49,16 +53,16 @@ func Recover(path string, mode Mode) (*Result, error) {
 		return res, nil
 	}
 	// Merge the duplicates into the bad lines, both in file order.
-	errs := make([]*Error, 0, len(res.Errors)+len(dups))
+	merged := make([]*errs.Error, 0, len(res.Errors)+len(dups))
 	i := 0
 	for _, d := range dups {
 		d.Message = duplicateMessage(d.ID, d.Lines)
 		for i < len(res.Errors) && res.Errors[i].Line < d.Line {
-			errs = append(errs, res.Errors[i])
+			merged = append(merged, res.Errors[i])
 			i++
 		}
-		errs = append(errs, d)
+		merged = append(merged, d)
 	}
-	res.Errors = append(errs, res.Errors[i:]...)
+	res.Errors = append(merged, res.Errors[i:]...)
 	return res, nil
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/grove-sessions/grove/errs"
 )
 
 // RepairPlan is what Repair does, or would do with dryRun (SPEC §8 `repair`).
@@ -37,7 +39,7 @@ func Repair(path string, dryRun bool) (*RepairPlan, error) {
 	// cannot truncate must leave nothing behind.
 	rw, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
-		return nil, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot open the file for writing: " + osReason(err)}
+		return nil, errs.Wrap(errs.CodeIO, err, "cannot open the file for writing: "+osReason(err)).In(path)
 	}
 	defer rw.Close()
 	// Hold the writer lock from the first look to the truncate, so that no
@@ -47,17 +49,15 @@ func Repair(path string, dryRun bool) (*RepairPlan, error) {
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "stat session file: " + osReason(err)}
+		return nil, errs.Wrap(errs.CodeIO, err, "stat session file: "+osReason(err)).In(path)
 	}
 	size := fi.Size()
 	committed, blank, err := findTail(f, 0, size)
 	if err != nil {
-		return nil, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "read session file: " + osReason(err)}
+		return nil, errs.Wrap(errs.CodeIO, err, "read session file: "+osReason(err)).In(path)
 	}
 	if committed == size || blank {
-		return nil, &Error{Code: CodeNothingToRepair, Path: path, Offset: -1,
-			Message: "the file has no unterminated tail; repair only ever removes a torn last line",
-			Hint:    "`grove recover FILE` reports bad lines, which repair never touches"}
+		return nil, errs.New(errs.CodeNothingToRepair, "the file has no unterminated tail; repair only ever removes a torn last line").In(path).WithHint("`grove recover FILE` reports bad lines, which repair never touches")
 	}
 	plan := &RepairPlan{Path: path, TruncateAt: committed, RemovedBytes: size - committed, DryRun: dryRun,
 		Backup: fmt.Sprintf("%s.%s.bak", path, time.Now().UTC().Format("20060102T150405.000000000Z"))}
@@ -66,25 +66,22 @@ func Repair(path string, dryRun bool) (*RepairPlan, error) {
 	}
 	if err := copyFile(f, plan.Backup); err != nil {
 		os.Remove(plan.Backup)
-		return nil, &Error{Code: CodeIO, Path: plan.Backup, Offset: -1, Err: err, Message: "cannot write the backup, so nothing was changed: " + osReason(err)}
+		return nil, errs.Wrap(errs.CodeIO, err, "cannot write the backup, so nothing was changed: "+osReason(err)).In(plan.Backup)
 	}
 	if err := syncDir(filepath.Dir(plan.Backup)); err != nil {
-		return nil, &Error{Code: CodeIO, Path: plan.Backup, Offset: -1, Err: err, Message: "cannot flush the backup's directory, so nothing was changed: " + osReason(err)}
+		return nil, errs.Wrap(errs.CodeIO, err, "cannot flush the backup's directory, so nothing was changed: "+osReason(err)).In(plan.Backup)
 	}
 	// A process that ignores the lock may have written while the backup
 	// was made; then the tail is no longer what was planned.
 	if fi, err := f.Stat(); err != nil || fi.Size() != size {
-		return nil, &Error{Code: CodeIO, Path: path, Offset: committed, Err: err,
-			Message: "the file changed while it was being backed up (another process wrote to it); nothing was truncated",
-			Hint:    "run `grove repair` again when nothing writes to the file; the backup " + plan.Backup + " can be deleted"}
+		return nil, errs.Wrap(errs.CodeIO, err, "the file changed while it was being backed up (another process wrote to it); nothing was truncated").In(path).At(0, committed).WithHint("run `grove repair` again when nothing writes to the file; the backup " + plan.Backup + " can be deleted")
 	}
 	err = rw.Truncate(committed)
 	if err == nil {
 		err = rw.Sync()
 	}
 	if err != nil {
-		return nil, &Error{Code: CodeIO, Path: path, Offset: committed, Err: err,
-			Message: "cannot truncate the file (the backup " + plan.Backup + " holds all of it): " + osReason(err)}
+		return nil, errs.Wrap(errs.CodeIO, err, "cannot truncate the file (the backup "+plan.Backup+" holds all of it): "+osReason(err)).In(path).At(0, committed)
 	}
 	return plan, nil
 }

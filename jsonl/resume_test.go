@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+
+	"github.com/grove-sessions/grove/errs"
 )
 
 // readAtAll reads data from byte 0 the way the index does (ReadOpen's rules,
@@ -22,9 +24,9 @@ func readAtAll(t *testing.T, data []byte) ([]Entry, *Result) {
 	return entries, res
 }
 
-func diagKeys(errs []*Error, after int) []string {
+func diagKeys(diags []*errs.Error, after int) []string {
 	var out []string
-	for _, e := range errs {
+	for _, e := range diags {
 		if e.Line > after {
 			out = append(out, fmt.Sprintf("%s@%d/%d:%s", e.Code, e.Line, e.Offset, e.Message))
 		}

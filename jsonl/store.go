@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/grove-sessions/grove/errs"
 )
 
 // Pending is an append that was issued and may not have committed yet.
@@ -72,7 +74,7 @@ func (q *queue) run() {
 // push queues r; the caller holds q.mu.
 func (q *queue) push(r *request) *Pending {
 	if q.closed {
-		return settled(r.entry.ID, &Error{Code: CodeIO, Offset: -1, Message: "the store is closed"})
+		return settled(r.entry.ID, errs.New(errs.CodeIO, "the store is closed"))
 	}
 	q.pending.Add(1)
 	q.reqs <- r
@@ -190,15 +192,14 @@ func prepare(checker *parser, v any, line int) (*request, error) {
 // another file, copied), what a reader accepts is accepted.
 func check(checker *parser, b []byte, line int, strict bool) (*request, error) {
 	if checker.version == 1 {
-		return nil, &Error{Code: CodeInvalidEntry, Offset: -1,
-			Message: "pi version 1 files are not appended to: their ids come from line numbers (pi migrates them to version 3 first)"}
+		return nil, errs.New(errs.CodeInvalidEntry, "pi version 1 files are not appended to: their ids come from line numbers (pi migrates them to version 3 first)")
 	}
 	o, why := parseObject(b)
 	if why != "" {
-		return nil, &Error{Code: CodeInvalidEntry, Offset: -1, Message: why}
+		return nil, errs.New(errs.CodeInvalidEntry, why)
 	}
 	if typ, _ := optString(o, "type", ""); typ == "title" {
-		return nil, &Error{Code: CodeInvalidEntry, Offset: -1, Message: "type: \"title\" lines belong to oh-my-pi; grove does not write them"}
+		return nil, errs.New(errs.CodeInvalidEntry, "type: \"title\" lines belong to oh-my-pi; grove does not write them")
 	}
 	var got *Entry
 	checker.fn = func(e Entry) error { got = &e; return nil }
@@ -207,12 +208,11 @@ func check(checker *parser, b []byte, line int, strict bool) (*request, error) {
 	err := checker.line(Line{Num: line, Bytes: b, Committed: true})
 	checker.fn = nil
 	if err != nil {
-		var e *Error
 		msg := err.Error()
-		if asError(err, &e) {
+		if e, ok := errs.As(err); ok {
 			msg = e.Message
 		}
-		return nil, &Error{Code: CodeInvalidEntry, Offset: -1, Message: msg, Err: err}
+		return nil, errs.Wrap(errs.CodeInvalidEntry, err, msg)
 	}
 	if d := checker.res.Dialect; !RulesOf(d).Writable() {
 		checker.decided, checker.res.Dialect, checker.rules = false, "", nil
@@ -222,7 +222,7 @@ func check(checker *parser, b []byte, line int, strict bool) (*request, error) {
 		w := checker.res.Warnings[warnings]
 		checker.res.Warnings = checker.res.Warnings[:warnings]
 		if strict {
-			return nil, &Error{Code: CodeInvalidEntry, Offset: -1, Message: w.Message + " (" + string(w.Code) + ")"}
+			return nil, errs.New(errs.CodeInvalidEntry, w.Message+" ("+string(w.Code)+")")
 		}
 	}
 	// Writing is stricter than reading: in a pi file, the messages pi itself
@@ -232,13 +232,13 @@ func check(checker *parser, b []byte, line int, strict bool) (*request, error) {
 		switch got.Role {
 		case "user", "assistant", "toolResult":
 			if _, err := checkPlainMessage(o["message"]); err != nil {
-				return nil, &Error{Code: CodeInvalidEntry, ID: err.field, Offset: -1, Message: err.Error()}
+				return nil, errs.New(errs.CodeInvalidEntry, err.Error()).WithID(err.field)
 			}
 		}
 	}
 	if strict && got != nil && checker.res.Dialect == Messages {
 		if err := checkChatMessage(o); err != nil {
-			return nil, &Error{Code: CodeInvalidEntry, Offset: -1, Message: err.Error()}
+			return nil, errs.New(errs.CodeInvalidEntry, err.Error())
 		}
 	}
 	r := &request{line: b}
@@ -250,11 +250,11 @@ func check(checker *parser, b []byte, line int, strict bool) (*request, error) {
 	case !hadHeader && checker.res.Header != nil:
 		if checker.res.Header.Version < 2 {
 			checker.res.Header, checker.version = nil, 0
-			return nil, &Error{Code: CodeInvalidEntry, Offset: -1, Message: "version: a new pi file needs a header of version 2 or later (version 1 has no entry ids)"}
+			return nil, errs.New(errs.CodeInvalidEntry, "version: a new pi file needs a header of version 2 or later (version 1 has no entry ids)")
 		}
 		r.header = true
 	default:
-		return nil, &Error{Code: CodeInvalidEntry, Offset: -1, Message: "not an entry"}
+		return nil, errs.New(errs.CodeInvalidEntry, "not an entry")
 	}
 	r.p = &Pending{ID: r.entry.ID, done: make(chan struct{})}
 	return r, nil
@@ -264,21 +264,18 @@ func check(checker *parser, b []byte, line int, strict bool) (*request, error) {
 // new and its parent, if any, is already committed.
 func checkTree(ids map[string]bool, e Entry) error {
 	if ids[e.ID] {
-		return &Error{Code: CodeDuplicateID, ID: e.ID, Offset: -1, Message: "entry id " + quote(e.ID) + " is already in the session"}
+		return errs.New(errs.CodeDuplicateID, "entry id "+quote(e.ID)+" is already in the session").WithID(e.ID)
 	}
 	if !e.Root && !ids[e.ParentID] {
-		return &Error{Code: CodeMissingParent, ID: e.ID, Parent: e.ParentID, Offset: -1,
-			Message: "entry " + quote(e.ID) + " names parent " + quote(e.ParentID) + ", which is not committed"}
+		return errs.New(errs.CodeMissingParent, "entry "+quote(e.ID)+" names parent "+quote(e.ParentID)+", which is not committed").WithID(e.ID).WithParent(e.ParentID)
 	}
 	return nil
 }
 
 // wrongDialect is the error for an append to a file grove does not write:
 // Claude Code's and Codex's belong to their agents (SPEC §5).
-func wrongDialect(path string, d Dialect) *Error {
-	return &Error{Code: CodeWrongDialect, Path: path, Offset: -1,
-		Message: "this is a " + string(d) + " session file; grove never writes another agent's files",
-		Hint:    "grove appends to pi, plain and messages files only; `grove export --format md|html` makes a copy to read"}
+func wrongDialect(path string, d Dialect) *errs.Error {
+	return errs.New(errs.CodeWrongDialect, "this is a "+string(d)+" session file; grove never writes another agent's files").In(path).WithHint("grove appends to pi, plain and messages files only; `grove export --format md|html` makes a copy to read")
 }
 
 // checkChatMessage is the writer's check of a new messages-log line (SPEC

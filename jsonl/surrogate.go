@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/grove-sessions/grove/errs"
 )
 
 // Lone surrogates (SPEC §2.9): a JSON string may escape half of a UTF-16
@@ -27,8 +29,7 @@ func (p *parser) surrogates(l Line) {
 		return
 	}
 	field, n := surrogateFields(l.Bytes)
-	p.warning(&Error{Code: CodeLoneSurrogate, Path: p.opts.Path, Line: l.Num, Offset: l.Offset, Field: field,
-		Message: loneSurrogateMessage(field, string(l.Bytes[col:col+6]), col+1, n-1)})
+	p.warning(errs.New(errs.CodeLoneSurrogate, loneSurrogateMessage(field, string(l.Bytes[col:col+6]), col+1, n-1)).In(p.opts.Path).At(l.Num, l.Offset).WithField(field))
 }
 
 // loneSurrogateMarker separates the field path from the rest of a

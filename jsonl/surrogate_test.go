@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/grove-sessions/grove/errs"
 )
 
 // A string escaping half of a UTF-16 surrogate pair keeps its line, with a
@@ -55,7 +57,7 @@ func TestRead_LoneSurrogate(t *testing.T) {
 				}
 				w := res.Warnings[0]
 				col := strings.Index(tc.line, tc.esc) + 1
-				if w.Code != CodeLoneSurrogate || w.Line != 2 || w.Offset != int64(len(piHeader3)+1) || w.Field != tc.field || w.Path != "t.jsonl" {
+				if w.Code != errs.CodeLoneSurrogate || w.Line != 2 || w.Offset != int64(len(piHeader3)+1) || w.Field != tc.field || w.Path != "t.jsonl" {
 					t.Fatalf("warning = %+v, want lone_surrogate line 2 offset %d field %q", w, len(piHeader3)+1, tc.field)
 				}
 				if !strings.Contains(w.Message, tc.esc+" at byte column "+strconv.Itoa(col)) || strings.Contains(w.Message, "more string") != (tc.more > 0) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/grove-sessions/grove/errs"
 )
 
 // FirstDuplicate applies SPEC §4 rule 1 to entries in file order: it returns
@@ -12,7 +14,7 @@ import (
 //
 // It lives here, beside the dialects, because both the tree rules
 // (archive.PathTo) and the writer's open (SPEC §5) need it.
-func FirstDuplicate(entries []Entry) *Error {
+func FirstDuplicate(entries []Entry) *errs.Error {
 	seen := make(map[string]struct{}, len(entries))
 	for _, e := range entries {
 		if _, dup := seen[e.ID]; dup {
@@ -25,7 +27,7 @@ func FirstDuplicate(entries []Entry) *Error {
 
 // DuplicateError builds the duplicate_id error for id: every line of entries
 // that holds it, in file order.
-func DuplicateError(id string, entries []Entry) *Error {
+func DuplicateError(id string, entries []Entry) *errs.Error {
 	var lines []int
 	for _, x := range entries {
 		if x.ID == id {
@@ -38,8 +40,8 @@ func DuplicateError(id string, entries []Entry) *Error {
 // DuplicateLinesError is the duplicate_id error of SPEC §4 rule 1 for id,
 // used on lines (physical line numbers, file order), whose message names
 // them.
-func DuplicateLinesError(id string, lines []int) *Error {
-	return &Error{Code: CodeDuplicateID, ID: id, Lines: lines, Line: 0, Offset: -1, Message: duplicateMessage(id, lines)}
+func DuplicateLinesError(id string, lines []int) *errs.Error {
+	return errs.New(errs.CodeDuplicateID, duplicateMessage(id, lines)).WithID(id).WithLines(lines)
 }
 
 // maxListedLines is how many lines of a duplicated id a message names; the
@@ -67,9 +69,8 @@ func quote(s string) string { return "\"" + s + "\"" }
 
 // MissingParentError is the missing_parent error of SPEC §4 rule 2 for the
 // entry id on line (starting at byte offset) that names parent.
-func MissingParentError(id, parent string, line int, offset int64) *Error {
-	return &Error{Code: CodeMissingParent, ID: id, Parent: parent, Line: line, Offset: offset,
-		Message: "entry " + quote(id) + " names parent " + quote(parent) + ", which is not in the session"}
+func MissingParentError(id, parent string, line int, offset int64) *errs.Error {
+	return errs.New(errs.CodeMissingParent, "entry "+quote(id)+" names parent "+quote(parent)+", which is not in the session").At(line, offset).WithID(id).WithParent(parent)
 }
 
 // CycleError is the cycle error of SPEC §4 rule 2. walk is the ids met on
@@ -79,7 +80,7 @@ func MissingParentError(id, parent string, line int, offset int64) *Error {
 // message. line is the physical line of the entry met twice (the one the
 // loop starts and ends at), offset the byte its line starts at. PathTo and
 // the index's recursive walk give the same loop, line and offset.
-func CycleError(walk []string, line int, offset int64) *Error {
+func CycleError(walk []string, line int, offset int64) *errs.Error {
 	id := walk[len(walk)-1]
 	loop := walk[len(walk)-1:]
 	for i, w := range walk[:len(walk)-1] {
@@ -93,12 +94,10 @@ func CycleError(walk []string, line int, offset int64) *Error {
 	if len(loop) == 2 {
 		msg += " (" + quote(id) + " is its own parent)"
 	}
-	return &Error{Code: CodeCycle, ID: id, Loop: loop, Line: line, Offset: offset,
-		Message: msg + "; the walk to the root never reaches one"}
+	return errs.New(errs.CodeCycle, msg+"; the walk to the root never reaches one").At(line, offset).WithID(id).WithLoop(loop)
 }
 
 // UnknownEntryError is the unknown_entry error of SPEC §4 rule 2.
-func UnknownEntryError(id string) *Error {
-	return &Error{Code: CodeUnknownEntry, ID: id, Offset: -1,
-		Message: "no entry " + quote(id) + " in the session"}
+func UnknownEntryError(id string) *errs.Error {
+	return errs.New(errs.CodeUnknownEntry, "no entry "+quote(id)+" in the session").WithID(id)
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/grove-sessions/grove/errs"
 )
 
 // MarshalEntry validates an in-memory entry and serializes it as one
@@ -47,12 +49,12 @@ func MarshalEntry(v any) ([]byte, error) {
 	return line, nil
 }
 
-func invalidEntry(field, msg string) *Error {
+func invalidEntry(field, msg string) *errs.Error {
 	text := msg
 	if field != "" {
 		text = field + ": " + msg
 	}
-	return &Error{Code: CodeInvalidEntry, ID: field, Offset: -1, Message: text}
+	return errs.New(errs.CodeInvalidEntry, text).WithID(field)
 }
 
 func rawJSON(v any) ([]byte, bool) {

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+
+	"github.com/grove-sessions/grove/errs"
 )
 
 // File is the I/O boundary of a Writer: the session file opened for
@@ -64,13 +66,13 @@ type Writer struct {
 	f        File
 	lock     *os.File
 	state    WriterState
-	taint    *Error          // the first write error, returned to every later call
-	repair   *Error          // why the writer needs repair
+	taint    *errs.Error     // the first write error, returned to every later call
+	repair   *errs.Error     // why the writer needs repair
 	size     int64           // bytes in the file
 	lines    int             // physical lines committed
 	prefixLF bool            // the file ends in a blank tail: terminate it before the next line
 	ids      map[string]bool // every committed entry id: the only per-entry memory a writer keeps
-	readOnly *Error          // why no append can ever succeed (a pi version 1 file), or nil
+	readOnly *errs.Error     // why no append can ever succeed (a pi version 1 file), or nil
 }
 
 // OpenWriter opens the session file at path for appending, creating it
@@ -87,7 +89,7 @@ func OpenWriter(path string, opts WriterOptions) (*Writer, error) {
 	created := errors.Is(statErr, os.ErrNotExist)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot open session file for appending: " + osReason(err)}
+		return nil, errs.Wrap(errs.CodeIO, err, "cannot open session file for appending: "+osReason(err)).In(path)
 	}
 	if err := lockWriter(f, path, "appending now would interleave lines"); err != nil {
 		f.Close()
@@ -97,7 +99,7 @@ func OpenWriter(path string, opts WriterOptions) (*Writer, error) {
 		// The new name must survive a power cut too.
 		if err := syncDir(filepath.Dir(path)); err != nil {
 			f.Close()
-			return nil, &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot flush the new file's directory: " + osReason(err)}
+			return nil, errs.Wrap(errs.CodeIO, err, "cannot flush the new file's directory: "+osReason(err)).In(path)
 		}
 	}
 	w := &Writer{path: path, opts: opts, lock: f, state: Ready, ids: map[string]bool{}}
@@ -118,27 +120,25 @@ func OpenWriter(path string, opts WriterOptions) (*Writer, error) {
 func (w *Writer) load(f *os.File) error {
 	fi, err := f.Stat()
 	if err != nil {
-		return &Error{Code: CodeIO, Path: w.path, Offset: -1, Err: err, Message: "stat session file: " + osReason(err)}
+		return errs.Wrap(errs.CodeIO, err, "stat session file: "+osReason(err)).In(w.path)
 	}
 	if !fi.Mode().IsRegular() {
-		return &Error{Code: CodeIO, Path: w.path, Offset: -1, Message: NotRegular(fi.Mode())}
+		return errs.New(errs.CodeIO, NotRegular(fi.Mode())).In(w.path)
 	}
 	p := newParser(Options{Path: w.path, Mode: Strict}, func(e Entry) error {
 		if w.ids[e.ID] {
-			return &Error{Code: CodeDuplicateID, Path: w.path, Line: e.Line, Offset: e.Offset, ID: e.ID,
-				Message: "entry id " + quote(e.ID) + " was already used on an earlier line; the file cannot be appended to"}
+			return errs.New(errs.CodeDuplicateID, "entry id "+quote(e.ID)+" was already used on an earlier line; the file cannot be appended to").In(w.path).At(e.Line, e.Offset).WithID(e.ID)
 		}
 		if !e.Root && !w.ids[e.ParentID] {
-			return &Error{Code: CodeMissingParent, Path: w.path, Line: e.Line, Offset: e.Offset, ID: e.ID, Parent: e.ParentID,
-				Message: "entry " + quote(e.ID) + " names parent " + quote(e.ParentID) + ", which is not on an earlier line; the file cannot be appended to"}
+			return errs.New(errs.CodeMissingParent, "entry "+quote(e.ID)+" names parent "+quote(e.ParentID)+", which is not on an earlier line; the file cannot be appended to").In(w.path).At(e.Line, e.Offset).WithID(e.ID).WithParent(e.ParentID)
 		}
 		w.ids[e.ID] = true
 		return nil
 	})
 	res, err := p.runFile(f, 0, fi.Size())
 	if err != nil {
-		var e *Error
-		if errors.As(err, &e) && e.Code == CodeBadLine && e.Hint == "" {
+		var e *errs.Error
+		if errors.As(err, &e) && e.Code == errs.CodeBadLine && e.Hint == "" {
 			// A writer reads strictly (SPEC §2.6): the next entry's parent
 			// and id rules cannot be checked past a line it cannot read.
 			e.Message += "; appending is refused: a writer takes only files whose every committed line is good"
@@ -150,10 +150,8 @@ func (w *Writer) load(f *os.File) error {
 	p.opts.Path = ""
 	w.size, w.lines = fi.Size(), res.Lines
 	for _, warn := range res.Warnings {
-		if warn.Code == CodeUnterminatedTail {
-			w.state, w.repair = NeedsRepair, &Error{Code: CodeNeedsRepair, Path: w.path, Line: warn.Line, Offset: warn.Offset, Err: warn,
-				Message: "the file ends in an unterminated tail (a torn last append); appending now would fuse a new line onto it",
-				Hint:    "`grove repair " + w.path + "` truncates it to the committed prefix, keeping a backup"}
+		if warn.Code == errs.CodeUnterminatedTail {
+			w.state, w.repair = NeedsRepair, errs.Wrap(errs.CodeNeedsRepair, warn, "the file ends in an unterminated tail (a torn last append); appending now would fuse a new line onto it").In(w.path).At(warn.Line, warn.Offset).WithHint("`grove repair "+w.path+"` truncates it to the committed prefix, keeping a backup")
 		}
 	}
 	w.prefixLF = w.state == Ready && fi.Size() > res.Committed
@@ -161,9 +159,7 @@ func (w *Writer) load(f *os.File) error {
 		w.readOnly = wrongDialect(w.path, res.Dialect)
 	}
 	if res.Header != nil && res.Header.Version == 1 && res.Dialect == Pi {
-		w.readOnly = &Error{Code: CodeInvalidEntry, Path: w.path, Line: res.Header.Line, Offset: res.Header.Offset,
-			Message: "pi version 1 files are not appended to: their entry ids come from line numbers",
-			Hint:    "pi migrates a version 1 file to version 3 when it opens it; append after that"}
+		w.readOnly = errs.New(errs.CodeInvalidEntry, "pi version 1 files are not appended to: their entry ids come from line numbers").In(w.path).At(res.Header.Line, res.Header.Offset).WithHint("pi migrates a version 1 file to version 3 when it opens it; append after that")
 	}
 	return nil
 }
@@ -222,7 +218,7 @@ func (w *Writer) issue(prep func(line int) (*request, error)) *Pending {
 	}
 	r, err := prep(w.checker.res.Lines + 1)
 	if err != nil {
-		var e *Error
+		var e *errs.Error
 		if errors.As(err, &e) {
 			e.Path = w.path
 		}
@@ -250,8 +246,7 @@ func (w *Writer) Append(v any) error { return w.AppendAsync(v).Wait() }
 // result for the outcome.
 func (w *Writer) CopyAsync(line []byte) *Pending {
 	if i := bytes.IndexByte(line, '\n'); i >= 0 {
-		return settled("", &Error{Code: CodeInvalidEntry, Path: w.path, Offset: -1,
-			Message: fmt.Sprintf("a copied line holds a line feed at byte column %d; it is more than one line", i+1)})
+		return settled("", errs.New(errs.CodeInvalidEntry, fmt.Sprintf("a copied line holds a line feed at byte column %d; it is more than one line", i+1)).In(w.path))
 	}
 	b := append([]byte(nil), line...) // the caller may change line after the call
 	return w.issue(func(n int) (*request, error) { return check(w.checker, b, n, false) })
@@ -284,7 +279,7 @@ func (w *Writer) commit(r *request) error {
 	if !r.header {
 		if err := checkTree(w.ids, r.entry); err != nil {
 			w.mu.Unlock()
-			err.(*Error).Path = w.path
+			err.(*errs.Error).Path = w.path
 			return err
 		}
 	}
@@ -298,9 +293,7 @@ func (w *Writer) commit(r *request) error {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		w.state = Tainted
-		w.taint = &Error{Code: CodeTainted, Path: w.path, Offset: size,
-			Message: fmt.Sprintf("the file is %d bytes, not the %d this writer wrote: another process wrote to it without the lock, so nothing more is written through this writer", fi.Size(), size),
-			Hint:    "open the file again once the other writer is done"}
+		w.taint = errs.New(errs.CodeTainted, fmt.Sprintf("the file is %d bytes, not the %d this writer wrote: another process wrote to it without the lock, so nothing more is written through this writer", fi.Size(), size)).In(w.path).At(0, size).WithHint("open the file again once the other writer is done")
 		return w.taint
 	}
 
@@ -321,9 +314,7 @@ func (w *Writer) commit(r *request) error {
 	defer w.mu.Unlock()
 	if err != nil {
 		w.state = Tainted
-		w.taint = &Error{Code: CodeTainted, Path: w.path, Offset: size, Err: err,
-			Message: fmt.Sprintf("an append failed (%v) after %d of %d bytes; the file may now end in a partial line, so this writer writes nothing more", err, n, len(buf)),
-			Hint:    "open the file again: a torn tail makes it needs-repair, and `grove repair` fixes that"}
+		w.taint = errs.Wrap(errs.CodeTainted, err, fmt.Sprintf("an append failed (%v) after %d of %d bytes; the file may now end in a partial line, so this writer writes nothing more", err, n, len(buf))).In(w.path).At(0, size).WithHint("open the file again: a torn tail makes it needs-repair, and `grove repair` fixes that")
 		return w.taint
 	}
 	if prefixLF {
@@ -360,7 +351,7 @@ func (w *Writer) Entries(ctx context.Context) ([]Entry, error) {
 	w.mu.Unlock()
 	f, err := os.Open(w.path)
 	if err != nil {
-		return nil, &Error{Code: CodeIO, Path: w.path, Offset: -1, Err: err, Message: "read session file: " + osReason(err)}
+		return nil, errs.Wrap(errs.CodeIO, err, "read session file: "+osReason(err)).In(w.path)
 	}
 	defer f.Close()
 	var out []Entry
@@ -380,11 +371,9 @@ func lockWriter(f *os.File, path, why string) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, syscall.EWOULDBLOCK):
-		return &Error{Code: CodeLocked, Path: path, Offset: -1, Err: err,
-			Message: "another writer holds this session file; " + why,
-			Hint:    "wait for the other writer (an agent or grove append) to finish"}
+		return errs.Wrap(errs.CodeLocked, err, "another writer holds this session file; "+why).In(path).WithHint("wait for the other writer (an agent or grove append) to finish")
 	default:
-		return &Error{Code: CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot lock session file: " + err.Error()}
+		return errs.Wrap(errs.CodeIO, err, "cannot lock session file: "+err.Error()).In(path)
 	}
 }
 

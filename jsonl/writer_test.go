@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/grove-sessions/grove/errs"
 )
 
 func msg(id string, parent any, text string) map[string]any {
@@ -143,8 +145,8 @@ func TestStore_FailureDoesNotPoisonQueue(t *testing.T) {
 		p3 := appendAsync(msg("r", nil, "again"))
 		p4 := appendAsync(map[string]any{"id": "bad"})
 		p5 := appendAsync(msg("s", "r", "child"))
-		if CodeOf(p1.Wait()) != CodeMissingParent || p2.Wait() != nil || CodeOf(p3.Wait()) != CodeDuplicateID ||
-			CodeOf(p4.Wait()) != CodeInvalidEntry || p5.Wait() != nil {
+		if errs.CodeOf(p1.Wait()) != errs.CodeMissingParent || p2.Wait() != nil || errs.CodeOf(p3.Wait()) != errs.CodeDuplicateID ||
+			errs.CodeOf(p4.Wait()) != errs.CodeInvalidEntry || p5.Wait() != nil {
 			t.Fatalf("results %v %v %v %v %v, want missing_parent, ok, duplicate_id, invalid_entry, ok", p1.Wait(), p2.Wait(), p3.Wait(), p4.Wait(), p5.Wait())
 		}
 		if es, _ := entries(); entryIDs(es) != "r s" {
@@ -189,7 +191,7 @@ func TestWriter_NeedsRepairRefusesWithoutIO(t *testing.T) {
 		t.Fatalf("state = %s, want needs-repair", w.State())
 	}
 	err := w.Append(map[string]any{"type": "message", "id": "e03", "parentId": "e02", "timestamp": "2026-01-01T00:00:03Z", "message": map[string]any{"role": "user", "content": "x"}})
-	if CodeOf(err) != CodeNeedsRepair || ff.count() != 0 {
+	if errs.CodeOf(err) != errs.CodeNeedsRepair || ff.count() != 0 {
 		t.Fatalf("append = %v after %d writes, want needs_repair and no write", err, ff.count())
 	}
 	es, err := w.Entries(context.Background())
@@ -227,7 +229,7 @@ func TestWriter_TaintedStopsIO(t *testing.T) {
 				t.Fatal(err)
 			}
 			first := p2.Wait()
-			if CodeOf(first) != CodeTainted || !errors.Is(first, tc.err) {
+			if errs.CodeOf(first) != errs.CodeTainted || !errors.Is(first, tc.err) {
 				t.Fatalf("failing append = %v, want tainted wrapping %v", first, tc.err)
 			}
 			if p3.Wait() != first || p4.Wait() != first {
@@ -308,14 +310,14 @@ func TestWriter_DialectFromFirstLine(t *testing.T) {
 	if err := w.Append(entry); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Append(header); CodeOf(err) != CodeInvalidEntry || !strings.Contains(err.Error(), "extra_header") {
+	if err := w.Append(header); errs.CodeOf(err) != errs.CodeInvalidEntry || !strings.Contains(err.Error(), "extra_header") {
 		t.Fatalf("second header = %v, want invalid_entry (extra_header)", err)
 	}
-	if err := w.Append(msg("plain", nil, "x")); CodeOf(err) != CodeInvalidEntry {
+	if err := w.Append(msg("plain", nil, "x")); errs.CodeOf(err) != errs.CodeInvalidEntry {
 		t.Fatalf("plain entry in a pi file = %v, want invalid_entry", err)
 	}
 	noTime := map[string]any{"type": "message", "id": "p2", "parentId": "p1", "message": map[string]any{"role": "user", "content": "hi"}}
-	if err := w.Append(noTime); CodeOf(err) != CodeInvalidEntry || !strings.Contains(err.Error(), "timestamp") {
+	if err := w.Append(noTime); errs.CodeOf(err) != errs.CodeInvalidEntry || !strings.Contains(err.Error(), "timestamp") {
 		t.Fatalf("entry without timestamp = %v, want invalid_entry naming timestamp", err)
 	}
 	_, res, err := ReadFile(path, Strict)
@@ -347,15 +349,15 @@ func TestWriter_BlankTail(t *testing.T) {
 func TestOpenWriter_ReplaysTreeRules(t *testing.T) {
 	for _, tc := range []struct {
 		file string
-		code Code
+		code errs.Code
 		line int
 	}{
-		{"07-missing-parent.jsonl", CodeMissingParent, 5},
-		{"09-parent-cycle.jsonl", CodeMissingParent, 3},
-		{"02-fused-line.jsonl", CodeBadLine, 4},
+		{"07-missing-parent.jsonl", errs.CodeMissingParent, 5},
+		{"09-parent-cycle.jsonl", errs.CodeMissingParent, 3},
+		{"02-fused-line.jsonl", errs.CodeBadLine, 4},
 	} {
 		_, err := OpenWriter(filepath.Join("..", "testdata", "cases", tc.file), WriterOptions{})
-		var e *Error
+		var e *errs.Error
 		if !errors.As(err, &e) || e.Code != tc.code || e.Line != tc.line {
 			t.Errorf("OpenWriter(%s) = %v, want %s at line %d", tc.file, err, tc.code, tc.line)
 		}
@@ -403,8 +405,8 @@ func TestMarshalEntry_Rejections(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := MarshalEntry(tt.v)
-			var e *Error
-			if !errors.As(err, &e) || e.Code != CodeInvalidEntry || e.ID != tt.field {
+			var e *errs.Error
+			if !errors.As(err, &e) || e.Code != errs.CodeInvalidEntry || e.ID != tt.field {
 				t.Fatalf("MarshalEntry = %v (field %q), want invalid_entry at %q", err, e.ID, tt.field)
 			}
 		})
@@ -429,7 +431,7 @@ func TestWriter_DialectValidation(t *testing.T) {
 	bad := map[string]any{"id": "a", "parentId": nil, "timestamp": 1, "type": "message", "message": map[string]any{
 		"role": "assistant", "content": []any{map[string]any{"type": "toolCall", "id": "c1", "name": "read", "arguments": "README.md"}}}}
 	err := w.Append(bad)
-	if CodeOf(err) != CodeInvalidEntry || !strings.Contains(err.Error(), "message.content[0].arguments: is a string, want an object") {
+	if errs.CodeOf(err) != errs.CodeInvalidEntry || !strings.Contains(err.Error(), "message.content[0].arguments: is a string, want an object") {
 		t.Fatalf("append = %v, want invalid_entry naming message.content[0].arguments", err)
 	}
 }
@@ -447,7 +449,7 @@ func TestWriter_ForeignBytesStopTheWriter(t *testing.T) {
 	f.Close()
 	before, _ := os.ReadFile(path)
 	err := w.Append(msg("a", "r", "mine"))
-	if CodeOf(err) != CodeTainted || !strings.Contains(err.Error(), "another process") {
+	if errs.CodeOf(err) != errs.CodeTainted || !strings.Contains(err.Error(), "another process") {
 		t.Fatalf("append after foreign bytes = %v, want tainted naming another process", err)
 	}
 	if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
@@ -469,8 +471,8 @@ func TestWriter_PiMessageShapes(t *testing.T) {
 		{`{"role":"toolResult","toolCallId":5,"toolName":"read","isError":false,"content":[]}`, "message.toolCallId"},
 	} {
 		err := w.Append([]byte(`{"type":"message","id":"m","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":` + tc.msg + `}`))
-		var e *Error
-		if !errors.As(err, &e) || e.Code != CodeInvalidEntry || e.ID != tc.field {
+		var e *errs.Error
+		if !errors.As(err, &e) || e.Code != errs.CodeInvalidEntry || e.ID != tc.field {
 			t.Errorf("append %s = %v, want invalid_entry at %s", tc.msg, err, tc.field)
 		}
 	}

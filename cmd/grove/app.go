@@ -13,11 +13,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/internal/cliutil"
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/index"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 // Exit statuses (SPEC §8), decided only in exitStatus.
@@ -70,8 +70,7 @@ type env struct {
 func (g *env) open(ctx context.Context) (*archive.Archive, error) {
 	if def := defaultDB(); g.dbPath == def {
 		if err := index.Tighten(index.DirMode, g.warn, filepath.Dir(def)); err != nil {
-			return nil, &jsonl.Error{Code: jsonl.CodeIO, Path: filepath.Dir(def), Offset: -1, Err: err,
-				Message: "cannot make the index directory private (0700): " + reason(err)}
+			return nil, errs.Wrap(errs.CodeIO, err, "cannot make the index directory private (0700): "+reason(err)).In(filepath.Dir(def))
 		}
 	}
 	return archive.OpenForWrite(ctx, g.dbPath, g.warn)
@@ -91,9 +90,7 @@ func (g *env) busy(holder string) {
 // one is reported (damaged_index), never moved.
 func (g *env) openExisting(ctx context.Context) (*archive.Archive, error) {
 	if fi, err := os.Stat(g.dbPath); errors.Is(err, os.ErrNotExist) || (err == nil && fi.Size() == 0) {
-		return nil, &jsonl.Error{Code: jsonl.CodeNoIndex, Path: g.dbPath, Offset: -1,
-			Message: "no index here yet",
-			Hint:    "run `grove index` first, or pass the index you meant with --db or GROVE_DB"}
+		return nil, errs.New(errs.CodeNoIndex, "no index here yet").In(g.dbPath).WithHint("run `grove index` first, or pass the index you meant with --db or GROVE_DB")
 	}
 	return archive.Open(ctx, g.dbPath)
 }
@@ -251,7 +248,7 @@ func report(g *env, err error) {
 			err = errors.New(errorObject(err).Message)
 		}
 		msg := err.Error()
-		var je *jsonl.Error
+		var je *errs.Error
 		if errors.As(err, &je) && je.Hint != "" {
 			msg += " (" + je.Hint + ")"
 		}
@@ -285,7 +282,7 @@ type errorJSONObject struct {
 // errorObject builds {"code","message",...details} for err.
 func errorObject(err error) errorJSONObject {
 	obj := errorJSONObject{Code: "error", Message: err.Error()}
-	var je *jsonl.Error
+	var je *errs.Error
 	var se *archive.SessionError
 	var u usageError
 	switch {
@@ -303,7 +300,7 @@ func errorObject(err error) errorJSONObject {
 				obj.Offset = &off
 			}
 		}
-		if je.Code == jsonl.CodeMissingParent {
+		if je.Code == errs.CodeMissingParent {
 			parent := je.Parent
 			obj.Parent = &parent
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -33,9 +34,9 @@ func appendCommand(g *env) *cli.Command {
 }
 
 type appendFailure struct {
-	Line    int        `json:"line"`
-	Code    jsonl.Code `json:"code"`
-	Message string     `json:"message"`
+	Line    int       `json:"line"`
+	Code    errs.Code `json:"code"`
+	Message string    `json:"message"`
 }
 
 func runAppend(ctx context.Context, g *env, path string, in io.Reader, fsync bool) error {
@@ -100,11 +101,11 @@ func runAppend(ctx context.Context, g *env, path string, in io.Reader, fsync boo
 		if df := index.DiskFull(path, err, 0, "grove repair (for a torn last line), then grove append"); df != nil {
 			err = df // the writer is tainted by it, but what to do is free space
 		}
-		f := appendFailure{Line: is.line, Code: jsonl.CodeOf(err), Message: err.Error()}
-		var je *jsonl.Error
+		f := appendFailure{Line: is.line, Code: errs.CodeOf(err), Message: err.Error()}
+		var je *errs.Error
 		if errors.As(err, &je) {
 			f.Message = je.Message
-			if je.Code == jsonl.CodeDiskFull {
+			if je.Code == errs.CodeDiskFull {
 				f.Message += "; " + je.Hint
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -263,7 +264,7 @@ func messagesLogContext(path, leaf string) (*archive.PathResult, *archive.ModelC
 	}
 	path2, err := archive.PathTo(s.Entries, leaf)
 	if err != nil {
-		var je *jsonl.Error
+		var je *errs.Error
 		if errors.As(err, &je) && je.Path == "" {
 			je.Path = s.Path
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/transcript"
 	"github.com/grove-sessions/grove/jsonl"
@@ -287,16 +288,13 @@ func writeDocument(ctx context.Context, path string, force bool, render func(io.
 					}
 				}
 			}
-			return &jsonl.Error{Code: jsonl.CodeFileExists, Path: path, Offset: -1,
-				Message: "--out names a " + what + ", not a regular file; grove writes only regular files",
-				Hint:    "write to stdout (--out - or no --out) and redirect, or choose another --out"}
+			return errs.New(errs.CodeFileExists, "--out names a "+what+", not a regular file; grove writes only regular files").In(path).WithHint("write to stdout (--out - or no --out) and redirect, or choose another --out")
 		}
 		if !force {
 			return archive.ExistsError(path)
 		}
 		if err := syscall.Access(path, 2 /* W_OK */); err != nil {
-			return &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err,
-				Message: "cannot replace the file: you may not write it (" + err.Error() + ")"}
+			return errs.Wrap(errs.CodeIO, err, "cannot replace the file: you may not write it ("+err.Error()+")").In(path)
 		}
 		exists = true
 	}
@@ -305,7 +303,7 @@ func writeDocument(ctx context.Context, path string, force bool, render func(io.
 		if df := index.DiskFull(path, err, tw.lost, "grove export"); df != nil {
 			return df
 		}
-		return &jsonl.Error{Code: jsonl.CodeIO, Path: path, Offset: -1, Err: err, Message: "cannot write the export: " + reason(err)}
+		return errs.Wrap(errs.CodeIO, err, "cannot write the export: "+reason(err)).In(path)
 	}
 	// CreateTemp makes the file 0600 (less what the umask takes away):
 	// a transcript holds what the session did (SPEC §6).

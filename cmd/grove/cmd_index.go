@@ -12,8 +12,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 type indexOptions struct {
@@ -88,8 +88,7 @@ func unreadableRoots(roots []string, doing string) error {
 			msg += r + ": " + strings.TrimPrefix(reasons[i], "cannot read session root: ")
 		}
 	}
-	return &jsonl.Error{Code: jsonl.CodeIO, Path: strings.Join(roots, ":"), Offset: -1, Message: msg + "; " + doing,
-		Hint: rootsHint}
+	return errs.New(errs.CodeIO, msg+"; "+doing).In(strings.Join(roots, ":")).WithHint(rootsHint)
 }
 
 func runIndex(ctx context.Context, g *env, opts indexOptions) error {
@@ -111,7 +110,7 @@ func runIndex(ctx context.Context, g *env, opts indexOptions) error {
 	iopts := archive.IndexOptions{Roots: opts.roots, Files: opts.files, Force: opts.force, Busy: g.busy}
 	defer showProgress(g, &iopts)()
 	sum, err := a.Index(ctx, iopts)
-	if damaged := a.DB().Classify(err); jsonl.CodeOf(damaged) == jsonl.CodeDamagedIndex {
+	if damaged := a.DB().Classify(err); errs.CodeOf(damaged) == errs.CodeDamagedIndex {
 		// A damaged page deeper than Open looks: start again on a new index.
 		if a, err = archive.ReopenDamaged(ctx, a, damaged, g.warn); err != nil {
 			return err

@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -100,9 +101,9 @@ func runMessagesLog(ctx context.Context, g *env, path, leaf string) error {
 	defer f.Close()
 	var msgs []json.RawMessage
 	var ids []string
-	var problems []*jsonl.Error
+	var problems []*errs.Error
 	res, err := jsonl.ReadOpen(f, size, jsonl.Options{Path: path, Mode: jsonl.Salvage, Context: ctx, KeepRaw: true,
-		Diagnostic: func(e *jsonl.Error) { problems = append(problems, e) }}, func(e jsonl.Entry) error {
+		Diagnostic: func(e *errs.Error) { problems = append(problems, e) }}, func(e jsonl.Entry) error {
 		msgs = append(msgs, json.RawMessage(e.Raw))
 		ids = append(ids, e.ID)
 		return nil
@@ -111,15 +112,13 @@ func runMessagesLog(ctx context.Context, g *env, path, leaf string) error {
 		return err
 	}
 	if res.Dialect != jsonl.Messages {
-		return &jsonl.Error{Code: jsonl.CodeStaleIndex, Path: path, Offset: -1, Message: "the file changed while it was read: it is no messages log now"}
+		return errs.New(errs.CodeStaleIndex, "the file changed while it was read: it is no messages log now").In(path)
 	}
 	end := len(ids)
 	if leaf != "" {
 		end = slices.Index(ids, leaf) + 1
 		if end == 0 {
-			return &jsonl.Error{Code: jsonl.CodeUnknownEntry, Path: path, ID: leaf, Offset: -1,
-				Message: "no entry " + strconv.Quote(leaf) + " in the messages log",
-				Hint:    "a messages log's entries are L<line>: grove path " + shellQuote(path) + " lists them"}
+			return errs.New(errs.CodeUnknownEntry, "no entry "+strconv.Quote(leaf)+" in the messages log").In(path).WithID(leaf).WithHint("a messages log's entries are L<line>: grove path " + shellQuote(path) + " lists them")
 		}
 	}
 	at := ""
@@ -127,7 +126,7 @@ func runMessagesLog(ctx context.Context, g *env, path, leaf string) error {
 		at = ids[end-1]
 	}
 	for _, p := range problems {
-		if p.Code == jsonl.CodeBadLine || p.Code == jsonl.CodeUnterminatedTail {
+		if p.Code == errs.CodeBadLine || p.Code == errs.CodeUnterminatedTail {
 			fmt.Fprintf(g.stderr, "grove: %s: line %d (byte %d): %s [%s]; not a message, left out\n", cell(path), p.Line, p.Offset, cell(p.Message), p.Code)
 		}
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 func rebuildCommand(g *env) *cli.Command {
@@ -75,7 +75,7 @@ func runRebuild(ctx context.Context, g *env, opts indexOptions) (err error) {
 	}
 	if made {
 		defer func() {
-			if err == nil || jsonl.CodeOf(err) == jsonl.CodeIndexBusy {
+			if err == nil || errs.CodeOf(err) == errs.CodeIndexBusy {
 				return
 			}
 			// Only while it holds nothing: another grove that made and
@@ -93,7 +93,7 @@ func runRebuild(ctx context.Context, g *env, opts indexOptions) (err error) {
 					}
 				}
 			}
-			var je *jsonl.Error
+			var je *errs.Error
 			if errors.As(err, &je) {
 				je.Message = strings.Replace(je.Message, archive.NotReplaced, "no index was made", 1)
 			}
@@ -102,7 +102,7 @@ func runRebuild(ctx context.Context, g *env, opts indexOptions) (err error) {
 	if !given {
 		if opts.roots, opts.files, err = a.Sources(ctx); err != nil {
 			cause := a.DB().Classify(err)
-			if jsonl.CodeOf(cause) != jsonl.CodeDamagedIndex {
+			if errs.CodeOf(cause) != errs.CodeDamagedIndex {
 				return cause
 			}
 			// Damage deeper than Open looks, in the sources table itself.
@@ -152,7 +152,7 @@ func runRebuild(ctx context.Context, g *env, opts indexOptions) (err error) {
 	// Damage in a page no query above read (the full-text pages, an
 	// entries page): the old index is set aside as <index>.damaged-<time>
 	// with a note, as damage met at open is, never copied over silently.
-	if err := a.DB().QuickCheck(ctx); jsonl.CodeOf(err) == jsonl.CodeDamagedIndex {
+	if err := a.DB().QuickCheck(ctx); errs.CodeOf(err) == errs.CodeDamagedIndex {
 		if a, err = archive.ReopenDamaged(ctx, a, err, g.warn); err != nil {
 			return err
 		}

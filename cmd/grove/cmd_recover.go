@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -28,21 +29,21 @@ func recoverCommand(g *env) *cli.Command {
 // warningJSON is one of recover's warnings; Path is the field path inside
 // the line of a lone_surrogate (SPEC §2.9).
 type warningJSON struct {
-	Code   jsonl.Code `json:"code"`
-	Line   int        `json:"line"`
-	Offset int64      `json:"offset"`
-	Path   string     `json:"path,omitempty"`
+	Code   errs.Code `json:"code"`
+	Line   int       `json:"line"`
+	Offset int64     `json:"offset"`
+	Path   string    `json:"path,omitempty"`
 }
 
 // errorJSON is one of recover's errors; a duplicate_id names its id and
 // every line that has it (SPEC §4 rule 1).
 type errorJSON struct {
-	Code    jsonl.Code `json:"code"`
-	Line    int        `json:"line"`
-	Offset  int64      `json:"offset"`
-	Message string     `json:"message"`
-	ID      string     `json:"id,omitempty"`
-	Lines   []int      `json:"lines,omitempty"`
+	Code    errs.Code `json:"code"`
+	Line    int       `json:"line"`
+	Offset  int64     `json:"offset"`
+	Message string    `json:"message"`
+	ID      string    `json:"id,omitempty"`
+	Lines   []int     `json:"lines,omitempty"`
 }
 
 func runRecover(ctx context.Context, g *env, path string, strict bool) error {

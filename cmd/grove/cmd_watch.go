@@ -14,8 +14,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/internal/watch"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 type watchOptions struct {
@@ -98,7 +98,7 @@ func runWatch(ctx context.Context, g *env, opts watchOptions) error {
 	w, err := watch.New(ctx, roots, watch.Options{Quiet: opts.debounce,
 		MaxDelay: max(watch.DefaultMaxDelay, opts.debounce), Rescan: opts.rescan})
 	if err != nil {
-		return &jsonl.Error{Code: jsonl.CodeIO, Path: strings.Join(roots, ":"), Offset: -1, Err: err, Message: err.Error()}
+		return errs.Wrap(errs.CodeIO, err, err.Error()).In(strings.Join(roots, ":"))
 	}
 	defer w.Close()
 	fmt.Fprintf(g.stderr, "grove: watching %d %s (%d %s) for *.jsonl changes; Ctrl-C stops\n",

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/internal/testutil"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 // writeDocument streams an export into a temporary file beside --out and
@@ -75,8 +75,8 @@ func TestWriteDocument_Streamed(t *testing.T) {
 		testutil.MustWriteFile(t, dir, "other.html", []byte("theirs\n")) // made meanwhile
 		return half(w)
 	})
-	var je *jsonl.Error
-	if !errors.As(err, &je) || je.Code != jsonl.CodeFileExists {
+	var je *errs.Error
+	if !errors.As(err, &je) || je.Code != errs.CodeFileExists {
 		t.Errorf("--out made meanwhile: err = %v, want file_exists", err)
 	}
 	if b, _ := os.ReadFile(other); string(b) != "theirs\n" {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
 
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -23,7 +24,7 @@ func fileDialect(ctx context.Context, path string) (d jsonl.Dialect, ok bool) {
 	defer cancel()
 	res, _ := jsonl.ReadOpen(f, size, jsonl.Options{Path: path, Mode: jsonl.Salvage, Context: ctx,
 		Decided:    func(x jsonl.Dialect) { d = x; cancel() },
-		Diagnostic: func(*jsonl.Error) {}}, nil)
+		Diagnostic: func(*errs.Error) {}}, nil)
 	if d == "" && res != nil {
 		d = res.Dialect
 	}
@@ -36,9 +37,7 @@ func fileDialect(ctx context.Context, path string) (d jsonl.Dialect, ok bool) {
 // compressedError is the error of a command that would read the entries
 // of a file grove lists but does not read (a *.jsonl.zst, SPEC §3.5).
 func compressedError(path string) error {
-	return &jsonl.Error{Code: jsonl.CodeUnsupportedCompression, Path: path, Offset: -1,
-		Message: "compressed with zstd (.jsonl.zst), which grove does not read: the session has no entries to show",
-		Hint:    archive.UnsupportedHint}
+	return errs.New(errs.CodeUnsupportedCompression, "compressed with zstd (.jsonl.zst), which grove does not read: the session has no entries to show").In(path).WithHint(archive.UnsupportedHint)
 }
 
 // refuseCompressed is compressedError when the session argument arg names
@@ -75,9 +74,7 @@ func refuseForeign(path string, d jsonl.Dialect, doing, hint string) error {
 	if agent == "" {
 		return nil
 	}
-	return &jsonl.Error{Code: jsonl.CodeWrongDialect, Path: path, Offset: -1,
-		Message: "cannot " + doing + " a " + string(d) + " session: grove never writes " + agent + "'s files",
-		Hint:    hint}
+	return errs.New(errs.CodeWrongDialect, "cannot "+doing+" a "+string(d)+" session: grove never writes "+agent+"'s files").In(path).WithHint(hint)
 }
 
 // checkWritable refuses, before anything is written, a command that would

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -93,9 +94,7 @@ func defaultRoots(doing string) ([]string, []archive.DefaultRoot, error) {
 		for _, r := range all {
 			names = append(names, r.Path)
 		}
-		return nil, nil, &jsonl.Error{Code: jsonl.CodeIO, Path: strings.Join(names, ":"), Offset: -1,
-			Message: "no session root: none of the default roots exists; " + doing,
-			Hint:    rootsHint}
+		return nil, nil, errs.New(errs.CodeIO, "no session root: none of the default roots exists; "+doing).In(strings.Join(names, ":")).WithHint(rootsHint)
 	}
 	return roots, found, nil
 }

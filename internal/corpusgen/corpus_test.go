@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -204,7 +205,7 @@ func checkReader(t *testing.T, dir string, f File) {
 	}
 	tails := 0
 	for _, w := range res.Warnings {
-		if w.Code != jsonl.CodeUnterminatedTail || w.Line != f.DamageLine {
+		if w.Code != errs.CodeUnterminatedTail || w.Line != f.DamageLine {
 			t.Errorf("%s (damage %q): warning %v", f.Path, f.Damage, w)
 		}
 		tails++

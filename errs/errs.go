@@ -1,4 +1,4 @@
-package jsonl
+package errs
 
 import (
 	"errors"
@@ -42,7 +42,8 @@ const (
 	CodeSessionIDMismatch Code = "session_id_mismatch" // a warning: a Codex rollout's file name holds another UUID than its header's id (FORMATS.md §2.3)
 )
 
-// The codes of issue 13 (SPEC §8), in a block of their own.
+// The codes of SPEC §8 that guard grove's own writes: export targets and
+// a full disk.
 const (
 	// CodeWouldReplace is an export target that is a session file: the
 	// source, an indexed session's file, a file under an indexed root, or
@@ -66,7 +67,7 @@ const (
 const CodeUnsupportedCompression Code = "unsupported_compression"
 
 // Sentinels for errors.Is: an *Error matches the sentinel of its Code, so
-// errors.Is(err, jsonl.ErrCycle) is true for any cycle error, whatever its
+// errors.Is(err, errs.ErrCycle) is true for any cycle error, whatever its
 // id or path.
 var (
 	// ErrBadLine is returned when a committed line is not a valid entry or
@@ -135,7 +136,7 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // Is reports whether target is an *Error with the same Code, so that
-// errors.Is(err, &jsonl.Error{Code: jsonl.CodeCycle}) works.
+// errors.Is(err, errs.New(errs.CodeCycle, "")) works.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
 	return ok && t.Code == e.Code
@@ -149,5 +150,3 @@ func CodeOf(err error) Code {
 	}
 	return ""
 }
-
-func asError(err error, target **Error) bool { return errors.As(err, target) }
