@@ -12,7 +12,7 @@ import (
 )
 
 // Batch is one write transaction holding the updates of several session
-// files, each its own SessionWriter (SPEC §6, issue 5). Readers see every
+// files, each its own SessionWriter (SPEC §6). Readers see every
 // session wholly before or wholly after; a file that fails half-way is
 // rolled back to its savepoint and the others stay. Small files share a
 // transaction because a commit, and the full-text index's flush at each
@@ -71,7 +71,7 @@ const foldMargin = 256 << 10
 // than the growth, nor than the page cache, which spills into the WAL
 // when full), plus foldMargin. A committed transaction that the
 // checkpoint cannot fold into the index file holds its WAL, and the disk,
-// full until there is room (issue 13, third wave, item 4): refusing it
+// full until there is room (README "A full disk"): refusing it
 // before the commit leaves the WAL foldable, and truncated by the
 // checkpoint that follows. Nil when the sizes cannot be known (a file
 // system that reports no blocks at all is taken to have room).

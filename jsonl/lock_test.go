@@ -128,7 +128,6 @@ func childTurns(a childArgs) error {
 type acker struct {
 	t    *testing.T
 	tags map[string]string
-	runs []string // the tag of each ack, in the order read per child
 }
 
 func (a *acker) ack(tag, line string) bool {

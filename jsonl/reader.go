@@ -89,8 +89,9 @@ type Result struct {
 }
 
 // Resume is where an earlier read of a file stopped, so that a read of the
-// same file grown by appending can go on from there (issue 5: incremental
-// refresh). Take it from a Result whose Resumable is true.
+// same file grown by appending can go on from there (a refresh reads only
+// what was appended: README "Keeping the index current"). Take it from a
+// Result whose Resumable is true.
 type Resume struct {
 	Offset  int64   // bytes: the earlier read's Committed, where the next line starts
 	Lines   int     // committed lines before Offset, blank ones included
