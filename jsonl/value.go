@@ -219,3 +219,6 @@ func (c *valueChecker) container(v reflect.Value, walk func() *schemaError) *sch
 	delete(c.seen, ptr)
 	return err
 }
+
+// maxSafeInt is 2^53−1, the largest integer a JSON number holds exactly.
+const maxSafeInt = 1<<53 - 1
