@@ -136,7 +136,7 @@ type PathStep struct {
 
 // Path answers SPEC §4's PathTo from the index with a recursive CTE: the
 // entries from a root down to leafID, root first. The errors are those of
-// PathTo, as *jsonl.Error with the same codes and fields: duplicate_id,
+// PathTo, as *errs.Error with the same codes and fields: duplicate_id,
 // unknown_entry, missing_parent and cycle.
 //
 // The walk follows parent_id upward, one index lookup per step, and stops

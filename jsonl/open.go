@@ -13,8 +13,8 @@ import (
 
 // ReadFile reads the session file at path and returns its entries, each with
 // its own Raw (SPEC §2, §3). In Strict mode the first bad line is returned
-// as an *Error with Code bad_line; an OS error, or a path that is not a
-// regular file, is an *Error with Code io_error.
+// as an *errs.Error with Code bad_line; an OS error, or a path that is not a
+// regular file, is an *errs.Error with Code io_error.
 func ReadFile(path string, mode Mode) ([]Entry, *Result, error) {
 	f, size, err := OpenFile(path)
 	if err != nil {

@@ -97,7 +97,7 @@ func (r *Result) State() State {
 // remembers one id per line to map firstKeptEntryIndex (§3.2).
 //
 // An error from fn stops the read and is returned as is. In Strict mode the
-// first bad line stops it with an *Error of Code bad_line.
+// first bad line stops it with an *errs.Error of Code bad_line.
 func Read(r io.Reader, opts Options, fn func(Entry) error) (*Result, error) {
 	return newParser(opts, fn).run(r)
 }
