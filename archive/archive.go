@@ -19,7 +19,8 @@ import (
 // it answers from the index and reads message bodies back from the files.
 type Archive struct {
 	db     *index.DB
-	opened os.FileInfo // the index file when it was opened, for ReopenDamaged
+	opened os.FileInfo      // the index file when it was opened, for reopenDamaged
+	warn   func(msg string) // OpenForWrite's: notes on stderr; nil for Open
 }
 
 // Open opens (creating if needed) the index at dbPath. Errors are those of
@@ -36,9 +37,6 @@ func Open(ctx context.Context, dbPath string) (*Archive, error) {
 
 // Close closes the index.
 func (a *Archive) Close() error { return a.db.Close() }
-
-// DB returns the underlying index.
-func (a *Archive) DB() *index.DB { return a.db }
 
 // Resolve finds the session named by arg (SPEC §3.3): a file path, a session
 // id, or a unique id prefix of at least 4 characters. Errors:

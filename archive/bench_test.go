@@ -61,13 +61,13 @@ func BenchmarkPathCTE(b *testing.B) {
 		b.Run(fmt.Sprintf("depth=%d", depth), func(b *testing.B) {
 			ctx := context.Background()
 			a, path, leaf, total := benchIndexedChain(b, depth)
-			s, err := a.DB().SessionByPath(ctx, path)
+			s, err := archive.DBOf(a).SessionByPath(ctx, path)
 			if err != nil || s == nil || s.Entries != total {
 				b.Fatalf("SessionByPath = %+v, %v; want a session of %d entries", s, err, total)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				p, err := a.DB().Path(ctx, s.SID, leaf)
+				p, err := archive.DBOf(a).Path(ctx, s.SID, leaf)
 				if err != nil || len(p) != depth {
 					b.Fatalf("DB.Path(%q) = %d entries, %v; want %d", leaf, len(p), err, depth)
 				}

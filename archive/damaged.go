@@ -115,7 +115,9 @@ func anyExists(name string) bool {
 // index (damaged_index: it is grove's, and SQLite cannot read it) is set
 // aside with SetAside, warn is called with one line naming the backup, and
 // a new, empty index is opened in its place, to be filled from the session
-// files. warn may be nil.
+// files. warn may be nil; the Archive keeps it for the notes of Index,
+// Rebuild and Watch (a damaged index met later, a sources file that cannot
+// be written).
 //
 // Errors are those of Open, but damaged_index; not_index and newer_index
 // files are never moved or changed.
@@ -130,13 +132,18 @@ func OpenForWrite(ctx context.Context, dbPath string, warn func(msg string)) (*A
 				a.Close()
 				return nil, terr
 			}
+			a.warn = warn
 		}
 		return a, err
 	}
 	if err := setAsideDamaged(dbPath, before, err, warn); err != nil {
 		return nil, err
 	}
-	return Open(ctx, dbPath)
+	a, err = Open(ctx, dbPath)
+	if a != nil {
+		a.warn = warn
+	}
+	return a, err
 }
 
 // tightenIndex makes the index at dbPath and the files beside it (its
@@ -156,19 +163,6 @@ func tightenIndex(dbPath string, warn func(string)) error {
 		return errs.Wrap(errs.CodeIO, err, "cannot make the index private (0600): "+errMsg(err)).In(dbPath)
 	}
 	return nil
-}
-
-// ReopenDamaged is OpenForWrite's remedy for damage met after the index was
-// opened: a query or an ingest of a returned cause, a damaged_index error
-// (see index.Classify). It closes a, sets the index aside, calls warn, and
-// returns a new Archive on a new, empty index at the same path.
-func ReopenDamaged(ctx context.Context, a *Archive, cause error, warn func(msg string)) (*Archive, error) {
-	dbPath, opened := a.db.File(), a.opened
-	a.Close()
-	if err := setAsideDamaged(dbPath, opened, cause, warn); err != nil {
-		return nil, err
-	}
-	return Open(ctx, dbPath)
 }
 
 // setAsideDamaged sets the damaged index at dbPath aside, unless the file

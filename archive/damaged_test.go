@@ -293,9 +293,10 @@ func TestOpen_DamagedAndForeignFiles(t *testing.T) {
 }
 
 // A damaged page deeper than Open looks (here the root of the index the
-// path query walks) is found by the query: index.Classify makes it
-// damaged_index, and ReopenDamaged sets the file aside and opens a new one.
-func TestReopenDamaged_DamageFoundByAQuery(t *testing.T) {
+// path query walks) is found by a query: index.Classify makes it
+// damaged_index. Index meets it too, sets the file aside with a note
+// naming the backup, and indexes into a new one.
+func TestIndex_SetsAsideDamageFoundOnTheWay(t *testing.T) {
 	ctx := context.Background()
 	goodPath, good := mustGroveIndex(t, t.TempDir())
 	page := rootPage(t, goodPath, "entries_by_id")
@@ -306,9 +307,14 @@ func TestReopenDamaged_DamageFoundByAQuery(t *testing.T) {
 	}
 	damagedBytes := mustRead(t, dbPath)
 
-	a, err := archive.OpenForWrite(ctx, dbPath, func(m string) { t.Errorf("OpenForWrite warned %q; the damage is not where Open looks", m) })
+	var warned []string
+	a, err := archive.OpenForWrite(ctx, dbPath, func(m string) { warned = append(warned, m) })
 	if err != nil {
 		t.Fatalf("OpenForWrite = %v, want the index opened (its sessions table is intact)", err)
+	}
+	defer a.Close()
+	if len(warned) != 0 {
+		t.Fatalf("OpenForWrite warned %q; the damage is not where Open looks", warned)
 	}
 	if _, err := a.Sessions(ctx, ""); err != nil {
 		t.Fatalf("Sessions = %v, want an answer", err)
@@ -323,21 +329,15 @@ func TestReopenDamaged_DamageFoundByAQuery(t *testing.T) {
 		t.Fatalf("Classify(Path's error) = %v, want damaged_index naming %s with a grove rebuild hint", err, dbPath)
 	}
 
-	var warned []string
-	a, err = archive.ReopenDamaged(ctx, a, err, func(m string) { warned = append(warned, m) })
-	if err != nil {
+	if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{filepath.Join(filepath.Dir(goodPath), "sessions")}, Force: true}); err != nil {
 		t.Fatal(err)
 	}
-	defer a.Close()
 	b := backups(t, dbPath)
 	if len(b) != 1 || !bytes.Equal(mustRead(t, b[0]), damagedBytes) {
 		t.Fatalf("backups %v, want one holding the damaged bytes", b)
 	}
 	if len(warned) != 1 || !strings.Contains(warned[0], b[0]) {
 		t.Fatalf("warned %q, want one line naming %s", warned, b[0])
-	}
-	if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{filepath.Join(filepath.Dir(goodPath), "sessions")}}); err != nil {
-		t.Fatal(err)
 	}
 	if p, err := a.Path(ctx, "chapter-tree", "meta-cwd"); err != nil || len(p.Entries) != 5 {
 		t.Fatalf("Path on the new index = %v, want 5 entries", err)

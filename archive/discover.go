@@ -3,10 +3,15 @@ package archive
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
@@ -155,4 +160,119 @@ func SubagentName(path string) string {
 		}
 	}
 	return ""
+}
+
+// Stat returns the FileStat of path.
+func Stat(path string) (FileStat, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return FileStat{}, err
+	}
+	st := FileStat{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Regular: fi.Mode().IsRegular()}
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		st.Dev, st.Ino = int64(sys.Dev), int64(sys.Ino)
+	}
+	return st, nil
+}
+
+// FindSessionFiles returns every session file name under root that is
+// not a directory, sorted (isSessionName: *.jsonl but a Codex or Claude
+// home's history files, and *.jsonl.zst without a .jsonl sibling, SPEC
+// §3.5): regular files, symlinks, and also FIFOs or broken
+// links, so that reading them reports why they cannot be read instead of
+// leaving them out in silence. A root that is itself a symlink is followed;
+// symlinked directories below it are not (no loops). Unreadable directories
+// are returned in skipped.
+func FindSessionFiles(root string) (files []string, skipped []Failure, err error) {
+	files, _, skipped, err = findSessionFiles(root)
+	return files, skipped, err
+}
+
+// findSessionFiles is FindSessionFiles, also saying which of the files are
+// symlinks: below a root with symlinks resolved, only those can have a
+// real path other than their name.
+func findSessionFiles(root string) (files []string, links map[string]bool, skipped []Failure, err error) {
+	if _, err := os.Stat(root); err != nil {
+		return nil, nil, nil, err
+	}
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return err
+			}
+			skipped = append(skipped, Failure{Path: p, Code: errs.CodeIO, Message: "cannot read directory: " + errMsg(err)})
+			return nil
+		}
+		if d.IsDir() || !isSessionName(filepath.Dir(p), d.Name()) {
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+				return nil // a symlinked directory named *.jsonl: not followed
+			}
+			if links == nil {
+				links = map[string]bool{}
+			}
+			links[p] = true
+		}
+		files = append(files, p)
+		return nil
+	})
+	sort.Strings(files)
+	return files, links, skipped, err
+}
+
+// underAny reports whether the clean absolute path p is below one of the
+// clean absolute roots.
+func underAny(p string, roots []string) bool {
+	for _, r := range roots {
+		if r == "/" || strings.HasPrefix(p, r+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// RootFailure says why the session root root cannot be read, from the
+// error of statting or walking it: "no such directory", "symlink loop",
+// "not a directory", or the system's words (SPEC §8 `index`).
+func RootFailure(root string, err error) Failure {
+	msg := errMsg(err)
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+	case errors.Is(err, fs.ErrNotExist):
+		msg = "no such directory"
+	case errors.Is(err, syscall.ENOTDIR):
+		msg = "not a directory"
+	}
+	return Failure{Path: root, Code: errs.CodeIO, Message: "cannot read session root: " + msg}
+}
+
+type statResult struct {
+	st  FileStat
+	err error
+}
+
+// statAll stats files with a few goroutines; results are in files' order.
+func statAll(ctx context.Context, files []string) []statResult {
+	out := make([]statResult, len(files))
+	const workers = 4
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(files); i += workers {
+				if ctx.Err() != nil {
+					return
+				}
+				out[i].st, out[i].err = Stat(files[i])
+			}
+		}(w)
+	}
+	wg.Wait()
+	return out
 }

@@ -37,7 +37,7 @@ func TestIndex_InterruptedCountIsTrue(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("stop after %d: Index error = %v, want context.Canceled", stopAfter, err)
 		}
-		n, err := a.DB().CountSessions(context.Background())
+		n, err := archive.DBOf(a).CountSessions(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -84,6 +84,15 @@ func (a *Archive) Holdings(ctx context.Context) (sessions, workspaces int, err e
 	return sessions, len(ws), err
 }
 
+// CountSessions is how many sessions the index holds.
+func (a *Archive) CountSessions(ctx context.Context) (int, error) { return a.db.CountSessions(ctx) }
+
+// Diagnostics are the stored diagnostics of s (SPEC §2, §4: bad lines,
+// torn tails, duplicate ids, lone surrogates, ...) in file order.
+func (a *Archive) Diagnostics(ctx context.Context, s *index.Session) ([]index.Diagnostic, error) {
+	return a.db.Diagnostics(ctx, s.SID)
+}
+
 // Workspaces lists the workspaces that are the clean absolute directory
 // dir or below it (every one when dir is ""), most recently modified first.
 func (a *Archive) Workspaces(ctx context.Context, dir string) ([]index.Workspace, error) {

@@ -73,7 +73,7 @@ func TestModes_NewIndexPrivate(t *testing.T) {
 			}
 			b.Close()
 			os.Remove(tmp)
-			if _, err := a.Rebuild(ctx, opts); err != nil {
+			if _, err := archive.Rebuild(ctx, dbPath, archive.RebuildOptions{Roots: opts.Roots, Files: opts.Files}); err != nil {
 				t.Fatal(err)
 			}
 			for _, f := range []string{"", "-wal", "-shm", ".lock"} {

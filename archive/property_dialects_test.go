@@ -99,7 +99,7 @@ func TestPathCTE_EqualsPathTo_Claude(t *testing.T) {
 		if _, _, _, err := a.IndexFile(ctx, file, true); err != nil {
 			rt.Fatal(err)
 		}
-		s, err := a.DB().SessionByPath(ctx, file)
+		s, err := archive.DBOf(a).SessionByPath(ctx, file)
 		if err != nil || s == nil {
 			rt.Fatalf("session not indexed: %v", err)
 		}
@@ -111,11 +111,11 @@ func TestPathCTE_EqualsPathTo_Claude(t *testing.T) {
 			rt.Fatalf("dialect %s / %s, want claude", loaded.Dialect, s.Dialect)
 		}
 		for _, leaf := range append([]string{"no-such-entry"}, edgeIDs(edges)...) {
-			if got, want := cteAnswer(ctx, a.DB(), s.SID, leaf), pathToAnswer(loaded.Entries, leaf); got != want {
+			if got, want := cteAnswer(ctx, archive.DBOf(a), s.SID, leaf), pathToAnswer(loaded.Entries, leaf); got != want {
 				rt.Fatalf("leaf %q: CTE = %s, PathTo = %s", leaf, got, want)
 			}
 		}
-		idxLeaves, err := a.DB().Leaves(ctx, s.SID)
+		idxLeaves, err := archive.DBOf(a).Leaves(ctx, s.SID)
 		if err != nil {
 			rt.Fatal(err)
 		}

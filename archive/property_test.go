@@ -117,7 +117,7 @@ func TestPathCTE_EqualsPathTo(t *testing.T) {
 		if _, _, _, err := a.IndexFile(ctx, file, true); err != nil {
 			rt.Fatal(err)
 		}
-		s, err := a.DB().SessionByPath(ctx, file)
+		s, err := archive.DBOf(a).SessionByPath(ctx, file)
 		if err != nil || s == nil {
 			rt.Fatalf("session not indexed: %v", err)
 		}
@@ -131,13 +131,13 @@ func TestPathCTE_EqualsPathTo(t *testing.T) {
 		}
 		for _, leaf := range leaves {
 			want := pathToAnswer(loaded.Entries, leaf)
-			got := cteAnswer(ctx, a.DB(), s.SID, leaf)
+			got := cteAnswer(ctx, archive.DBOf(a), s.SID, leaf)
 			if got != want {
 				rt.Fatalf("leaf %q: CTE = %s, PathTo = %s", leaf, got, want)
 			}
 		}
 		// Leaves and branch points agree too.
-		idxLeaves, err := a.DB().Leaves(ctx, s.SID)
+		idxLeaves, err := archive.DBOf(a).Leaves(ctx, s.SID)
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -174,7 +174,7 @@ func TestPathCTE_EqualsPathTo(t *testing.T) {
 		if want := []int{last.Line}; named && len(active) != 0 || !named && !slices.Equal(active, want) {
 			rt.Fatalf("active leaves on lines %v; the last entry is %q on line %d (a parent: %t)", active, last.ID, last.Line, named)
 		}
-		bs, err := a.DB().Branches(ctx, s.SID)
+		bs, err := archive.DBOf(a).Branches(ctx, s.SID)
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -293,14 +293,14 @@ func TestPathCTE_LongChains(t *testing.T) {
 		if _, _, _, err := a.IndexFile(ctx, file, false); err != nil {
 			t.Fatal(err)
 		}
-		s, _ := a.DB().SessionByPath(ctx, file)
+		s, _ := archive.DBOf(a).SessionByPath(ctx, file)
 		loaded, err := archive.Load(file)
 		if err != nil {
 			t.Fatal(err)
 		}
 		leaf := fmt.Sprintf("n%d", depth-1)
 		want := pathToAnswer(loaded.Entries, leaf)
-		got := cteAnswer(ctx, a.DB(), s.SID, leaf)
+		got := cteAnswer(ctx, archive.DBOf(a), s.SID, leaf)
 		if got != want {
 			t.Errorf("cycle=%v: CTE answer differs from PathTo (%d vs %d bytes)", cycle, len(got), len(want))
 		}

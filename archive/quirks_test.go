@@ -65,7 +65,7 @@ func TestQuirks_LoneSurrogate(t *testing.T) {
 	if row.State != "ok" || row.Name != "release \uFFFD" || row.Diagnostics != len(want) {
 		t.Errorf("indexed session = state %s name %q, %d diagnostics; want ok, %q, %d", row.State, row.Name, row.Diagnostics, "release \uFFFD", len(want))
 	}
-	ds, err := a.DB().Diagnostics(ctx, row.SID)
+	ds, err := archive.DBOf(a).Diagnostics(ctx, row.SID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestQuirks_DuplicateIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := a.DB().Diagnostics(ctx, row.SID)
+	ds, err := archive.DBOf(a).Diagnostics(ctx, row.SID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -164,9 +164,9 @@ func ReadSourcesFile(dbPath string) ([]index.Source, error) {
 	return out, nil
 }
 
-// Rebuild builds a new index of opts' files at RebuildPath(index file),
+// rebuild builds a new index of opts' files at RebuildPath(index file),
 // then swaps it in (index.DB.RestoreFrom: one transaction, so readers see
-// the old index or the new one) and removes the new file (issue 5, SPEC
+// the old index or the new one) and removes the new file (SPEC
 // §6). It holds this index's lock throughout, so no refresh runs meanwhile
 // and none is lost. If it is interrupted — ctx ends, the process is killed
 // — before the swap commits, this index is as it was and the half-built
@@ -176,7 +176,7 @@ func ReadSourcesFile(dbPath string) ([]index.Source, error) {
 // swapped in, and an io_error returned, when a file, directory or root
 // could not be read, or when no session file was found but the old index
 // holds sessions: a rebuild must not lose what the old index knows.
-func (a *Archive) Rebuild(ctx context.Context, opts IndexOptions) (IndexSummary, error) {
+func (a *Archive) rebuild(ctx context.Context, opts IndexOptions) (IndexSummary, error) {
 	sum := IndexSummary{Failed: []Failure{}}
 	unlock, err := a.Lock(ctx, opts.Busy)
 	if err != nil {
@@ -195,7 +195,7 @@ func (a *Archive) Rebuild(ctx context.Context, opts IndexOptions) (IndexSummary,
 	defer removeIndexFiles(tmp)
 	defer fresh.Close()
 	opts.Force, opts.Busy, opts.whole = true, nil, true
-	sum, err = fresh.Index(ctx, opts)
+	sum, err = fresh.refresh(ctx, opts)
 	if err == nil {
 		err = fresh.Remember(ctx, opts)
 	}

@@ -14,7 +14,7 @@ import (
 func mustDump(t *testing.T, a *archive.Archive) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := a.DB().Dump(context.Background(), &b); err != nil {
+	if err := archive.DBOf(a).Dump(context.Background(), &b); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -49,7 +49,7 @@ func TestArchive_Rebuild(t *testing.T) {
 	if err != nil || len(roots) != 1 || roots[0] != root || len(files) != 0 {
 		t.Fatalf("Sources = %v %v %v, want [%s]", roots, files, err, root)
 	}
-	sum, err := a.Rebuild(ctx, archive.IndexOptions{Roots: roots, Files: files})
+	sum, err := archive.Rebuild(ctx, db, archive.RebuildOptions{Roots: roots, Files: files})
 	if err != nil || sum.Indexed != 3 {
 		t.Fatalf("Rebuild = %+v, %v; want 3 files indexed", sum, err)
 	}
@@ -70,12 +70,12 @@ func TestArchive_Rebuild(t *testing.T) {
 	// A root that cannot be read, or no session file at all: the old index
 	// is kept, and the bad root is not remembered.
 	kept := mustDump(t, a)
-	if _, err := a.Rebuild(ctx, archive.IndexOptions{Roots: []string{filepath.Join(dir, "typo")}}); err == nil {
+	if _, err := archive.Rebuild(ctx, db, archive.RebuildOptions{Roots: []string{filepath.Join(dir, "typo")}}); err == nil {
 		t.Fatal("Rebuild of a root that does not exist succeeded")
 	}
 	empty := filepath.Join(dir, "empty")
 	os.Mkdir(empty, 0o755)
-	if _, err := a.Rebuild(ctx, archive.IndexOptions{Roots: []string{empty}}); err == nil {
+	if _, err := archive.Rebuild(ctx, db, archive.RebuildOptions{Roots: []string{empty}}); err == nil {
 		t.Fatal("Rebuild of a root without session files replaced an index of 3 sessions")
 	}
 	if after := mustDump(t, a); after != kept {
@@ -98,7 +98,7 @@ func TestArchive_Rebuild(t *testing.T) {
 	os.Remove(filepath.Join(root, "a.jsonl"))
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := a.Rebuild(cctx, archive.IndexOptions{Roots: roots}); err == nil {
+	if _, err := archive.Rebuild(cctx, db, archive.RebuildOptions{Roots: roots}); err == nil {
 		t.Fatal("Rebuild with an ended context succeeded")
 	}
 	if after := mustDump(t, a); after != before {

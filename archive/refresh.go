@@ -156,9 +156,9 @@ func (a *Archive) refreshFile(ctx context.Context, b *index.Batch, path string, 
 		}
 	}
 	// Grown (or its tail cut back, as grove repair does): read on from the
-	// committed length. The same size with a new mtime is an edit in place
-	// (or a touch): read whole.
-	if old != nil && !force && old.Resumable && old.FileDev == st.Dev && old.FileIno == st.Ino && size >= old.CommittedLen && size != old.FileSize {
+	// committed length, when its first bytes and its old last bytes are
+	// still there.
+	if !force && appendable(old, st, size) {
 		head, tail, _, err := fingerprints(cf, old.CommittedLen)
 		if err != nil {
 			return FileResult{BytesRead: cf.n}, errs.Wrap(errs.CodeIO, err, "read session file: "+errMsg(err)).In(path)

@@ -20,7 +20,7 @@ import (
 // dumpOf is the canonical dump of the index of a.
 func dumpOf(t *rapid.T, a *archive.Archive) string {
 	var b bytes.Buffer
-	if err := a.DB().Dump(context.Background(), &b); err != nil {
+	if err := archive.DBOf(a).Dump(context.Background(), &b); err != nil {
 		t.Fatalf("Dump: %v", err)
 	}
 	return b.String()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -42,7 +43,13 @@ func (s *suite) paths(ctx context.Context) error {
 	if _, _, _, err := a.IndexFile(ctx, file, true); err != nil {
 		return err
 	}
-	sess, err := a.DB().SessionByPath(ctx, file)
+	// The CTE itself, below archive: the index the archive just wrote.
+	db, err := index.Open(ctx, filepath.Join(dir, "chain.db"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	sess, err := db.SessionByPath(ctx, file)
 	if err != nil || sess == nil {
 		return fmt.Errorf("chain session not indexed: %v", err)
 	}
@@ -55,7 +62,7 @@ func (s *suite) paths(ctx context.Context) error {
 		var cte, pure []float64
 		for i := 0; i < s.cfg.SearchRuns; i++ {
 			start := time.Now()
-			p, err := a.DB().Path(ctx, sess.SID, leaf)
+			p, err := db.Path(ctx, sess.SID, leaf)
 			cte = append(cte, ms(time.Since(start)))
 			if err != nil || len(p) != depth {
 				return fmt.Errorf("CTE path to %s: %d entries, %v; want %d", leaf, len(p), err, depth)

@@ -17,7 +17,6 @@ import (
 	"github.com/grove-sessions/grove/internal/cliutil"
 
 	"github.com/grove-sessions/grove/archive"
-	"github.com/grove-sessions/grove/index"
 )
 
 // Exit statuses (SPEC §8), decided only in exitStatus.
@@ -69,8 +68,8 @@ type env struct {
 // A --db directory may be the user's and is left as it is.
 func (g *env) open(ctx context.Context) (*archive.Archive, error) {
 	if def := defaultDB(); g.dbPath == def {
-		if err := index.Tighten(index.DirMode, g.warn, filepath.Dir(def)); err != nil {
-			return nil, errs.Wrap(errs.CodeIO, err, "cannot make the index directory private (0700): "+reason(err)).In(filepath.Dir(def))
+		if err := archive.MakePrivateDir(filepath.Dir(def), g.warn); err != nil {
+			return nil, err
 		}
 	}
 	return archive.OpenForWrite(ctx, g.dbPath, g.warn)
@@ -213,12 +212,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	// A full disk, wherever it was met (SQLite's SQLITE_FULL is the index's).
-	if df := index.DiskFull(g.dbPath, err, 0, "grove "+archive.CommandName(args[1:])); df != nil {
-		err = df
-	}
-	// Damage met by a query or an ingest, after the index opened.
-	err = index.Classify(g.dbPath, err)
+	// A full disk, wherever it was met (SQLite's SQLITE_FULL is the
+	// index's), and damage met by a query or an ingest after the index
+	// opened.
+	err = archive.Explain(g.dbPath, err, "grove "+archive.CommandName(args[1:]))
 	report(g, err)
 	return exitStatus(err)
 }

@@ -10,8 +10,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/errs"
-	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -98,7 +98,7 @@ func runAppend(ctx context.Context, g *env, path string, in io.Reader, fsync boo
 			}
 			continue
 		}
-		if df := index.DiskFull(path, err, 0, "grove repair (for a torn last line), then grove append"); df != nil {
+		if df := archive.DiskFull(path, err, 0, "grove repair (for a torn last line), then grove append"); df != nil {
 			err = df // the writer is tainted by it, but what to do is free space
 		}
 		f := appendFailure{Line: is.line, Code: errs.CodeOf(err), Message: err.Error()}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,16 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
-	"github.com/google/uuid"
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/errs"
-	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/transcript"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 // kindOfFile names what a non-regular file is, for people.
@@ -123,106 +118,75 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 	if err := refuseCompressed(ctx, a, session); err != nil {
 		return err
 	}
+	if o.format == "jsonl" {
+		return runFork(ctx, g, a, session, leaf, o)
+	}
 	p, path, labels, err := a.ExportPath(ctx, session, leaf)
 	if err != nil {
 		return err
 	}
-	if o.format == "jsonl" {
-		// Refused before any target is looked at: a pi fork of another
-		// agent's session would be neither agent's file (SPEC §8).
-		if err := refuseForeign(p.Session.Path, jsonl.Dialect(p.Session.Dialect), "export as jsonl",
-			"grove never writes "+agentOf(jsonl.Dialect(p.Session.Dialect))+"'s files; export --format md|html instead"); err != nil {
-			return err
+	d := transcript.Doc{SessionID: p.Session.SessionID, Name: p.Session.Name, Workspace: p.Session.Workspace,
+		Path: p.Session.Path, Dialect: p.Session.Dialect, Version: p.Session.Version, Leaf: p.Leaf,
+		Release: true}
+	for i, e := range path {
+		te := transcript.Entry{ID: e.ID, Type: e.Type, Role: e.Role, Label: labels[e.ID], FirstKept: e.FirstKept, Raw: e.Raw}
+		if e.HasTime {
+			ms := e.Timestamp
+			te.TimestampMs = &ms
 		}
+		d.Entries = append(d.Entries, te)
+		path[i].Raw = nil // d holds the line now; the renderer lets it go once shown (SPEC §2.8)
 	}
-	if o.force && o.format == "jsonl" {
+	render := transcript.Markdown
+	if o.format == "html" {
+		render = transcript.HTML
+	}
+	n := len(path)
+	what := fmt.Sprintf("%s of %s, path to %s, %s", o.format, p.Session.SessionID, p.Leaf, counted(n, "entry", "entries"))
+	if o.out == "" {
+		// Streamed to stdout as it is made: a Ctrl-C stops the output
+		// where it is (see output), leaving part of a document on the
+		// pipe, as any streaming tool does.
+		return render(g.stdout, d)
+	}
+	if err := a.CheckExportTarget(ctx, p.Session, o.out); err != nil {
+		return err // a session or the index there says more than its name
+	}
+	if err := transcriptName(o.out, o.format); err != nil {
+		return err
+	}
+	if err := writeDocument(ctx, o.out, o.force, func(w io.Writer) error { return render(w, d) }); err != nil {
+		return err
+	}
+	return written(g, o.out, what)
+}
+
+// runFork is export --format jsonl: a new pi session of the path
+// (archive.Fork), written to --out or to stdout.
+func runFork(ctx context.Context, g *env, a *archive.Archive, session, leaf string, o exportOptions) error {
+	if o.force {
 		// A session there is refused as such, with or without --force
 		// (README): that says more than the flag's misuse.
-		if o.out != "" {
-			if err := a.CheckExportTarget(ctx, p.Session, o.out); err != nil {
-				return err
-			}
+		if _, err := a.Fork(ctx, session, leaf, archive.ForkOptions{Out: o.out, DryRun: true}); err != nil {
+			return err
 		}
 		return usagef("export: --force is for md and html; a jsonl fork never replaces a file")
 	}
+	f, err := a.Fork(ctx, session, leaf, archive.ForkOptions{Out: o.out})
+	if err != nil {
+		return err
+	}
+	if f.Out != "" {
+		what := fmt.Sprintf("a new pi session %s forked from %s at %s: %s", f.ID, f.Source, f.Leaf, counted(f.Entries, "entry", "entries"))
+		if f.LabelFixes > 0 {
+			what += fmt.Sprintf(", then %d label %s to match the source's labels", f.LabelFixes, plural(f.LabelFixes, "entry", "entries"))
+		}
+		return written(g, f.Out, what)
+	}
 	var doc docBuffer // in pieces, not doubled (SPEC §2.8)
-	var lines [][]byte
-	switch o.format {
-	case "jsonl":
-		id, err := uuid.NewV7()
-		if err != nil {
-			return err
-		}
-		now := time.Now()
-		if lines, err = archive.ForkLines(p.Session, path, labels, id.String(), now); err != nil {
-			return err
-		}
-		if o.out != "" {
-			if fi, err := os.Stat(o.out); err == nil && fi.IsDir() {
-				// pi names session files <ISO time, - for : and .>_<id>.jsonl.
-				stamp := strings.NewReplacer(":", "-", ".", "-").Replace(now.UTC().Format("2006-01-02T15:04:05.000Z"))
-				o.out = filepath.Join(o.out, stamp+"_"+id.String()+".jsonl")
-			}
-			if err := a.CheckExportTarget(ctx, p.Session, o.out); err != nil {
-				return err
-			}
-			if err := ctx.Err(); err != nil {
-				return err // Ctrl-C while the fork was being made: write nothing
-			}
-			if err := archive.WriteFork(o.out, lines); err != nil {
-				return err
-			}
-			what := fmt.Sprintf("a new pi session %s forked from %s at %s: %s", id, p.Session.SessionID, p.Leaf, counted(len(path), "entry", "entries"))
-			if fixes := len(lines) - 1 - len(path); fixes > 0 {
-				what += fmt.Sprintf(", then %d label %s to match the source's labels", fixes, plural(fixes, "entry", "entries"))
-			}
-			return written(g, o.out, what)
-		}
-		// To stdout, each line goes through what the writer would check
-		// (SPEC §5), so the document equals what --out writes.
-		for i, l := range lines {
-			b, err := jsonl.MarshalEntry(json.RawMessage(l))
-			if err != nil {
-				return fmt.Errorf("fork line %d: %w", i+1, err)
-			}
-			doc.Write(b)
-			doc.WriteByte('\n')
-		}
-	default:
-		d := transcript.Doc{SessionID: p.Session.SessionID, Name: p.Session.Name, Workspace: p.Session.Workspace,
-			Path: p.Session.Path, Dialect: p.Session.Dialect, Version: p.Session.Version, Leaf: p.Leaf,
-			Release: true}
-		for i, e := range path {
-			te := transcript.Entry{ID: e.ID, Type: e.Type, Role: e.Role, Label: labels[e.ID], FirstKept: e.FirstKept, Raw: e.Raw}
-			if e.HasTime {
-				ms := e.Timestamp
-				te.TimestampMs = &ms
-			}
-			d.Entries = append(d.Entries, te)
-			path[i].Raw = nil // d holds the line now; the renderer lets it go once shown (SPEC §2.8)
-		}
-		render := transcript.Markdown
-		if o.format == "html" {
-			render = transcript.HTML
-		}
-		n := len(path)
-		what := fmt.Sprintf("%s of %s, path to %s, %s", o.format, p.Session.SessionID, p.Leaf, counted(n, "entry", "entries"))
-		if o.out == "" {
-			// Streamed to stdout as it is made: a Ctrl-C stops the output
-			// where it is (see output), leaving part of a document on the
-			// pipe, as any streaming tool does.
-			return render(g.stdout, d)
-		}
-		if err := a.CheckExportTarget(ctx, p.Session, o.out); err != nil {
-			return err // a session or the index there says more than its name
-		}
-		if err := transcriptName(o.out, o.format); err != nil {
-			return err
-		}
-		if err := writeDocument(ctx, o.out, o.force, func(w io.Writer) error { return render(w, d) }); err != nil {
-			return err
-		}
-		return written(g, o.out, what)
+	for _, l := range f.Lines {
+		doc.Write(l)
+		doc.WriteByte('\n')
 	}
 	if err := ctx.Err(); err != nil {
 		return err // Ctrl-C while the fork was being made: write nothing
@@ -300,7 +264,7 @@ func writeDocument(ctx context.Context, path string, force bool, render func(io.
 	}
 	tw := &tempWriter{}
 	fail := func(err error) error {
-		if df := index.DiskFull(path, err, tw.lost, "grove export"); df != nil {
+		if df := archive.DiskFull(path, err, tw.lost, "grove export"); df != nil {
 			return df
 		}
 		return errs.Wrap(errs.CodeIO, err, "cannot write the export: "+reason(err)).In(path)

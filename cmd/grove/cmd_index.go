@@ -4,16 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
-	"github.com/grove-sessions/grove/errs"
-	"github.com/grove-sessions/grove/index"
 )
 
 type indexOptions struct {
@@ -57,44 +52,10 @@ func indexCommand(g *env) *cli.Command {
 	}
 }
 
-// rootFlag is --root, for the commands that read session directories.
-func rootFlag() cli.Flag {
-	return &cli.StringSliceFlag{Name: "root", Usage: "a directory of session files (repeatable)"}
-}
-
-// unreadableRoots returns the error for roots none of which can be read as
-// a directory, naming each one's reason (no such directory, symlink loop,
-// not a directory), with doing what was not done ("nothing was indexed");
-// nil when one of them can be read.
-func unreadableRoots(roots []string, doing string) error {
-	var reasons []string
-	for _, r := range roots {
-		fi, err := os.Stat(r)
-		if err == nil && fi.IsDir() {
-			return nil
-		}
-		if err == nil {
-			err = syscall.ENOTDIR
-		}
-		reasons = append(reasons, archive.RootFailure(r, err).Message)
-	}
-	msg := reasons[len(reasons)-1]
-	if len(slices.Compact(slices.Clone(reasons))) > 1 {
-		msg = "cannot read any session root: "
-		for i, r := range roots {
-			if i > 0 {
-				msg += "; "
-			}
-			msg += r + ": " + strings.TrimPrefix(reasons[i], "cannot read session root: ")
-		}
-	}
-	return errs.New(errs.CodeIO, msg+"; "+doing).In(strings.Join(roots, ":")).WithHint(rootsHint)
-}
-
 func runIndex(ctx context.Context, g *env, opts indexOptions) error {
 	// When nothing at all can be read, say so without creating an index.
 	if len(opts.files) == 0 && len(opts.roots) > 0 {
-		if err := unreadableRoots(opts.roots, "nothing was indexed"); err != nil {
+		if err := archive.CheckRoots(opts.roots, "nothing was indexed", rootsHint); err != nil {
 			return err
 		}
 	}
@@ -102,31 +63,10 @@ func runIndex(ctx context.Context, g *env, opts indexOptions) error {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if a != nil {
-			a.Close()
-		}
-	}()
+	defer a.Close()
 	iopts := archive.IndexOptions{Roots: opts.roots, Files: opts.files, Force: opts.force, Busy: g.busy}
-	defer showProgress(g, &iopts)()
+	defer showProgress(g, &iopts.Progress)()
 	sum, err := a.Index(ctx, iopts)
-	if damaged := a.DB().Classify(err); errs.CodeOf(damaged) == errs.CodeDamagedIndex {
-		// A damaged page deeper than Open looks: start again on a new index.
-		if a, err = archive.ReopenDamaged(ctx, a, damaged, g.warn); err != nil {
-			return err
-		}
-		sum, err = a.Index(ctx, iopts)
-	}
-	if err == nil {
-		err = remember(ctx, g, a, iopts)
-		// Fold the WAL into the index file, giving its room back (SQLite
-		// does on close too, but not when that fails for lack of room).
-		a.DB().Checkpoint(ctx) // best effort: a WAL that stays is still whole
-	} else if index.IsDiskFull(err) && sum.Indexed > 0 {
-		// The files that fit are kept: remember their roots for grove
-		// rebuild, if there is room for that.
-		a.Remember(ctx, iopts)
-	}
 	if errors.Is(err, context.Canceled) {
 		return interruptedIndex(sum)
 	}
@@ -134,7 +74,7 @@ func runIndex(ctx context.Context, g *env, opts indexOptions) error {
 		return err
 	}
 	sum.DefaultRoots = opts.defaults
-	return reportIndex(g, a, sum)
+	return reportIndex(g, a.File(), sum)
 }
 
 // interruptedIndex is the Ctrl-C error of an index run that did sum:
@@ -149,7 +89,7 @@ func interruptedIndex(sum archive.IndexSummary) error {
 
 // reportIndex prints an index or rebuild summary: JSON, or one line and
 // the index's path, and the files that could not be read on stderr.
-func reportIndex(g *env, a *archive.Archive, sum archive.IndexSummary) error {
+func reportIndex(g *env, dbFile string, sum archive.IndexSummary) error {
 	if g.json {
 		if err := writeJSON(g.stdout, sum); err != nil {
 			return err
@@ -168,7 +108,7 @@ func reportIndex(g *env, a *archive.Archive, sum archive.IndexSummary) error {
 	if sum.Removed > 0 {
 		fmt.Fprintf(g.stdout, ", %d removed (file gone)", sum.Removed)
 	}
-	fmt.Fprintf(g.stdout, "\nindex: %s\n", a.DB().File())
+	fmt.Fprintf(g.stdout, "\nindex: %s\n", dbFile)
 	// Listed, not read (SPEC §3.5): said every run, and no failure.
 	for _, f := range sum.Unsupported {
 		fmt.Fprintf(g.stderr, "grove: %s: %s [%s] (%s)\n", cell(f.Path), f.Message, f.Code, f.Hint)
@@ -229,18 +169,4 @@ func rootsOf(c *cli.Context) ([]string, error) {
 		}
 	}
 	return roots, nil
-}
-
-// remember records the roots and files of opts for grove rebuild
-// (archive.Remember). When only the copy beside the index cannot be
-// written, that is a warning on stderr, not a failure: the roots are in the
-// index's own table, and the next index or watch writes the copy again.
-func remember(ctx context.Context, g *env, a *archive.Archive, opts archive.IndexOptions) error {
-	err := a.Remember(ctx, opts)
-	var sf *archive.SourcesFileError
-	if errors.As(err, &sf) {
-		g.warn("warning: " + err.Error() + " (the roots are kept in the index itself; grove writes this file again next time)")
-		return nil
-	}
-	return err
 }

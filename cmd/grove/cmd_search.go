@@ -177,7 +177,7 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 		fmt.Fprintf(g.stderr, "grove: %s\n", w)
 	}
 	if res.Total == 0 {
-		if n, err := a.DB().CountSessions(ctx); err == nil && n == 0 {
+		if n, err := a.CountSessions(ctx); err == nil && n == 0 {
 			fmt.Fprintf(g.stderr, "grove: the index at %s holds no sessions yet: run `grove index` (an index made by an older grove is emptied once, to add search text)\n", g.dbPath)
 		} else if err == nil && !g.json && o.Offset == 0 {
 			if err := nothingMatched(ctx, g, a, "hits for "+quoteClipped(o.Query), describeSearch(o)); err != nil {

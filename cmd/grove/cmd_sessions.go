@@ -99,7 +99,7 @@ func runSessions(ctx context.Context, g *env, f archive.Filter, first string) er
 			Entries: s.Entries, Leaves: s.Leaves, Created: rfc3339(s.CreatedMs), Modified: rfc3339(s.ModifiedMs),
 			State: sessionState(&s), Diagnostics: []diagnosticJSON{}}
 		if s.Diagnostics > 0 {
-			ds, err := a.DB().Diagnostics(ctx, s.SID)
+			ds, err := a.Diagnostics(ctx, &s)
 			if err != nil {
 				return err
 			}

@@ -7,15 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
-	"github.com/grove-sessions/grove/errs"
-	"github.com/grove-sessions/grove/internal/watch"
 )
 
 type watchOptions struct {
@@ -41,8 +37,8 @@ func watchCommand(g *env) *cli.Command {
 			"Ctrl-C or SIGTERM stops it (the file being indexed is finished or left as it was): exit 0.",
 		Flags: []cli.Flag{
 			rootFlag(),
-			&cli.DurationFlag{Name: "debounce", Value: watch.DefaultQuiet, Usage: "index a batch of changes once none came for this long"},
-			&cli.DurationFlag{Name: "rescan", Value: watch.DefaultRescan, Usage: "index everything again this often, to catch missed changes"},
+			&cli.DurationFlag{Name: "debounce", Value: archive.DefaultWatchQuiet, Usage: "index a batch of changes once none came for this long"},
+			&cli.DurationFlag{Name: "rescan", Value: archive.DefaultWatchRescan, Usage: "index everything again this often, to catch missed changes"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 0, 0); err != nil {
@@ -71,78 +67,27 @@ func watchCommand(g *env) *cli.Command {
 func runWatch(ctx context.Context, g *env, opts watchOptions) error {
 	// A root that is missing now is left out (said once), rather than
 	// reported as a failure by every rescan.
-	var roots, missing []string
-	for _, r := range opts.roots {
-		if fi, err := os.Stat(r); err == nil && fi.IsDir() {
-			roots = append(roots, r)
-		} else {
-			missing = append(missing, r)
-		}
-	}
+	roots, missing := archive.SplitRoots(opts.roots)
 	if len(roots) == 0 {
-		return unreadableRoots(opts.roots, "nothing is watched")
+		return archive.CheckRoots(opts.roots, "nothing is watched", rootsHint)
 	}
-	for _, r := range missing {
-		_, err := os.Stat(r)
-		if err == nil {
-			err = syscall.ENOTDIR
-		}
-		fmt.Fprintf(g.stderr, "grove: %s: %s; not watched\n", r, archive.RootFailure(r, err).Message)
+	for _, m := range missing {
+		fmt.Fprintf(g.stderr, "grove: %s: %s; not watched\n", m.Path, m.Message)
 	}
 	a, err := g.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	// Watch before the first pass, so that nothing changed during it is missed.
-	w, err := watch.New(ctx, roots, watch.Options{Quiet: opts.debounce,
-		MaxDelay: max(watch.DefaultMaxDelay, opts.debounce), Rescan: opts.rescan})
-	if err != nil {
-		return errs.Wrap(errs.CodeIO, err, err.Error()).In(strings.Join(roots, ":"))
-	}
-	defer w.Close()
-	fmt.Fprintf(g.stderr, "grove: watching %d %s (%d %s) for *.jsonl changes; Ctrl-C stops\n",
-		len(roots), plural(len(roots), "root", "roots"), w.Dirs(), plural(w.Dirs(), "directory", "directories"))
-
 	out := &watchOutput{g: g, reported: map[string]string{}}
-	pass := func(trigger string, o archive.IndexOptions) (stop bool, err error) {
-		o.Busy = g.busy // another grove writing the index: wait for it, as grove index does
-		sum, err := a.Index(ctx, o)
-		switch {
-		case err != nil && ctx.Err() != nil:
-			return true, nil // Ctrl-C: the file being indexed was finished or abandoned
-		case err != nil:
-			return true, err
-		}
-		return false, out.pass(trigger, o.Files, sum)
-	}
-	if stop, err := pass("start", archive.IndexOptions{Roots: roots}); stop || err != nil {
-		return out.stopped(err)
-	}
-	// Like grove index, so that grove rebuild reads what the watch reads.
-	if err := remember(ctx, g, a, archive.IndexOptions{Roots: roots}); err != nil {
-		return out.stopped(err)
-	}
-	for b := range w.Batches() {
-		for _, e := range b.Errors {
-			fmt.Fprintf(g.stderr, "grove: %s\n", cell(e.Error()))
-		}
-		var stop bool
-		switch {
-		case b.Rescan:
-			stop, err = pass("rescan", archive.IndexOptions{Roots: roots})
-		case len(b.Paths) > 0:
-			// Removed files too: Index drops their sessions.
-			stop, err = pass("change", archive.IndexOptions{Files: b.Paths})
-		}
-		if stop || err != nil {
-			return out.stopped(err)
-		}
-	}
-	if ctx.Err() == nil {
-		return errors.New("watch: the file watcher stopped by itself")
-	}
-	return out.stopped(nil)
+	err = a.Watch(ctx, archive.WatchOptions{Roots: roots, Quiet: opts.debounce, Rescan: opts.rescan, Busy: g.busy,
+		Watching: func(dirs int) {
+			fmt.Fprintf(g.stderr, "grove: watching %d %s (%d %s) for *.jsonl changes; Ctrl-C stops\n",
+				len(roots), plural(len(roots), "root", "roots"), dirs, plural(dirs, "directory", "directories"))
+		},
+		Problem: func(err error) { fmt.Fprintf(g.stderr, "grove: %s\n", cell(err.Error())) },
+	}, func(p archive.WatchPass) error { return out.pass(p.Trigger, p.Files, p.Summary) })
+	return out.stopped(err)
 }
 
 // watchOutput prints what each pass of grove watch did.
@@ -219,11 +164,4 @@ func (o *watchOutput) stopped(err error) error {
 	}
 	fmt.Fprintln(o.g.stderr, "grove: stopped")
 	return nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/corpusgen"
 )
 
@@ -62,13 +62,13 @@ func runGrove(t *testing.T, db string, args ...string) (string, error) {
 // dumpIndex opens the index at db in this process and dumps it.
 func dumpIndex(t *testing.T, db string) string {
 	t.Helper()
-	a, err := archive.Open(context.Background(), db)
+	d, err := index.Open(context.Background(), db)
 	if err != nil {
 		t.Fatalf("open %s: %v", db, err)
 	}
-	defer a.Close()
+	defer d.Close()
 	var b bytes.Buffer
-	if err := a.DB().Dump(context.Background(), &b); err != nil {
+	if err := d.Dump(context.Background(), &b); err != nil {
 		t.Fatalf("dump %s: %v", db, err)
 	}
 	return b.String()

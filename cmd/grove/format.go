@@ -83,3 +83,11 @@ func idCell(id string) string { return clipWidth(cell(id), idColumns) }
 // nameColumns is how wide a session name or label may be in a table
 // column, in terminal columns (wide CJK characters count two).
 const nameColumns = 28
+
+// plural is one when n is 1, else many: "1 root", "2 roots".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -107,13 +107,13 @@ func (r *progressReporter) finish() {
 	}
 }
 
-// showProgress sets opts.Progress to a bar on g's stderr when it is a
+// showProgress sets *progress to a bar on g's stderr when it is a
 // terminal, and returns what clears the bar at the end (defer it).
-func showProgress(g *env, opts *archive.IndexOptions) (finish func()) {
+func showProgress(g *env, progress *func(archive.Progress)) (finish func()) {
 	if !stderrIsTerminal(g) {
 		return func() {}
 	}
 	p := newProgressReporter(g.stderr)
-	opts.Progress = p.update
+	*progress = p.update
 	return p.finish
 }

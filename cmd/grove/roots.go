@@ -10,6 +10,7 @@ import (
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/jsonl"
+	"github.com/urfave/cli/v2"
 )
 
 // rootsHelp is the default-roots rule (SPEC §8 `index` row), said the same
@@ -110,4 +111,9 @@ func noteRoots(g *env, found []archive.DefaultRoot) {
 		parts = append(parts, cell(r.Path)+" ("+string(r.Dialect)+")")
 	}
 	g.warn("reading the default roots: " + strings.Join(parts, ", "))
+}
+
+// rootFlag is --root, for the commands that read session directories.
+func rootFlag() cli.Flag {
+	return &cli.StringSliceFlag{Name: "root", Usage: "a directory of session files (repeatable)"}
 }

@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
-
-	"github.com/grove-sessions/grove/archive"
 )
 
 // Defaults of Options.
@@ -78,6 +76,10 @@ type Options struct {
 	// delivered with Rescan set. Zero means DefaultRescan (5 minutes);
 	// negative means never.
 	Rescan time.Duration
+	// IsSession says which files are session files, whose changes are
+	// reported (archive.IsSessionFile: *.jsonl but an agent home's history
+	// files, and a *.jsonl.zst). Nil means every *.jsonl file.
+	IsSession func(path string) bool
 }
 
 // Batch is what changed below the roots since the previous batch.
@@ -139,6 +141,9 @@ func start(ctx context.Context, fsw *fsnotify.Watcher, errSrc <-chan error, add 
 	}
 	if opts.MaxDelay <= 0 {
 		opts.MaxDelay = DefaultMaxDelay
+	}
+	if opts.IsSession == nil {
+		opts.IsSession = func(path string) bool { return strings.HasSuffix(path, ".jsonl") }
 	}
 	if opts.Rescan == 0 {
 		opts.Rescan = DefaultRescan
@@ -314,7 +319,7 @@ func (w *Watcher) event(ev fsnotify.Event, p *pending) {
 	default:
 		return
 	}
-	if isSession(name) {
+	if w.opts.IsSession(name) {
 		p.paths[name] = true
 	}
 }
@@ -349,7 +354,7 @@ func (w *Watcher) addTree(top string, p *pending, scan bool) {
 			}
 			return nil
 		}
-		if scan && isSession(path) {
+		if scan && w.opts.IsSession(path) {
 			if d.Type()&fs.ModeSymlink != 0 {
 				if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 					return nil // a symlinked directory: not followed
@@ -372,11 +377,6 @@ func (w *Watcher) dropTree(top string) {
 	}
 	w.ndirs.Store(int64(len(w.dirs)))
 }
-
-// isSession is archive.FindSessionFiles' rule for a session file
-// (archive.IsSessionFile): *.jsonl but an agent home's history files, and
-// a *.jsonl.zst without its .jsonl.
-func isSession(path string) bool { return archive.IsSessionFile(path) }
 
 // pending is the batch being gathered.
 type pending struct {

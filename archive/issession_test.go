@@ -1,4 +1,4 @@
-package watch
+package archive
 
 import (
 	"os"
@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestIsSessionAgentHomes: watch hears of files one by one and takes the
+// TestIsSessionFileAgentHomes: grove watch hears of files one by one and takes the
 // rule discovery uses: a Codex home's history.jsonl is no session, a .zst
 // is one until its .jsonl is there.
-func TestIsSessionAgentHomes(t *testing.T) {
+func TestIsSessionFileAgentHomes(t *testing.T) {
 	home := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(home, "sessions"), 0o755); err != nil {
 		t.Fatal(err)
@@ -26,14 +26,14 @@ func TestIsSessionAgentHomes(t *testing.T) {
 		{zst, true},
 		{filepath.Join(home, "sessions", "a.meta.json"), false},
 	} {
-		if got := isSession(c.path); got != c.want {
-			t.Errorf("isSession(%s) = %v, want %v", c.path, got, c.want)
+		if got := IsSessionFile(c.path); got != c.want {
+			t.Errorf("IsSessionFile(%s) = %v, want %v", c.path, got, c.want)
 		}
 	}
 	if err := os.WriteFile(filepath.Join(home, "sessions", "rollout-a.jsonl"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if isSession(zst) {
-		t.Errorf("isSession(%s) with its .jsonl beside it = true, want false", zst)
+	if IsSessionFile(zst) {
+		t.Errorf("IsSessionFile(%s) with its .jsonl beside it = true, want false", zst)
 	}
 }
