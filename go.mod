@@ -3,6 +3,7 @@ module github.com/grove-sessions/grove
 go 1.26.8
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/google/uuid v1.6.0
 	github.com/jmoiron/sqlx v1.4.0

@@ -8,14 +8,15 @@
 // with message bodies read back from the files by byte offset and checked
 // against the CRC-32 stored at index time.
 //
-// Index is incremental (issue 5): an unchanged file costs one stat, a file
-// that grew by appending is read from its committed length (jsonl.ReadFrom,
-// after checking fingerprints of its first and last committed bytes), any
-// other change reads it whole; rows stream into index.SessionWriter, so
-// memory does not grow with the file. Lock keeps two groves from writing
-// one index; Rebuild builds a new index and swaps it in.
+// Index is incremental (README "Keeping the index current"): an unchanged
+// file costs one stat, a file that grew by appending is read from its
+// committed length (jsonl.ReadFrom, after checking fingerprints of its
+// first and last committed bytes), any other change reads it whole; rows
+// stream into index.SessionWriter, so memory does not grow with the file.
+// Lock keeps two groves from writing one index; Rebuild builds a new index
+// and swaps it in.
 //
-// The views of issue 7 sit on the same path: BuildContext is pi's model
+// The views sit on the same path: BuildContext is pi's model
 // context at a leaf (SPEC §4.1) and ForLLM its convertToLlm; BuildTree
 // shapes a session for `grove tree` without recursion; ExportPath,
 // ForkLines and WriteFork give `grove export` its path and its pi version 3

@@ -1,7 +1,6 @@
 package archive
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -193,27 +192,16 @@ type member struct {
 	value json.RawMessage
 }
 
-// objectMembers lists the members of the JSON object raw in their order,
-// each value byte for byte.
+// objectMembers lists the members of the JSON object raw in their order
+// (a key given twice twice), each value byte for byte as a sub-slice of raw
+// (jsonl.Members); false when raw is not one valid JSON object.
 func objectMembers(raw json.RawMessage) ([]member, bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, false
-	}
 	var out []member
-	for dec.More() {
-		t, err := dec.Token()
-		k, ok := t.(string)
-		if err != nil || !ok {
-			return nil, false
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, false
-		}
+	ok := jsonl.Members(raw, func(k string, v []byte) bool {
 		out = append(out, member{k, v})
-	}
-	return out, true
+		return true
+	})
+	return out, ok
 }
 
 // WriteFork creates the session file out (mode 0600; it must not exist)

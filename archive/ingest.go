@@ -9,8 +9,8 @@ import (
 	"github.com/grove-sessions/grove/jsonl"
 )
 
-// IndexSummary is the answer of `grove index` (SPEC §8, plus the fields
-// issue 5 adds).
+// IndexSummary is the answer of `grove index` and `grove rebuild` (SPEC §8,
+// plus the counts README "Keeping the index current" describes).
 type IndexSummary struct {
 	Files     int   `json:"files"`      // session files found
 	Indexed   int   `json:"indexed"`    // files read and stored, whole or from their committed length

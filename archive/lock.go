@@ -21,13 +21,14 @@ func LockPath(dbPath string) string { return dbPath + ".lock" }
 
 // Lock takes the index's writer lock, an exclusive flock(2) on
 // LockPath(index file), so that two groves never write one index at once
-// (issue 5: `grove index`, `grove rebuild` and each pass of `grove watch`
-// hold it; readers never take it, SQLite's WAL gives them a consistent
-// view). The lock file then says who holds it ("pid N: grove index since
-// T"). When another grove holds it and busy is nil, Lock fails at once with
-// index_busy; otherwise it calls busy once with the holder's line and waits
-// until the lock is free or ctx ends. The lock goes with the process, so a
-// grove killed by SIGKILL never leaves it held. unlock releases it.
+// (README "Two groves": `grove index`, `grove rebuild` and each pass of
+// `grove watch` hold it; readers never take it, SQLite's WAL gives them a
+// consistent view). The lock file then says who holds it ("pid N: grove
+// index since T"). When another grove holds it and busy is nil, Lock fails
+// at once with index_busy; otherwise it calls busy once with the holder's
+// line and waits until the lock is free or ctx ends. The lock goes with the
+// process, so a grove killed by SIGKILL never leaves it held. unlock
+// releases it.
 func (a *Archive) Lock(ctx context.Context, busy func(holder string)) (unlock func(), err error) {
 	path := LockPath(a.db.File())
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, index.FileMode)

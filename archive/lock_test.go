@@ -14,8 +14,9 @@ import (
 	"github.com/grove-sessions/grove/errs"
 )
 
-// Two groves on one index (issue 5 item 5): the second waits for the lock,
-// saying who holds it, or with no Busy callback fails with index_busy.
+// Two groves on one index (README "Two groves"): the second waits for the
+// lock, saying who holds it, or with no Busy callback fails with
+// index_busy.
 func TestIndex_SecondGroveWaitsForTheLock(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()

@@ -37,7 +37,8 @@ func mustMode(t *testing.T, path string, want fs.FileMode) {
 // TestModes_NewIndexPrivate: under a loose umask (000) and the usual one
 // (022), the directory grove creates for the index is 0700 and the index,
 // its -wal, -shm and lock files 0600, checked while the index is open so the
-// sidecars exist; a rebuild leaves it so (SPEC §6, issue 13 item 2).
+// sidecars exist; a rebuild leaves it so (SPEC §6: 0600 and 0700 whatever
+// the umask).
 func TestModes_NewIndexPrivate(t *testing.T) {
 	for _, mask := range []int{0o000, 0o022} {
 		t.Run(fmt.Sprintf("umask%03o", mask), func(t *testing.T) {

@@ -18,8 +18,8 @@ import (
 	"github.com/grove-sessions/grove/internal/testutil"
 )
 
-// piVersion is the pi package the differential test runs against (the
-// one issue 13's differential run used; `npm view
+// piVersion is the pi package the differential test runs against, pinned
+// so that a new pi release cannot change what passes (`npm view
 // @mariozechner/pi-coding-agent version` gives the newest).
 const piVersion = "0.73.1"
 
@@ -47,6 +47,7 @@ const piVersion = "0.73.1"
 // (no registry); the package is installed once into the user cache
 // directory (grove-test/pi-<version>) and reused.
 func TestPiDifferential(t *testing.T) {
+	testutil.SkipShort(t, "./archive", "runs pi under node over four sets of sessions")
 	pkg := piPackage(t)
 	for name, dir := range map[string]func(*testing.T) string{
 		"pi":        func(t *testing.T) string { return testutil.Testdata(t, "pi") },

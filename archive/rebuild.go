@@ -84,8 +84,9 @@ func (a *Archive) Remember(ctx context.Context, opts IndexOptions) error {
 // SourcesFileError is Remember's error when only the copy of the sources
 // beside the index (SourcesPath) could not be written: the sources table
 // has them, and the next Remember writes the file again. Callers that
-// indexed everything warn rather than fail (issue 13 item 4: a disk too
-// full for that small file failed a run that had indexed every file).
+// indexed everything warn rather than fail: a disk too full for that
+// small file must not fail a run that indexed every file (README "A full
+// disk").
 type SourcesFileError struct{ Err error }
 
 func (e *SourcesFileError) Error() string { return e.Err.Error() }
@@ -109,7 +110,8 @@ func readableDir(dir string) bool {
 // SourcesPath is "<dbPath>.sources": the sources of the index at dbPath,
 // one "root PATH" or "file PATH" a line, kept outside the SQLite file so
 // that `grove rebuild` knows what to read even when the page holding the
-// sources table is what is damaged (issue 13 item 3). 0600.
+// sources table is what is damaged (SPEC §6: the command an error about
+// a damaged index names repairs it). 0600.
 func SourcesPath(dbPath string) string { return dbPath + ".sources" }
 
 // writeSourcesFile replaces SourcesPath(dbPath) with srcs, through a
@@ -166,12 +168,13 @@ func ReadSourcesFile(dbPath string) ([]index.Source, error) {
 
 // rebuild builds a new index of opts' files at RebuildPath(index file),
 // then swaps it in (index.DB.RestoreFrom: one transaction, so readers see
-// the old index or the new one) and removes the new file (SPEC
-// §6). It holds this index's lock throughout, so no refresh runs meanwhile
-// and none is lost. If it is interrupted — ctx ends, the process is killed
-// — before the swap commits, this index is as it was and the half-built
-// file is removed by the next Rebuild. The result equals a clean index of
-// the same files (less what the index remembered of files outside opts).
+// the old index or the new one) and removes the new file (SPEC §6; README
+// "Crashes"). It holds this index's lock throughout, so no refresh runs
+// meanwhile and none is lost. If it is interrupted — ctx ends, the process
+// is killed — before the swap commits, this index is as it was and the
+// half-built file is removed by the next Rebuild. The result equals a clean
+// index of the same files (less what the index remembered of files outside
+// opts).
 // opts.Force is implied. The summary is the new index's. Nothing is
 // swapped in, and an io_error returned, when a file, directory or root
 // could not be read, or when no session file was found but the old index

@@ -20,9 +20,9 @@ func mustDump(t *testing.T, a *archive.Archive) string {
 	return b.String()
 }
 
-// grove rebuild (issue 5 item 2): the new index equals a clean index of
-// the same files; a reader that had the old index open sees the new one
-// afterwards without reopening; the half-built file is gone; an
+// grove rebuild (SPEC §6, README "Crashes"): the new index equals a clean
+// index of the same files; a reader that had the old index open sees the
+// new one afterwards without reopening; the half-built file is gone; an
 // interrupted rebuild leaves the old index as it was.
 func TestArchive_Rebuild(t *testing.T) {
 	ctx := context.Background()

@@ -15,7 +15,8 @@ import (
 )
 
 // Change is how a session file differs from what the index holds, and so
-// how much of it a refresh reads (issue 5, SPEC §2, §6).
+// how much of it a refresh reads (SPEC §2, §6; README "Keeping the index
+// current").
 type Change int
 
 const (

@@ -30,8 +30,8 @@ func ageFiles(b *testing.B, dir string) []string {
 	return files
 }
 
-// BenchmarkRefresh measures `grove index` when little changed (issue 5), in
-// process on an index on disk:
+// BenchmarkRefresh measures `grove index` when little changed (README
+// "Keeping the index current"), in process on an index on disk:
 //
 //   - noop: 2,000 session files of 4–9 KB, none changed: a stat each;
 //   - append: one ~20 MB pi session, a 1 KB entry appended before each

@@ -17,7 +17,7 @@ import (
 )
 
 // refresh brings the index up to date with the session files of opts
-// (SPEC §6), each file under its own savepoint, small files sharing a
+// (SPEC §6; README "Keeping the index current"), each file under its own savepoint, small files sharing a
 // transaction (index.Batch), holding the index's lock (see Lock)
 // throughout. On Ctrl-C the files finished so far are committed. A file
 // whose size, mtime, device and inode match the index costs one stat; one

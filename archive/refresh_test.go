@@ -144,12 +144,13 @@ func appendBytes(t *rapid.T, path string, b []byte) {
 	}
 }
 
-// TestIndex_RefreshEqualsCleanBuild is issue 5's rule for incremental
-// refresh: whatever happens to the files — entries appended one by one,
-// torn tails and their completion, bad lines, blank lines, a second
-// header, rewrites in place and by rename, truncation, deletion, new files
-// of both dialects and every pi version — a refreshed index equals, in a
-// canonical dump, a clean index of the same files.
+// TestIndex_RefreshEqualsCleanBuild is the rule for incremental refresh
+// (README "Keeping the index current"): whatever happens to the files —
+// entries appended one by one, torn tails and their completion, bad lines,
+// blank lines, a second header, rewrites in place and by rename,
+// truncation, deletion, new files of both dialects and every pi version — a
+// refreshed index equals, in a canonical dump, a clean index of the same
+// files.
 //
 // Each case costs a few indexes of small files, so unless -rapid.checks is
 // given it runs 40 cases rather than rapid's 100.
@@ -257,7 +258,8 @@ func TestIndex_RefreshEqualsCleanBuild(t *testing.T) {
 
 // TestIndex_AppendReadsOnlyTheTail: after an append, a refresh reads about
 // the appended bytes plus fixed-size fingerprints, the same for a small and
-// a large file (issue 5: bytes read must not grow with the file's size).
+// a large file (README "Keeping the index current": bytes read must not
+// grow with the file's size).
 func TestIndex_AppendReadsOnlyTheTail(t *testing.T) {
 	ctx := context.Background()
 	read := map[int]int64{}

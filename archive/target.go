@@ -17,7 +17,8 @@ import (
 )
 
 // CheckExportTarget refuses an export --out target that is grove's index
-// or a session file, with or without --force (SPEC §8, issue 13).
+// or a session file, with or without --force (SPEC §8
+// would_replace_session; README "Export never replaces a session").
 //
 // First the index (see CheckIndexTarget): a would_replace_index
 // *jsonl.Error when target is this archive's index, a file grove keeps
@@ -96,7 +97,7 @@ func (a *Archive) CheckExportTarget(ctx context.Context, src *Session, target st
 			r = rr
 		}
 		if rel, err := filepath.Rel(r, real); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
-			// Not known to be a session: say what it is (issue 13 polish).
+			// Not known to be a session: say what it is.
 			return refuseMsg("refusing to replace a file under the session root " + r +
 				", even with --force: grove does not replace files under a session root")
 		}

@@ -14,7 +14,7 @@ import (
 // clean `grove verify` mean the file is whole (SPEC §6: an error about a
 // damaged index names the command that repairs it).
 //
-// It returns nil for a whole index and a damaged_index *jsonl.Error, whose
+// It returns nil for a whole index and a damaged_index *errs.Error, whose
 // cause is SQLite's first complaint ("Tree 12 page 40: btreeInitPage()
 // returns error code 11"), for a damaged one. Other errors (the context
 // ended, the file cannot be read) are returned as they are. It reads only:

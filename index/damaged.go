@@ -20,7 +20,7 @@ import (
 )
 
 // This file decides, before SQLite writes anything, whose file the index
-// path holds (issue 5):
+// path holds (README "A damaged or foreign index"):
 //
 //   - no file, or an empty one: no index yet; Open creates it;
 //   - a file whose first 100 bytes are not a SQLite header carrying
@@ -219,7 +219,7 @@ func probeErr(path string, err error) error {
 	return fmt.Errorf("open index %s: %w", path, err)
 }
 
-// Classify returns err as a damaged_index *jsonl.Error naming the index
+// Classify returns err as a damaged_index *errs.Error naming the index
 // path when SQLite reported, anywhere in err's chain, that the file is
 // corrupt (SQLITE_CORRUPT, any extended form) or not a database
 // (SQLITE_NOTADB); when it reported that the file or its directory cannot

@@ -123,7 +123,7 @@ func SchemaVersion() int {
 // a read-only connection checks the schema version, the schema and the
 // tables (see damaged.go).
 //
-// Errors, each a *jsonl.Error naming path: not_index when the file is not
+// Errors, each a *errs.Error naming path: not_index when the file is not
 // provably a grove index (not SQLite, another application's SQLite file, a
 // directory, a *.jsonl file) and newer_index when a newer grove made it,
 // both leaving the file untouched; damaged_index when it is a grove index

@@ -27,9 +27,9 @@ func IsDiskFull(err error) bool {
 	return errors.As(err, &se) && (se.Code()&0xff == sqlite3.SQLITE_FULL || se.Code() == sqlite3.SQLITE_IOERR_SHMSIZE)
 }
 
-// DiskFull returns err as a disk_full *jsonl.Error when IsDiskFull (SPEC §8,
-// issue 13 item 4), else nil. Its Path is the file the operating system
-// named, else that of a *jsonl.Error in the chain, else path (the index,
+// DiskFull returns err as a disk_full *errs.Error when IsDiskFull (SPEC §8;
+// README "A full disk"), else nil. Its Path is the file the operating system
+// named, else that of a *errs.Error in the chain, else path (the index,
 // for SQLite's SQLITE_FULL). wanted is the size in bytes of what was being
 // written, 0 when not known. The hint names the file system's mount point
 // and again, the command to run once there is room.

@@ -9,14 +9,15 @@ import (
 )
 
 // Dump writes a canonical text form of everything the index knows, for
-// comparing two indexes of the same files (issue 5: an index refreshed
+// comparing two indexes of the same files (an index refreshed
 // incrementally, or rebuilt, or recovered after a crash, must equal a clean
-// build). Sessions are named by path and entries by (path, seq), never by
-// row ids; what depends on when or in which order files were indexed is
-// left out (row ids, indexed_at_ms, the doc counter) except a doc number's
-// seconds, which search order depends on. Search text is dumped as the
-// full-text index's tokens and positions per entry, read through fts5vocab,
-// and a token under no entry's doc number is listed as an orphan.
+// build: README "Keeping the index current", "Crashes"). Sessions are named
+// by path and entries by (path, seq), never by row ids; what depends on
+// when or in which order files were indexed is left out (row ids,
+// indexed_at_ms, the doc counter) except a doc number's seconds, which
+// search order depends on. Search text is dumped as the full-text index's
+// tokens and positions per entry, read through fts5vocab, and a token under
+// no entry's doc number is listed as an orphan.
 //
 // The shape is one line per fact, sorted within each section:
 //

@@ -2,7 +2,9 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"path/filepath"
 
 	"github.com/jmoiron/sqlx"
@@ -45,5 +47,88 @@ func SourcesOf(ctx context.Context, path string) ([]Source, error) {
 	defer db.Close()
 	var out []Source
 	err = db.SelectContext(ctx, &out, "SELECT kind, path FROM sources ORDER BY kind DESC, path")
+	return out, err
+}
+
+// RacyWindowMs is how close to its indexing a file's mtime may be for its
+// stat to be trusted, in milliseconds: file systems keep mtimes to a clock
+// tick (a few milliseconds; two seconds on FAT), so a same-size rewrite in
+// the tick of the read before it would look unchanged. Git calls such
+// entries racily clean. A racily clean file's bytes are checked again.
+const RacyWindowMs = 2000
+
+// StatKey is the stat_key of a file of size bytes, mtime in nanoseconds,
+// device and inode: an FNV-1a hash, never 0 (0 means "look again").
+func StatKey(size, mtimeNs, dev, ino int64) int64 {
+	h := fnv.New64a()
+	var b [32]byte
+	binary.LittleEndian.PutUint64(b[0:], uint64(size))
+	binary.LittleEndian.PutUint64(b[8:], uint64(mtimeNs))
+	binary.LittleEndian.PutUint64(b[16:], uint64(dev))
+	binary.LittleEndian.PutUint64(b[24:], uint64(ino))
+	h.Write(b[:])
+	if k := int64(h.Sum64()); k != 0 {
+		return k
+	}
+	return 1
+}
+
+// FileStates returns, by path, the stat_key of every indexed session's
+// file (see StatKey), so that a refresh tells with one stat per file
+// whether it changed (README "Keeping the index current"), and the paths of sessions whose state is
+// not ok. Two queries over narrow indexes, whatever the number of
+// sessions; SessionByPath gives the rest for a file that changed.
+func (d *DB) FileStates(ctx context.Context) (keys map[string]int64, notOK map[string]bool, err error) {
+	// Scanned by hand, two columns only: the driver's cost per column and
+	// row is most of a no-op refresh of 10,000 files.
+	rows, err := d.db.QueryContext(ctx, `SELECT path, stat_key FROM sessions INDEXED BY sessions_stat_key`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read file states: %w", err)
+	}
+	defer rows.Close()
+	keys = map[string]int64{}
+	var path string
+	var key int64
+	for rows.Next() {
+		if err := rows.Scan(&path, &key); err != nil {
+			return nil, nil, fmt.Errorf("read file states: %w", err)
+		}
+		keys[path] = key
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("read file states: %w", err)
+	}
+	var bad []string
+	if err := d.db.SelectContext(ctx, &bad, "SELECT path FROM sessions INDEXED BY sessions_not_ok WHERE state != 'ok'"); err != nil {
+		return nil, nil, fmt.Errorf("read file states: %w", err)
+	}
+	notOK = make(map[string]bool, len(bad))
+	for _, p := range bad {
+		notOK[p] = true
+	}
+	return keys, notOK, nil
+}
+
+// Source is a root directory or a single file `grove index` was asked to
+// read, remembered so that `grove rebuild` reads the same (migration 3).
+type Source struct {
+	Kind string `db:"kind"` // "root" or "file"
+	Path string `db:"path"` // absolute
+}
+
+// AddSources remembers sources; ones already known are kept once.
+func (d *DB) AddSources(ctx context.Context, sources []Source) error {
+	for _, s := range sources {
+		if _, err := d.db.ExecContext(ctx, "INSERT OR IGNORE INTO sources (kind, path) VALUES (?, ?)", s.Kind, s.Path); err != nil {
+			return fmt.Errorf("remember sources: %w", err)
+		}
+	}
+	return nil
+}
+
+// Sources returns the remembered sources, roots first, each sorted.
+func (d *DB) Sources(ctx context.Context) ([]Source, error) {
+	var out []Source
+	err := d.db.SelectContext(ctx, &out, "SELECT kind, path FROM sources ORDER BY kind DESC, path")
 	return out, err
 }

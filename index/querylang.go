@@ -51,7 +51,7 @@ const (
 	MaxPrefixTerms = 8   // each prefix merges every word it starts
 )
 
-// ParseQuery parses s. Errors: a *jsonl.Error with Code bad_query when s
+// ParseQuery parses s. Errors: a *errs.Error with Code bad_query when s
 // holds no word to look for (empty, only operators and punctuation, or only
 // excluded terms), or more than MaxQueryTerms terms or MaxQueryTokens
 // tokens. Invalid UTF-8 is read as U+FFFD, a separator.

@@ -15,14 +15,14 @@ type restorer interface {
 }
 
 // RestoreFrom replaces the whole content of this index with that of the
-// grove index at src, through SQLite's online backup API (issue 5: `grove
-// rebuild` swaps a new index in). It is one write transaction on this
-// index: readers — other groves searching, a `grove watch` between passes
-// — see the old index or the new one, never a mix, and a process killed
-// during the copy leaves the old index as it was. In WAL mode the copy
-// passes through the -wal file, which grows to the new index's size until
-// the checkpoint that follows. Errors: src unreadable, this index busy for
-// longer than the busy timeout, I/O.
+// grove index at src, through SQLite's online backup API (`grove rebuild`
+// swaps a new index in: SPEC §6, README "Crashes"). It is one write
+// transaction on this index: readers — other groves searching, a `grove
+// watch` between passes — see the old index or the new one, never a mix,
+// and a process killed during the copy leaves the old index as it was. In
+// WAL mode the copy passes through the -wal file, which grows to the new
+// index's size until the checkpoint that follows. Errors: src unreadable,
+// this index busy for longer than the busy timeout, I/O.
 func (d *DB) RestoreFrom(ctx context.Context, src string) error {
 	conn, err := d.db.Conn(ctx)
 	if err != nil {

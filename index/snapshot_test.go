@@ -10,8 +10,9 @@ import (
 )
 
 // A reader sees a session wholly before or wholly after a writer's update
-// (issue 5 item 5): each read is one statement, so one snapshot, and checks
-// that the session row agrees with its entry rows and its active marks.
+// (README "Keeping the index current"): each read is one statement, so one
+// snapshot, and checks that the session row agrees with its entry rows and
+// its active marks.
 func TestSessionWriter_ReadersSeeWholeUpdates(t *testing.T) {
 	ctx := context.Background()
 	path := testutil.MustTempDB(t)

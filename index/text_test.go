@@ -8,7 +8,8 @@ import (
 // TestFtsText_NoCopyWhenUnchanged: a text ftsText would leave as it is
 // (ASCII, or valid NFKC without CJK) is stored without a copy of its own:
 // a 30 MB text line was otherwise held once more in Go while SQLite bound
-// it (SPEC §2.8, issue 13 item 8). A text that changes still gets a copy.
+// it (SPEC §2.8: memory within a small multiple of the longest line). A
+// text that changes still gets a copy.
 func TestFtsText_NoCopyWhenUnchanged(t *testing.T) {
 	tests := []struct {
 		name, text, want string

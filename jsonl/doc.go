@@ -1,21 +1,24 @@
 // Package jsonl reads session files: the committed log of SPEC §2 and the
-// two dialects of SPEC §3.
+// dialects of SPEC §3 (pi, plain, messages, claude, codex).
 //
-// A session file is split on LF only (Scanner). A line ending in LF is
-// committed; the bytes after the last LF are the tail, which is reported as
-// an unterminated_tail warning when it holds anything but JSON whitespace
-// and is never parsed. Every committed line keeps its physical line number
-// (blank lines count) and the byte offset where it starts.
+// A session file is split on LF only (Scanner, scanner.go). A line ending
+// in LF is committed; the bytes after the last LF are the tail (tail.go),
+// which is reported as an unterminated_tail warning when it holds anything
+// but JSON whitespace and is never parsed. Every committed line keeps its
+// physical line number (blank lines count) and the byte offset where it
+// starts, and must be one JSON object (line.go).
 //
-// Read decides the dialect from the first parseable line (a pi header makes
-// the file pi, anything else plain), validates every line against it, and
-// hands each entry to a callback in file order: Salvage mode turns bad lines
-// into diagnostics, Strict mode stops at the first one. Entry.Raw holds the
-// committed line's bytes exactly as they are in the file.
+// Read decides the dialect from the first parseable line (reader.go),
+// validates every line against it (dialect_pi.go, dialect_read.go), and
+// hands each entry to a callback in file order: Salvage mode turns bad
+// lines into diagnostics, Strict mode stops at the first one. Entry.Raw
+// holds the committed line's bytes exactly as they are in the file.
+// ReadFrom goes on from where an earlier read of a grown file stopped.
 //
-// The tree-rule errors (duplicate_id, missing_parent, cycle, unknown_entry)
-// live here too, as *Error values, because the tree rules (archive), the
-// index's recursive CTE (index) and the writer all report them.
+// The tree rules' errors (duplicate_id, missing_parent, cycle,
+// unknown_entry) are built here (tree.go), as *errs.Error values, because
+// the tree rules (archive), the index's recursive CTE (index) and the
+// writer all report them.
 //
 // # Caveats
 //

@@ -268,7 +268,7 @@ func fuzzCheckRead(t *testing.T, data []byte) {
 	case strictErr != nil:
 		var se *errs.Error
 		if !errors.As(strictErr, &se) || se.Code != errs.CodeBadLine {
-			t.Fatalf("Read(Strict) = %v, want a *Error with code bad_line", strictErr)
+			t.Fatalf("Read(Strict) = %v, want a *errs.Error with code bad_line", strictErr)
 		}
 		first := sres.Errors[0]
 		for _, e := range sres.Errors {

@@ -128,7 +128,6 @@ func childTurns(a childArgs) error {
 type acker struct {
 	t    *testing.T
 	tags map[string]string
-	runs []string // the tag of each ack, in the order read per child
 }
 
 func (a *acker) ack(tag, line string) bool {
@@ -221,7 +220,7 @@ func TestWriter_LockAcrossProcesses(t *testing.T) {
 		if w != nil {
 			w.Close()
 		}
-		t.Fatalf("OpenWriter while A writes = %v (%T), want a locked *jsonl.Error naming %s", err, err, path)
+		t.Fatalf("OpenWriter while A writes = %v (%T), want a locked *errs.Error naming %s", err, err, path)
 	}
 	if !errors.Is(err, errs.New(errs.CodeLocked, "")) {
 		t.Errorf("errors.Is(%v, locked) = false", err)

@@ -383,7 +383,8 @@ func TestDuplicateLinesError_Clips(t *testing.T) {
 }
 
 // NotRegular names the kind of file in words and keeps its permission
-// bits, as ls shows them (issue 13: "d---------" for a 0750 directory).
+// bits, as ls shows them ("drwxr-x---" for a 0750 directory, never
+// "d---------").
 func TestNotRegular(t *testing.T) {
 	for _, c := range []struct {
 		mode fs.FileMode

@@ -26,7 +26,7 @@ type RepairPlan struct {
 // file to its committed prefix and flushes that. With dryRun it only
 // returns the plan.
 //
-// Errors (*Error): nothing_to_repair when the file has no unterminated tail
+// Errors (*errs.Error): nothing_to_repair when the file has no unterminated tail
 // (a tail of whitespace only is none); locked when a writer holds the file;
 // io_error. The backup is never overwritten: its name carries the time.
 func Repair(path string, dryRun bool) (*RepairPlan, error) {

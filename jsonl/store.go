@@ -17,8 +17,8 @@ type Pending struct {
 }
 
 // Wait blocks until the append has committed or failed, and returns its
-// error: nil, an invalid_entry, duplicate_id or missing_parent *Error (the
-// store stays usable), or a needs_repair or tainted *Error.
+// error: nil, an invalid_entry, duplicate_id or missing_parent *errs.Error (the
+// store stays usable), or a needs_repair or tainted *errs.Error.
 func (p *Pending) Wait() error {
 	<-p.done
 	return p.err

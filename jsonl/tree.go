@@ -9,7 +9,7 @@ import (
 )
 
 // FirstDuplicate applies SPEC §4 rule 1 to entries in file order: it returns
-// a duplicate_id *Error for the first id that appears a second time, with
+// a duplicate_id *errs.Error for the first id that appears a second time, with
 // every line that holds it, or nil when all ids are unique.
 //
 // It lives here, beside the dialects, because both the tree rules

@@ -20,7 +20,7 @@ import (
 // types, json.Number, map[string]T and []T (pointers and interfaces to them
 // are followed).
 //
-// It rejects, as an *Error with Code invalid_entry whose ID names the field
+// It rejects, as an *errs.Error with Code invalid_entry whose ID names the field
 // path (for example "message.content[0].arguments.path"): NaN and ±Inf;
 // invalid UTF-8 in any string or key; cycles (found without recursion
 // limits, by pointer identity); values of other Go types (structs,
@@ -219,3 +219,6 @@ func (c *valueChecker) container(v reflect.Value, walk func() *schemaError) *sch
 	delete(c.seen, ptr)
 	return err
 }
+
+// maxSafeInt is 2^53−1, the largest integer a JSON number holds exactly.
+const maxSafeInt = 1<<53 - 1

@@ -80,7 +80,7 @@ type Writer struct {
 // file strictly (SPEC §2.6) and replays the tree rules: every id unique and
 // every parent on an earlier line.
 //
-// Errors (*Error): locked when another writer holds the file; bad_line for
+// Errors (*errs.Error): locked when another writer holds the file; bad_line for
 // the first bad line; duplicate_id or missing_parent naming the line that
 // breaks the tree rules; io_error. A file with an unterminated tail opens
 // in the needs-repair state, with its committed prefix readable.

@@ -13,7 +13,7 @@ import (
 	"github.com/grove-sessions/grove/internal/corpusgen"
 )
 
-// The dialects step (issue 14): one generated corpus per dialect, all of
+// The dialects step (SPEC §3): one generated corpus per dialect, all of
 // the same size (--dialect-size), each indexed cold into its own index
 // Runs times; then --dialect-append-lines lines of that dialect appended
 // to its largest healthy session and the refresh timed, Runs times. The

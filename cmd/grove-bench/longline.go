@@ -11,7 +11,8 @@ import (
 )
 
 // longLineCommands are the commands the long-line step runs on its
-// session, each a child process with its own peak RSS (issue 13 item 8).
+// session, each a child process with its own peak RSS (SPEC §2.8: peak
+// memory stays within a small multiple of the longest line).
 var longLineCommands = [][]string{
 	{"messages"}, {"--json", "messages"},
 	{"context"}, {"--json", "context"}, {"--json", "context", "--llm"},
@@ -24,7 +25,7 @@ var longLineCommands = [][]string{
 func longLineGoal(longest int64) float64 { return 3*float64(longest)/(1<<20) + 40 }
 
 // longLineTextCommands are the commands run on the text-only session: the
-// ones whose memory a long text drives (item 8's second finding).
+// ones whose memory a long text drives (SPEC §2.8).
 var longLineTextCommands = [][]string{
 	{"messages"}, {"context"}, {"export"}, {"export", "--format", "html"}, {"export", "--format", "jsonl"},
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
@@ -201,10 +201,7 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 		}
 		return writeJSON(g.stdout, map[string]any{"hits": hits, "total": res.Total, "total_exact": res.Exact})
 	}
-	mark := markPlain
-	if useColour(g) {
-		mark = markColour
-	}
+	mark, marked := markColours(g)
 	for _, h := range res.Hits {
 		kind := h.Type
 		if h.Role != nil {
@@ -215,7 +212,7 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 		case h.Stale:
 			fmt.Fprintf(g.stdout, "    (the session file changed since it was indexed; run `grove index`)\n")
 		default:
-			fmt.Fprintf(g.stdout, "    %s\n", mark(cell(h.Snippet)))
+			fmt.Fprintf(marked, "    %s\n", mark(cell(h.Snippet)))
 		}
 		if len(h.AlsoIn) > 0 {
 			also := h.AlsoIn
@@ -287,10 +284,15 @@ func markColour(s string) string {
 	return strings.ReplaceAll(s, archive.MarkClose, "\x1b[0m")
 }
 
-// useColour: stdout is a terminal and NO_COLOR (no-color.org) is unset.
-func useColour(g *env) bool {
-	f, ok := g.stdout.(*os.File)
-	return ok && os.Getenv("NO_COLOR") == "" && isatty.IsTerminal(f.Fd())
+// markColours returns how a snippet's [[...]] markers are shown and where
+// the marked snippet is written: in bold red, unescaped, when stdout is a
+// terminal and NO_COLOR (no-color.org) is unset (see output.colour);
+// otherwise as they are, on stdout.
+func markColours(g *env) (func(string) string, io.Writer) {
+	if o, ok := g.stdout.(*output); ok && o.colour() {
+		return markColour, o.raw()
+	}
+	return markPlain, g.stdout
 }
 
 // messageColumns is how wide a query may be when a message repeats it: a

@@ -274,6 +274,7 @@ func piEntries(n int, bushy bool) []archive.Entry {
 // JSON with a 1 MiB stack (a recursive walk of that depth overflows it),
 // every entry once with --full, every line within bounds, the JSON valid.
 func TestTree_Large(t *testing.T) {
+	testutil.SkipShort(t, "./cmd/grove", "five 100,000-entry trees drawn as text and JSON")
 	sess := &archive.Session{SessionID: "big", Workspace: "/w", Leaves: 1}
 	tests := []struct {
 		name  string
@@ -502,33 +503,36 @@ func TestTree_FlatJSON(t *testing.T) {
 		t.Errorf("tree --flat without --json = %d, %s; want a usage error", code, stderr)
 	}
 
-	big := mustIndexed(t, testutil.MustWriteFile(t, t.TempDir(), "chain.jsonl", piChainFile(100_000, false)))
-	code, out, stderr := groveIn(t, big, "--json", "tree", "--full", "--flat", "bench-tree")
-	if code != 0 {
-		t.Fatalf("tree --full --flat on 100,000 entries: %s", stderr)
-	}
-	dec := json.NewDecoder(strings.NewReader(out))
-	depth, deepest, nodes := 0, 0, 0
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
+	t.Run("100000-entry chain", func(t *testing.T) {
+		testutil.SkipShort(t, "./cmd/grove", "indexes and draws a 100,000-entry chain")
+		big := mustIndexed(t, testutil.MustWriteFile(t, t.TempDir(), "chain.jsonl", piChainFile(100_000, false)))
+		code, out, stderr := groveIn(t, big, "--json", "tree", "--full", "--flat", "bench-tree")
+		if code != 0 {
+			t.Fatalf("tree --full --flat on 100,000 entries: %s", stderr)
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-			deepest = max(deepest, depth)
-			if depth == 3 {
-				nodes++
+		dec := json.NewDecoder(strings.NewReader(out))
+		depth, deepest, nodes := 0, 0, 0
+		for {
+			tok, err := dec.Token()
+			if err == io.EOF {
+				break
 			}
-		case json.Delim('}'), json.Delim(']'):
-			depth--
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch tok {
+			case json.Delim('{'), json.Delim('['):
+				depth++
+				deepest = max(deepest, depth)
+				if depth == 3 {
+					nodes++
+				}
+			case json.Delim('}'), json.Delim(']'):
+				depth--
+			}
 		}
-	}
-	if deepest != 3 || nodes != 100_000 {
-		t.Errorf("tree --full --flat on a 100,000-entry chain: %d nodes, %d levels deep; want 100000 nodes, 3 levels", nodes, deepest)
-	}
+		if deepest != 3 || nodes != 100_000 {
+			t.Errorf("tree --full --flat on a 100,000-entry chain: %d nodes, %d levels deep; want 100000 nodes, 3 levels", nodes, deepest)
+		}
+	})
 }

@@ -296,9 +296,9 @@ func TestWatch_ProcessJSON(t *testing.T) {
 
 // TestWatch_PrivateModes: a grove watch started under umask 000 makes the
 // index directory 0700 and the index, its -wal, -shm and lock files 0600,
-// checked while it runs, after its first pass and after a change pass
-// (SPEC §6, issue 13 item 2). Not parallel: the umask is the process's, and
-// the watch inherits it when it starts.
+// checked while it runs, after its first pass and after a change pass (SPEC
+// §6: 0600 and 0700 whatever the umask). Not parallel: the umask is the
+// process's, and the watch inherits it when it starts.
 func TestWatch_PrivateModes(t *testing.T) {
 	work, root := mustWatchRoot(t, 2)
 	db := filepath.Join(work, "grove-made", "index.db")

@@ -12,13 +12,14 @@ import (
 )
 
 // TestCorpusEveryCommand runs the whole command line over the real Claude
-// Code, Codex and messages-log files in ../shared/corpus (issue 14 item 7;
+// Code, Codex and messages-log files in ../shared/corpus (SPEC §3.4-§3.6;
 // skipped with a message when the corpus is absent): index reads every
 // file with nothing failed, each is listed with its dialect, sub-agents
 // under their parent; and for every session leaves, branches, tree, path,
 // messages, search, export md and html and verify answer (exit 0), while
 // export --format jsonl of a claude or codex session is wrong_dialect.
 func TestCorpusEveryCommand(t *testing.T) {
+	testutil.SkipShort(t, "./cmd/grove", "every command over every session of the shared corpus")
 	roots := map[string]string{
 		"claude":   testutil.MustShared(t, "corpus/claude/projects"),
 		"codex":    testutil.MustShared(t, "corpus/codex/sessions"),

@@ -16,6 +16,7 @@ import (
 
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/corpusgen"
+	"github.com/grove-sessions/grove/internal/testutil"
 )
 
 var (
@@ -84,16 +85,15 @@ func dumpDiff(got, want string) string {
 	return fmt.Sprintf("%d lines after the crash, %d in a clean build", len(g), len(w))
 }
 
-// TestCrash_KillIndexAndRebuild is issue 5's crash rule, with real
-// processes: `grove index` and `grove rebuild` are killed with SIGKILL at
-// random moments, 30 rounds, while session files keep growing between
-// rounds as an agent would append to them. After each kill the next
-// `grove index` finishes, `grove verify` is clean, and the index's
-// canonical dump equals that of a clean build of the same files.
+// TestCrash_KillIndexAndRebuild is the crash rule (README "Crashes"), with
+// real processes: `grove index` and `grove rebuild` are killed with SIGKILL
+// at random moments, -crash.rounds rounds (30 by default), while session
+// files keep growing between rounds as an agent would append to them.
+// After each kill the next `grove index` finishes, `grove verify` is
+// clean, and the index's canonical dump equals that of a clean build of
+// the same files.
 func TestCrash_KillIndexAndRebuild(t *testing.T) {
-	if testing.Short() {
-		t.Skip("crash test: builds grove and runs it ~100 times")
-	}
+	testutil.SkipShort(t, "./cmd/grove", "-crash.rounds kills of grove index and rebuild, about 4 grove runs each")
 	dir := t.TempDir()
 	root := filepath.Join(dir, "sessions")
 	if _, err := corpusgen.Generate(context.Background(), root, corpusgen.Options{
@@ -118,8 +118,7 @@ func TestCrash_KillIndexAndRebuild(t *testing.T) {
 	}
 	full := time.Since(start)
 	rng := rand.New(rand.NewPCG(5, 0))
-	const rounds = 30
-	for round := 0; round < rounds; round++ {
+	for round := 0; round < *crashRounds; round++ {
 		// An agent appends to a few sessions; one gets a torn tail.
 		for i := 0; i < 3; i++ {
 			f := files[rng.IntN(len(files))]

@@ -96,8 +96,9 @@ func mustWholeIndex(t *testing.T, db string, noWAL bool) {
 // TestRun_DiskFull: on a 3 MB tmpfs, every command that writes answers
 // disk_full (the file, a hint naming the file system), exit 1; the old
 // index stays whole and answers as before; no WAL, rebuild file or
-// temporary file is left (SPEC §8, issue 13 item 4).
+// temporary file is left (SPEC §8 disk_full; README "A full disk").
 func TestRun_DiskFull(t *testing.T) {
+	testutil.SkipShort(t, "./cmd/grove", "fills a 3 MB tmpfs with every writing command")
 	fsDir := mustSmallFS(t, "3m")
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -138,8 +139,8 @@ func TestRun_DiskFull(t *testing.T) {
 	check("grove rebuild", true)
 
 	// Even a reader needs room for the index's -shm file; the empty -wal
-	// and the -shm its failed open made are removed (issue 13, second
-	// wave, item 3: they were left until the next command).
+	// and the -shm its failed open made are removed at once, not left
+	// until the next command.
 	filler := fill(t, fsDir, 2<<10)
 	code, stdout, _ = grove("--json", "sessions")
 	mustDiskFull(t, "grove sessions", code, stdout, fsDir)
@@ -231,8 +232,9 @@ func TestRun_DiskFull(t *testing.T) {
 // watch` of twelve 1 MB sessions, which share write batches, answer
 // disk_full but keep every file that fits (as many as one `grove index` per
 // file would), say how many were not indexed, and leave the index whole
-// with no WAL taking space (issue 13, second wave, item 3).
+// with no WAL taking space (README "A full disk").
 func TestRun_DiskFullKeepsWhatFits(t *testing.T) {
+	testutil.SkipShort(t, "./cmd/grove", "indexes 12 MB into a 3 MB tmpfs")
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big")
 	for i := range 12 {
@@ -270,7 +272,7 @@ func TestRun_DiskFullKeepsWhatFits(t *testing.T) {
 
 // wordsSession is a session of about size bytes of user messages of
 // random words ("epsilon74606"): text the search index grows by about
-// twice its size, as the tester's sessions did (issue 13, third wave).
+// twice its size, as sessions of prose do.
 func wordsSession(size int, seed int64) []byte {
 	r := rand.New(rand.NewSource(seed))
 	names := []string{"alpha", "gamma", "delta", "epsilon", "iota", "lambda", "mu", "xi", "omicron", "pi", "rho", "sigma", "tau", "theta"}
@@ -292,10 +294,11 @@ func wordsSession(size int, seed int64) []byte {
 // TestRun_DiskFullLeavesDiskUsable: on 3 MB and 8 MB tmpfs, `grove index`
 // of twelve 1 MB sessions of random words answers disk_full and leaves the
 // index whole with no WAL, and room on the disk for a small file; run
-// again, it counts the files kept as unchanged, not as not indexed (issue
-// 13, third wave, item 4 a and b: a committed WAL that could not be folded
-// into the index kept the disk 100% full).
+// again, it counts the files kept as unchanged, not as not indexed (README
+// "A full disk": a committed WAL that could not be folded into the index
+// would keep the disk 100% full).
 func TestRun_DiskFullLeavesDiskUsable(t *testing.T) {
+	testutil.SkipShort(t, "./cmd/grove", "indexes 12 MB into 3 MB and 8 MB tmpfs")
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big")
 	for i := range 12 {
@@ -333,7 +336,7 @@ func TestRun_DiskFullLeavesDiskUsable(t *testing.T) {
 // TestRun_IndexSourcesFileWarns: when every file is indexed but the copy
 // of the roots beside the index cannot be written (here a directory is in
 // its way), grove index warns on stderr, prints its summary and exits 0:
-// the roots are in the index's own table (issue 13, third wave, item 4 c).
+// the roots are in the index's own table (archive.SourcesFileError).
 func TestRun_IndexSourcesFileWarns(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "index.db")

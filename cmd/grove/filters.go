@@ -64,9 +64,9 @@ func describe(f archive.Filter) string {
 }
 
 // nothingMatched says on stderr why a listing of what ("sessions",
-// "leaves", "hits for x") is empty (issue 13 item 11): the filters (see
-// describe) that left every session out, and what the index holds; or that
-// the index holds no session at all.
+// "leaves", "hits for x") is empty: the filters (see describe) that left
+// every session out, and what the index holds; or that the index holds no
+// session at all.
 func nothingMatched(ctx context.Context, g *env, a *archive.Archive, what, filters string) error {
 	n, w, err := a.Holdings(ctx)
 	if err != nil {

@@ -12,17 +12,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/grove-sessions/grove/internal/testutil"
 )
 
-// TestIndex_InterruptedSaysWhatStays is the fresh tester's Ctrl-C early in
-// `grove index`: a real process gets SIGINT while it reads 40 sessions of
-// about 1 MB (files commit in batches of up to 8 MB), and its interrupted
-// message must say how many files stay indexed — exactly the sessions the
-// index then holds — not that every file finished before stays.
+// TestIndex_InterruptedSaysWhatStays is a Ctrl-C early in `grove index`: a
+// real process gets SIGINT while it reads 40 sessions of about 1 MB (files
+// commit in batches of up to 8 MB), and its interrupted message must say
+// how many files stay indexed — exactly the sessions the index then holds —
+// not that every file finished before stays.
 func TestIndex_InterruptedSaysWhatStays(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds grove and indexes 40 MB")
-	}
+	testutil.SkipShort(t, "./cmd/grove", "builds grove and indexes 40 MB")
 	dir := t.TempDir()
 	root := filepath.Join(dir, "sessions")
 	if err := os.MkdirAll(root, 0o755); err != nil {

@@ -14,10 +14,11 @@ import (
 )
 
 // A session whose first user message is one 10 MB line of ordinary ASCII
-// words (issue 13 item 8's text-only finding, SPEC §2.8): it indexes within
-// an allocation bound, and search finds a phrase in its middle and a word
-// at its end, not the same words in the other order; sessions shows the
-// first 200 characters. The bound, 3.5× the file, fails the code before:
+// words, no base64 (SPEC §2.8: memory within a small multiple of the
+// longest line, also for text the search index holds): it indexes within an
+// allocation bound, and search finds a phrase in its middle and a word at
+// its end, not the same words in the other order; sessions shows the first
+// 200 characters. The bound, 3.5× the file, fails the code before:
 // it allocated 5× (the line, its search text, a copy of that for the
 // full-text index, the decoded message and a one-line copy of it for
 // first_message); now 3× (the line, the search text, the decoded message).

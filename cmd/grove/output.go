@@ -29,6 +29,27 @@ func newOutput(ctx context.Context, g *env, w io.Writer) *output {
 	return &output{ctx: ctx, g: g, w: w, terminal: ok && isatty.IsTerminal(f.Fd())}
 }
 
+// colour reports whether matches may be shown in colour: stdout is a
+// terminal (its file descriptor, looked at once by newOutput), the output
+// is not --json, and NO_COLOR (no-color.org) is unset or empty.
+func (o *output) colour() bool {
+	return o.terminal && !o.g.json && os.Getenv("NO_COLOR") == ""
+}
+
+// raw is o without the terminal's control-character escapes, still
+// stopping at Ctrl-C: for the colour escape sequences grove writes itself
+// around text already escaped with cell.
+func (o *output) raw() io.Writer { return rawOutput{o} }
+
+type rawOutput struct{ o *output }
+
+func (r rawOutput) Write(p []byte) (int, error) {
+	if r.o.ctx.Err() != nil {
+		return 0, interruptedError{msg: "interrupted: output stopped"}
+	}
+	return r.o.w.Write(p)
+}
+
 func (o *output) Write(p []byte) (int, error) {
 	if o.ctx.Err() != nil {
 		return 0, interruptedError{msg: "interrupted: output stopped"}

@@ -19,11 +19,11 @@ func stderrIsTerminal(g *env) bool {
 	return ok && isatty.IsTerminal(f.Fd())
 }
 
-// progressReporter draws a progress bar for long index runs on w (issue 5
-// item 7): files read of those that changed, megabytes, and time left. It
-// is made only when stderr is a terminal; otherwise nothing is drawn and
-// only the one-line summary is printed at the end. Its percentage only
-// grows (issue 13 item 11), also when a second pass starts or the total is
+// progressReporter draws a progress bar for long index runs on w (README:
+// Command reference, index): files read of those that changed, megabytes,
+// and time left. It is made only when stderr is a terminal; otherwise
+// nothing is drawn and only the one-line summary is printed at the end. Its
+// percentage only grows, also when a second pass starts or the total is
 // estimated again: the bar counts in steps of a fixed scale, and a smaller
 // fraction than one drawn before keeps it where it was.
 type progressReporter struct {

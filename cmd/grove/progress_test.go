@@ -16,8 +16,9 @@ import (
 	"github.com/grove-sessions/grove/archive"
 )
 
-// The progress bar (issue 5 item 7) shows files and megabytes once a run
-// has enough to read, and nothing for a small refresh.
+// The progress bar of grove index (README: Command reference, index) shows
+// files and megabytes once a run has enough to read, and nothing for a
+// small refresh.
 func TestProgressReporter(t *testing.T) {
 	var b bytes.Buffer
 	r := newProgressReporter(&b)
@@ -53,8 +54,8 @@ func TestIndex_NoProgressWithoutTerminal(t *testing.T) {
 	}
 }
 
-// The bar's percentage only grows (issue 13 item 11): not when a second
-// pass starts from 0 bytes, nor when the total is estimated again.
+// The bar's percentage only grows: not when a second pass starts from 0
+// bytes, nor when the total is estimated again.
 func TestProgressReporter_NeverBack(t *testing.T) {
 	var b bytes.Buffer
 	r := newProgressReporter(&b)

@@ -9,10 +9,10 @@ import (
 	"github.com/grove-sessions/grove/internal/testutil"
 )
 
-// BenchmarkViews runs the views of issue 7 on the real corpus session
-// (a pi version 1 chain of 1,018 entries, 952 KB), each as a whole
-// in-process grove command against one index, with `grove path` as the
-// baseline measured in the same run.
+// BenchmarkViews runs the views (context, tree, export: SPEC §4.1, §8) on
+// the real corpus session (a pi version 1 chain of 1,018 entries, 952 KB),
+// each as a whole in-process grove command against one index, with `grove
+// path` as the baseline measured in the same run.
 func BenchmarkViews(b *testing.B) {
 	src := testutil.MustShared(b, "corpus/pi/large-session.jsonl")
 	db := mustIndexed(b, src)

@@ -19,7 +19,7 @@ const LongLineWord = "quokkalongline"
 var LongLineIDs = []string{"11111111", "22222222", "33333333", "44444444", "55555555"}
 
 // WriteLongLineSession writes a pi version 3 session of one chain of
-// six lines to w (SPEC §2.8's memory rule, issue 13 item 8): a header, a
+// six lines to w (SPEC §2.8's memory rule): a header, a
 // user prompt, an assistant tool call, a tool result whose only block is a
 // base64 PNG image of imageBytes bytes of base64, a user message of about
 // textBytes bytes of words (LongLineWord near its end) and a short

@@ -229,7 +229,10 @@ type node struct {
 }
 
 // decodeNode reads one value from dec's token stream: time linear in its
-// size at any depth.
+// size at any depth. It is not built on jsonl.Members and jsonl.Elements
+// as parseObject is: walking a tree through them costs its size times its
+// depth, and json.Valid would refuse nesting past 10,000 that the token
+// stream prints (TestPretty).
 func decodeNode(dec *json.Decoder) (*node, error) {
 	t, err := dec.Token()
 	if err != nil {

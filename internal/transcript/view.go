@@ -156,7 +156,7 @@ const earliestPlausible = 631152000000
 
 // plausible reports whether ms (Unix milliseconds) can be when an entry was
 // written: from 1990 to a day after now. A duration or age computed from
-// any other time is shown as unknown (issue 13 item 11).
+// any other time is shown as unknown, not as a duration of decades.
 func plausible(ms int64, now time.Time) bool {
 	return ms >= earliestPlausible && ms <= now.Add(24*time.Hour).UnixMilli()
 }

@@ -1,0 +1,228 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Fork copies in search (README "Forks"): the rows that are copies of one
+// entry fold into one hit (copyKey), and each hit of a page learns the
+// other sessions that hold its entry (AlsoIn) and whether its session id is
+// shared (AmbiguousID).
+
+// fillBatch bounds the ids one fillPage statement binds: SQLite refuses
+// more than 32,766 variables, and a page may hold any number of hits.
+const fillBatch = 500
+
+// fillPage sets AmbiguousID and (with alsoIn) AlsoIn of a page of hits,
+// with one query for each batch of fillBatch hits rather than one per hit:
+// per-hit queries cost more than the search itself. The copies are looked
+// up by entry id, so the cost grows with the copies read, not with page
+// size times copies.
+func (d *DB) fillPage(ctx context.Context, hits []Hit, alsoIn bool) error {
+	sids := map[string]bool{}
+	var sidList []any
+	for i := range hits {
+		if !sids[hits[i].SessionID] {
+			sids[hits[i].SessionID] = true
+			sidList = append(sidList, hits[i].SessionID)
+		}
+	}
+	shared := map[string]bool{}
+	for lo := 0; lo < len(sidList); lo += fillBatch {
+		ids := sidList[lo:min(len(sidList), lo+fillBatch)]
+		marks := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
+		var counts []struct {
+			ID string `db:"session_id"`
+			N  int    `db:"n"`
+		}
+		if err := d.db.SelectContext(ctx, &counts, `SELECT session_id, count(*) AS n FROM sessions
+			WHERE session_id IN (`+marks+`) GROUP BY session_id`, ids...); err != nil {
+			return fmt.Errorf("search: session ids: %w", err)
+		}
+		for _, c := range counts {
+			shared[c.ID] = c.N > 1
+		}
+	}
+	for i := range hits {
+		hits[i].AmbiguousID = shared[hits[i].SessionID]
+	}
+	if !alsoIn {
+		return nil
+	}
+	type copyRow struct {
+		EntryID   string `db:"entry_id"`
+		TsMs      *int64 `db:"ts_ms"`
+		CRC       uint32 `db:"crc"`
+		CopyCRC   uint32 `db:"copy_crc"`
+		Length    int    `db:"length"`
+		SID       int64  `db:"sid"`
+		SessionID string `db:"session_id"`
+		Path      string `db:"path"`
+		Parent    string `db:"parent_session"`
+	}
+	// byID holds every row of each entry id, ordered by session id and
+	// path; each id is asked for in one batch only, so the order holds.
+	byID := map[string][]copyRow{}
+	byCRC := map[uint32][]copyRow{} // codex items, by payload CRC
+	var idList, crcList []any
+	for i := range hits {
+		hits[i].AlsoIn, hits[i].AlsoInFiles = []string{}, []string{}
+		if h := &hits[i]; h.Dialect == "codex" && h.CopyCRC != 0 {
+			if _, ok := byCRC[h.CopyCRC]; !ok {
+				byCRC[h.CopyCRC] = nil
+				crcList = append(crcList, h.CopyCRC)
+			}
+			continue
+		}
+		if id := hits[i].EntryID; hits[i].Type != "session" {
+			if _, ok := byID[id]; !ok {
+				byID[id] = nil
+				idList = append(idList, id)
+			}
+		}
+	}
+	for lo := 0; lo < len(idList); lo += fillBatch {
+		ids := idList[lo:min(len(idList), lo+fillBatch)]
+		marks := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
+		var copies []copyRow
+		if err := d.db.SelectContext(ctx, &copies, `SELECT e.entry_id, e.ts_ms, e.crc, e.copy_crc, e.length, e.sid, s.session_id, s.path, s.parent_session
+			FROM entries e INDEXED BY entries_by_entry_id JOIN sessions s ON s.sid = e.sid
+			WHERE e.entry_id IN (`+marks+`) ORDER BY s.session_id, s.path`, ids...); err != nil {
+			return fmt.Errorf("search: fork copies: %w", err)
+		}
+		for _, c := range copies {
+			byID[c.EntryID] = append(byID[c.EntryID], c)
+		}
+	}
+	for lo := 0; lo < len(crcList); lo += fillBatch {
+		crcs := crcList[lo:min(len(crcList), lo+fillBatch)]
+		marks := strings.TrimSuffix(strings.Repeat("?,", len(crcs)), ",")
+		var copies []copyRow
+		if err := d.db.SelectContext(ctx, &copies, `SELECT e.entry_id, e.ts_ms, e.crc, e.copy_crc, e.length, e.sid, s.session_id, s.path, s.parent_session
+			FROM entries e INDEXED BY entries_by_copy JOIN sessions s ON s.sid = e.sid
+			WHERE e.copy_crc IN (`+marks+`) AND e.copy_crc != 0 AND s.dialect = 'codex' ORDER BY s.session_id, s.path`, crcs...); err != nil {
+			return fmt.Errorf("search: fork copies: %w", err)
+		}
+		for _, c := range copies {
+			byCRC[c.CopyCRC] = append(byCRC[c.CopyCRC], c)
+		}
+	}
+	for i := range hits {
+		h := &hits[i]
+		if h.Type == "session" {
+			continue
+		}
+		seen := map[int64]bool{}
+		candidates := byID[h.EntryID]
+		if h.Dialect == "codex" && h.CopyCRC != 0 {
+			candidates = byCRC[h.CopyCRC]
+		}
+		for _, c := range candidates {
+			same := c.CRC == h.CRC && c.Length == h.Length
+			switch {
+			case h.Dialect == "claude" && h.CopyCRC != 0:
+				same = c.CopyCRC == h.CopyCRC
+			case h.Dialect == "codex" && h.CopyCRC != 0:
+				same = family(c.SessionID, c.Parent) == family(h.SessionID, h.ParentSession)
+			}
+			sameTime := (c.TsMs == nil) == (h.TsMs == nil) && (c.TsMs == nil || *c.TsMs == *h.TsMs)
+			if c.SID == h.SID || seen[c.SID] || !same || (!sameTime && h.Dialect != "codex") {
+				continue
+			}
+			seen[c.SID] = true
+			h.AlsoIn, h.AlsoInFiles = append(h.AlsoIn, c.SessionID), append(h.AlsoInFiles, c.Path)
+			if c.SessionID == h.SessionID {
+				h.AmbiguousID = true
+			}
+		}
+	}
+	return nil
+}
+
+// copyKey is what makes two entries copies of one another: pi's fork
+// copies an entry's line as it is.
+type copyKey struct {
+	id  string
+	ts  int64
+	crc uint32
+	len int
+}
+
+// keyOf is what copies of r's entry share (README "Forks"): the entry id,
+// the line's CRC-32 and length and the time, for files whose copies are
+// byte-identical lines (pi forks); the uuid, the message's CRC-32 and the
+// time for a claude entry (a fork re-stamps sessionId); and for a codex
+// item the payload's CRC-32 within one family of forked sessions (a fork
+// replays its parent's items on other lines with new times).
+func keyOf(r *matchRow) copyKey {
+	k := copyKey{id: r.EntryID, crc: r.CRC, len: r.Length, ts: -1 << 63}
+	if r.TsMs != nil {
+		k.ts = *r.TsMs
+	}
+	switch {
+	case r.CopyCRC == 0:
+	case r.Dialect == "claude":
+		k.crc, k.len = r.CopyCRC, -1
+	case r.Dialect == "codex":
+		k = copyKey{id: "codex\x00" + family(r.SessionID, r.Parent), crc: r.CopyCRC, len: -1, ts: -1 << 63}
+	}
+	return k
+}
+
+// family is the session a codex session's copies are shared within: the
+// one it was forked or spawned from, else itself.
+func family(id, parent string) string {
+	if parent != "" {
+		return parent
+	}
+	return id
+}
+
+// groupCopies turns rows into hits in their order. Without noDedupe, rows
+// that are copies of one entry become one hit, at the place of the first,
+// shown from the session created first (then by file path): the session
+// the others were forked from.
+func groupCopies(rows []matchRow, noDedupe bool) []Hit {
+	hits := make([]Hit, 0, len(rows))
+	from := make([]*matchRow, 0, len(rows)) // the row each hit shows
+	at := map[copyKey]int{}
+	for i := range rows {
+		r := &rows[i]
+		if !noDedupe {
+			k := keyOf(r)
+			if j, seen := at[k]; seen {
+				if createdBefore(r, from[j]) {
+					score := hits[j].Score
+					hits[j], from[j] = hitOf(r), r
+					hits[j].Score = score
+				}
+				continue
+			}
+			at[k] = len(hits)
+		}
+		hits, from = append(hits, hitOf(r)), append(from, r)
+	}
+	return hits
+}
+
+func hitOf(r *matchRow) Hit {
+	h := Hit{SID: r.SID, SessionID: r.SessionID, Workspace: r.Workspace, Path: r.Path, Entry: r.Entry, ByID: r.byID,
+		Dialect: r.Dialect, ParentSession: r.Parent}
+	if r.Score != nil {
+		h.Score = *r.Score
+	}
+	return h
+}
+
+// createdBefore orders sessions by creation time (unknown last), then path.
+func createdBefore(a, b *matchRow) bool {
+	switch {
+	case a.CreatedMs != nil && b.CreatedMs != nil && *a.CreatedMs != *b.CreatedMs:
+		return *a.CreatedMs < *b.CreatedMs
+	case (a.CreatedMs == nil) != (b.CreatedMs == nil):
+		return a.CreatedMs != nil
+	}
+	return a.Path < b.Path
+}

@@ -1,0 +1,192 @@
+package index
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/grove-sessions/grove/jsonl"
+)
+
+// A session's tree from the index (SPEC §1, §4): its leaves with their
+// depths, its branch points, and the path from a root to a leaf, each by
+// recursive CTE over the entries table rather than by loading the session.
+
+// Leaf is a leaf entry with its depth: the length of its path, or nil when
+// its path is broken (missing parent, cycle, duplicate ids).
+type Leaf struct {
+	Entry
+	Depth *int `db:"depth"`
+	// LastUser is the seq of the last entry with role "user" on the leaf's
+	// path (the leaf itself when it is one); nil when the path has none or
+	// is broken. UserLine, UserOffset, UserLength and UserCRC say where its
+	// line is, to read it back without another query.
+	LastUser   *int    `db:"last_user"`
+	UserLine   *int    `db:"user_line"`
+	UserOffset *int64  `db:"user_offset"`
+	UserLength *int    `db:"user_length"`
+	UserCRC    *uint32 `db:"user_crc"`
+}
+
+// LastUserEntry is the last user message on the leaf's path as an entry
+// row holding what ReadLine needs (seq, line, offset, length, CRC), or nil.
+func (l *Leaf) LastUserEntry() *Entry {
+	if l.LastUser == nil || l.UserLine == nil || l.UserOffset == nil || l.UserLength == nil || l.UserCRC == nil {
+		return nil
+	}
+	return &Entry{Seq: *l.LastUser, Line: *l.UserLine, Offset: *l.UserOffset, Length: *l.UserLength, CRC: *l.UserCRC}
+}
+
+// Leaves returns the entries of session sid that no entry names as parent,
+// in file order (SPEC §1), with their depths and the last user message on
+// their paths, both computed by one recursive CTE from the roots down:
+// each entry is met once, so the cost is the session's size, whatever its
+// shape (a comb of 100,000 leaves costs what a chain does).
+func (d *DB) Leaves(ctx context.Context, sid int64) ([]Leaf, error) {
+	var dup *string
+	if err := d.db.GetContext(ctx, &dup, "SELECT duplicate_id FROM sessions WHERE sid = ?", sid); err != nil {
+		return nil, fmt.Errorf("leaves: %w", err)
+	}
+	var out []Leaf
+	// From every root down: a member of a cycle is never reached from a root,
+	// so the walk ends; with duplicate ids no path is defined and the walk is
+	// skipped (depth NULL).
+	q := `WITH RECURSIVE down(entry_id, depth, last_user, user_line, user_offset, user_length, user_crc) AS (
+			SELECT entry_id, 1, CASE WHEN role = 'user' THEN seq END, CASE WHEN role = 'user' THEN line END,
+				CASE WHEN role = 'user' THEN offset END, CASE WHEN role = 'user' THEN length END, CASE WHEN role = 'user' THEN crc END
+			FROM entries WHERE sid = ?1 AND parent_id IS NULL AND ?2
+			UNION ALL
+			SELECT c.entry_id, down.depth + 1, CASE WHEN c.role = 'user' THEN c.seq ELSE down.last_user END,
+				CASE WHEN c.role = 'user' THEN c.line ELSE down.user_line END,
+				CASE WHEN c.role = 'user' THEN c.offset ELSE down.user_offset END,
+				CASE WHEN c.role = 'user' THEN c.length ELSE down.user_length END,
+				CASE WHEN c.role = 'user' THEN c.crc ELSE down.user_crc END
+			FROM down CROSS JOIN entries c INDEXED BY entries_by_parent ON c.sid = ?1 AND c.parent_id = down.entry_id
+		)
+		SELECT ` + entryCols + `, down.depth, down.last_user, down.user_line, down.user_offset, down.user_length, down.user_crc
+		FROM entries e LEFT JOIN down ON down.entry_id = e.entry_id
+		WHERE e.sid = ?1 AND NOT EXISTS (SELECT 1 FROM entries c INDEXED BY entries_by_parent WHERE c.sid = e.sid AND c.parent_id = e.entry_id)
+		ORDER BY e.seq`
+	if err := d.db.SelectContext(ctx, &out, q, sid, dup == nil); err != nil {
+		return nil, fmt.Errorf("leaves: %w", err)
+	}
+	return out, nil
+}
+
+// Branch is a branch point (SPEC §1) with its children in file order.
+type Branch struct {
+	EntryID  string
+	Children []string
+}
+
+// Branches returns the branch points of session sid, in the file order of
+// the branch point entries (the first with the id, when ids repeat). A
+// parent id that names no entry is no branch point. One query, one index
+// lookup per entry; what lies below each branch point is counted by the
+// caller from EntriesOf (archive.Branches), in one pass.
+func (d *DB) Branches(ctx context.Context, sid int64) ([]Branch, error) {
+	var rows []struct {
+		ParentID string `db:"parent_id"`
+		Child    string `db:"child"`
+	}
+	err := d.db.SelectContext(ctx, &rows, `SELECT c.parent_id, c.entry_id AS child
+		FROM entries c JOIN (
+			SELECT p.entry_id, min(p.seq) AS pseq FROM entries p
+			WHERE p.sid = ?1 AND (SELECT count(*) FROM entries k INDEXED BY entries_by_parent WHERE k.sid = ?1 AND k.parent_id = p.entry_id) >= 2
+			GROUP BY p.entry_id
+		) b ON c.parent_id = b.entry_id
+		WHERE c.sid = ?1 ORDER BY b.pseq, c.seq`, sid)
+	if err != nil {
+		return nil, fmt.Errorf("branches: %w", err)
+	}
+	var out []Branch
+	for _, r := range rows {
+		if len(out) == 0 || out[len(out)-1].EntryID != r.ParentID {
+			out = append(out, Branch{EntryID: r.ParentID})
+		}
+		b := &out[len(out)-1]
+		b.Children = append(b.Children, r.Child)
+	}
+	return out, nil
+}
+
+// pathQuery walks from entry ?2 of session ?1 to its root, at most ?3 steps.
+//
+// Every column rides along in the walk, and each step is one lookup in
+// entries_by_id. CROSS JOIN and INDEXED BY are not decoration: without them
+// SQLite 3.54 (no ANALYZE statistics) scans the session's entries in the
+// outer loop and the walk's queue in the inner one, which makes a
+// 12,000-deep path take minutes instead of milliseconds.
+const pathQuery = `WITH RECURSIVE
+	walk(depth, seq, entry_id, parent_id, type, role, ts_ms, line, offset, length, crc, first_kept) AS (
+		SELECT 0, ` + entryCols + ` FROM entries e INDEXED BY entries_by_id WHERE e.sid = ?1 AND e.entry_id = ?2
+		UNION ALL
+		SELECT w.depth + 1, p.seq, p.entry_id, p.parent_id, p.type, p.role, p.ts_ms, p.line, p.offset, p.length, p.crc, p.first_kept
+		FROM walk w CROSS JOIN entries p INDEXED BY entries_by_id ON p.sid = ?1 AND p.entry_id = w.parent_id
+		WHERE w.depth < ?3
+	)
+	SELECT depth, seq, entry_id, parent_id, type, role, ts_ms, line, offset, length, crc, first_kept
+	FROM walk ORDER BY depth`
+
+// PathStep is one row of the path walk: an entry and its distance from the
+// leaf (0 for the leaf itself).
+type PathStep struct {
+	Entry
+	Depth int `db:"depth"`
+}
+
+// Path answers SPEC §4's PathTo from the index with a recursive CTE: the
+// entries from a root down to leafID, root first. The errors are those of
+// PathTo, as *errs.Error with the same codes and fields: duplicate_id,
+// unknown_entry, missing_parent and cycle.
+//
+// The walk follows parent_id upward, one index lookup per step, and stops
+// after as many steps as the session has entries: a longer walk must have
+// met an id twice, which is a cycle.
+func (d *DB) Path(ctx context.Context, sid int64, leafID string) ([]Entry, error) {
+	var s struct {
+		Entries     int     `db:"entries"`
+		DuplicateID *string `db:"duplicate_id"`
+	}
+	if err := d.db.GetContext(ctx, &s, "SELECT entries, duplicate_id FROM sessions WHERE sid = ?", sid); err != nil {
+		return nil, fmt.Errorf("path: %w", err)
+	}
+	if s.DuplicateID != nil {
+		var lines []int
+		if err := d.db.SelectContext(ctx, &lines, "SELECT line FROM entries INDEXED BY entries_by_id WHERE sid = ? AND entry_id = ? ORDER BY seq", sid, *s.DuplicateID); err != nil {
+			return nil, fmt.Errorf("path: %w", err)
+		}
+		return nil, jsonl.DuplicateLinesError(*s.DuplicateID, lines)
+	}
+	var steps []PathStep
+	err := d.db.SelectContext(ctx, &steps, pathQuery, sid, leafID, s.Entries)
+	if err != nil {
+		return nil, fmt.Errorf("path: %w", err)
+	}
+	if len(steps) == 0 {
+		return nil, jsonl.UnknownEntryError(leafID)
+	}
+	// A walk longer than the session has entries met an id twice: report the
+	// first id met again, as PathTo does.
+	if len(steps) > s.Entries {
+		seen := make(map[string]bool, len(steps))
+		for i, st := range steps {
+			if seen[st.EntryID] {
+				walk := make([]string, i+1)
+				for k := range walk {
+					walk[k] = steps[k].EntryID
+				}
+				return nil, jsonl.CycleError(walk, st.Line, st.Offset)
+			}
+			seen[st.EntryID] = true
+		}
+	}
+	last := steps[len(steps)-1]
+	if last.ParentID != nil {
+		return nil, jsonl.MissingParentError(last.EntryID, *last.ParentID, last.Line, last.Offset)
+	}
+	out := make([]Entry, len(steps))
+	for i, st := range steps {
+		out[len(steps)-1-i] = st.Entry
+	}
+	return out, nil
+}

@@ -1,0 +1,199 @@
+package index
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/grove-sessions/grove/jsonl"
+)
+
+// What a session writer works out from the entries it added (SPEC §4,
+// §6): the first duplicated id and its duplicate_id diagnostics, the number
+// of leaves, and the active marks on the path to the active leaf, each by
+// index lookups per added entry rather than a pass over the session.
+
+// treeFacts updates, for the entries added (seq ≥ base), the session's
+// first duplicated id and the diagnostics of every one (SPEC §4 rule 1),
+// its number of leaves and the entries' active marks. Each costs index
+// lookups per added entry, not a pass over the session, except where the
+// new active path leaves the old one low down.
+func (w *SessionWriter) treeFacts(ctx context.Context) error {
+	s, tx, sid := w.s, w.tx, w.s.SID
+	if s.DuplicateID == nil {
+		var dup []string
+		if err := tx.SelectContext(ctx, &dup, `SELECT n.entry_id FROM entries n
+			WHERE n.sid = ?1 AND n.seq >= ?2 AND EXISTS (SELECT 1 FROM entries e INDEXED BY entries_by_id
+				WHERE e.sid = ?1 AND e.entry_id = n.entry_id AND e.seq < n.seq)
+			ORDER BY n.seq LIMIT 1`, sid, w.base); err != nil {
+			return fmt.Errorf("duplicate ids: %w", err)
+		}
+		if len(dup) > 0 {
+			s.DuplicateID = &dup[0]
+		}
+	}
+	if s.DuplicateID != nil {
+		if err := w.duplicates(ctx); err != nil {
+			return fmt.Errorf("duplicate diagnostics: %w", err)
+		}
+	}
+	// Leaves: an entry is one when no entry names its id as parent. New
+	// entries that nobody names are new leaves; old leaves that a new entry
+	// names are leaves no more.
+	var delta int
+	if err := tx.GetContext(ctx, &delta, `SELECT
+		(SELECT count(*) FROM entries n WHERE n.sid = ?1 AND n.seq >= ?2 AND NOT EXISTS
+			(SELECT 1 FROM entries c INDEXED BY entries_by_parent WHERE c.sid = ?1 AND c.parent_id = n.entry_id))
+		-
+		(SELECT count(*) FROM entries o INDEXED BY entries_by_id
+			WHERE o.sid = ?1 AND o.seq < ?2
+			AND o.entry_id IN (SELECT n.parent_id FROM entries n WHERE n.sid = ?1 AND n.seq >= ?2 AND n.parent_id IS NOT NULL)
+			AND NOT EXISTS (SELECT 1 FROM entries c INDEXED BY entries_by_parent WHERE c.sid = ?1 AND c.parent_id = o.entry_id AND c.seq < ?2))`,
+		sid, w.base); err != nil {
+		return fmt.Errorf("leaves: %w", err)
+	}
+	s.Leaves += delta
+	return w.markActive(ctx)
+}
+
+// dupSeconds selects, for every id of the entries at seq ≥ ?2 of session
+// ?1 that an earlier entry also has, the seq of its second entry: where its
+// duplicate_id diagnostic is.
+const dupSeconds = `SELECT (SELECT x.seq FROM entries x INDEXED BY entries_by_id
+			WHERE x.sid = ?1 AND x.entry_id = d.entry_id ORDER BY x.seq LIMIT 1 OFFSET 1)
+		FROM (SELECT DISTINCT n.entry_id FROM entries n WHERE n.sid = ?1 AND n.seq >= ?2 AND EXISTS
+			(SELECT 1 FROM entries e INDEXED BY entries_by_id WHERE e.sid = ?1 AND e.entry_id = n.entry_id AND e.seq < n.seq)) d`
+
+// duplicates writes one duplicate_id diagnostic per id that the added
+// entries (seq ≥ base) use again (SPEC §4 rule 1, §6): on the line of the
+// id's second entry, naming its lines as jsonl.DuplicateLinesError does
+// (at most ten, then how many more). An id that was already duplicated
+// before is written again, as an append may add a line to it; ids the
+// added entries do not touch keep their rows. Each costs index lookups per
+// added entry, not a pass over the session.
+func (w *SessionWriter) duplicates(ctx context.Context) error {
+	tx, sid := w.tx, w.s.SID
+	if w.base > 0 {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM diagnostics WHERE sid = ?1 AND code = 'duplicate_id' AND line IN
+			(SELECT line FROM entries WHERE sid = ?1 AND seq IN (`+dupSeconds+`))`, sid, w.base); err != nil {
+			return err
+		}
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO diagnostics (sid, seq, severity, code, line, offset, message)
+		SELECT ?1, ?3 + row_number() OVER (ORDER BY e.seq) - 1, 'error', 'duplicate_id', e.line, e.offset,
+			'entry id "' || e.entry_id || '" is used by more than one entry (lines ' ||
+			(SELECT group_concat(line, ', ') FROM (SELECT line FROM entries INDEXED BY entries_by_id
+				WHERE sid = ?1 AND entry_id = e.entry_id ORDER BY seq LIMIT 10)) ||
+			coalesce((SELECT ' and ' || (count(*) - 10) || ' more' FROM entries INDEXED BY entries_by_id
+				WHERE sid = ?1 AND entry_id = e.entry_id HAVING count(*) > 10), '') ||
+			'); every path in this session is ambiguous'
+		FROM entries e WHERE e.sid = ?1 AND e.seq IN (`+dupSeconds+`)`, sid, w.base, w.diag)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	w.diag += int(n)
+	return nil
+}
+
+// activeWalk walks from the entry at seq ?2 towards the root of session ?1,
+// each parent taken as the first entry with that id, and stops after the
+// first entry already marked active (or at a root, a missing parent, or a
+// cycle: UNION drops a row met twice).
+const activeWalk = `WITH RECURSIVE up(seq, parent_id, active) AS (
+		SELECT seq, parent_id, active FROM entries WHERE sid = ?1 AND seq = ?2
+		UNION
+		SELECT e.seq, e.parent_id, e.active FROM up CROSS JOIN entries e
+			ON e.sid = ?1 AND e.seq = (SELECT min(seq) FROM entries INDEXED BY entries_by_id WHERE sid = ?1 AND entry_id = up.parent_id)
+		WHERE up.active = 0 AND up.parent_id IS NOT NULL
+	)`
+
+// markActive moves the active marks from the path to the old active leaf
+// to the path to the new one (the last entry). The walk from the new leaf
+// stops where it meets the old path; only the old path below that point is
+// cleared. An append that continues the active branch touches one row.
+func (w *SessionWriter) markActive(ctx context.Context) error {
+	tx, sid := w.tx, w.s.SID
+	mark := activeWalk + " UPDATE entries SET active = 1 WHERE sid = ?1 AND seq IN (SELECT seq FROM up WHERE active = 0)"
+	newSeq, oldSeq := w.seq-1, w.base-1
+	if w.s.Dialect == string(jsonl.Claude) {
+		var err error
+		if newSeq, oldSeq, err = w.claudeActive(ctx); err != nil {
+			return fmt.Errorf("active leaf: %w", err)
+		}
+	}
+	if w.oldLeaf == nil { // nothing is marked yet: one walk
+		if _, err := tx.ExecContext(ctx, mark, sid, newSeq); err != nil {
+			return fmt.Errorf("active path: %w", err)
+		}
+		return nil
+	}
+	var meet []int
+	if err := tx.SelectContext(ctx, &meet, activeWalk+" SELECT seq FROM up WHERE active = 1", sid, newSeq); err != nil {
+		return fmt.Errorf("active path: %w", err)
+	}
+	junction := -1
+	if len(meet) > 0 {
+		junction = meet[0]
+	}
+	{
+		// Clear the old path from its leaf up to the junction. The old leaf
+		// is the last entry before this writer's (SPEC §4: file order).
+		// With no junction (the new leaf is on another root) the walk goes to
+		// the old root: still the path's length, never the session's size.
+		if _, err := tx.ExecContext(ctx, `WITH RECURSIVE old(seq, parent_id) AS (
+				SELECT seq, parent_id FROM entries WHERE sid = ?1 AND seq = ?2 AND seq != ?3 AND active = 1
+				UNION
+				SELECT e.seq, e.parent_id FROM old CROSS JOIN entries e
+					ON e.sid = ?1 AND e.seq = (SELECT min(seq) FROM entries INDEXED BY entries_by_id WHERE sid = ?1 AND entry_id = old.parent_id)
+				WHERE e.seq != ?3 AND e.active = 1
+			)
+			UPDATE entries SET active = 0 WHERE sid = ?1 AND seq IN (SELECT seq FROM old)`, sid, oldSeq, junction); err != nil {
+			return fmt.Errorf("active path: %w", err)
+		}
+	}
+	// The same walk again: it stops at the junction, still marked.
+	if _, err := tx.ExecContext(ctx, mark, sid, newSeq); err != nil {
+		return fmt.Errorf("active path: %w", err)
+	}
+	return nil
+}
+
+// claudeActive finds a claude session's active leaf (SPEC §3.4): the leaf
+// on the highest line among those that are not sidechains, else the leaf
+// on the highest line. It walks back from the last entry and stops at the
+// first such leaf, which is almost always the last entry itself. It
+// returns that leaf's seq, sets the session's ActiveLeaf, and gives the seq
+// of the old active leaf (-1 when there was none).
+func (w *SessionWriter) claudeActive(ctx context.Context) (newSeq, oldSeq int, err error) {
+	const leaf = `SELECT seq, entry_id FROM entries n WHERE n.sid = ?1 AND n.side <= ?2 AND NOT EXISTS
+		(SELECT 1 FROM entries c INDEXED BY entries_by_parent WHERE c.sid = ?1 AND c.parent_id = n.entry_id)
+		ORDER BY n.seq DESC LIMIT 1`
+	var rows []struct {
+		Seq int    `db:"seq"`
+		ID  string `db:"entry_id"`
+	}
+	for side := 0; side <= 1 && len(rows) == 0; side++ {
+		if err := w.tx.SelectContext(ctx, &rows, leaf, w.s.SID, side); err != nil {
+			return 0, 0, err
+		}
+	}
+	newSeq = w.seq - 1 // a session of cycles only has no leaf: the last entry, as for pi
+	if len(rows) > 0 {
+		newSeq = rows[0].Seq
+		w.s.ActiveLeaf = &rows[0].ID
+	}
+	oldSeq = -1
+	if w.oldLeaf != nil {
+		var seqs []int
+		if err := w.tx.SelectContext(ctx, &seqs, `SELECT seq FROM entries INDEXED BY entries_by_id WHERE sid = ? AND entry_id = ? AND seq < ? ORDER BY seq LIMIT 1`, w.s.SID, *w.oldLeaf, w.base); err != nil {
+			return 0, 0, err
+		}
+		if len(seqs) > 0 {
+			oldSeq = seqs[0]
+		}
+	}
+	return newSeq, oldSeq, nil
+}
