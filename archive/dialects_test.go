@@ -303,7 +303,7 @@ func nonNilDiags(d [][2]any) [][2]any {
 // index of the whole file (SPEC §6; chains resume from their last entry,
 // claude names and active leaves from the whole file).
 func TestRefresh_DialectAppends(t *testing.T) {
-	testutil.SkipShort(t, "./archive", "indexes every fixture cut after each of its lines")
+	testutil.SkipSlow(t, "./archive", "indexes every fixture cut after each of its lines")
 	ctx := context.Background()
 	for path := range dialectFixtures(t) {
 		data, err := os.ReadFile(path)

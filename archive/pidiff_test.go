@@ -47,7 +47,7 @@ const piVersion = "0.73.1"
 // (no registry); the package is installed once into the user cache
 // directory (grove-test/pi-<version>) and reused.
 func TestPiDifferential(t *testing.T) {
-	testutil.SkipShort(t, "./archive", "runs pi under node over four sets of sessions")
+	testutil.SkipSlow(t, "./archive", "runs pi under node over four sets of sessions")
 	pkg := piPackage(t)
 	for name, dir := range map[string]func(*testing.T) string{
 		"pi":        func(t *testing.T) string { return testutil.Testdata(t, "pi") },

@@ -3,7 +3,6 @@ package archive_test
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -155,10 +154,7 @@ func appendBytes(t *rapid.T, path string, b []byte) {
 // Each case costs a few indexes of small files, so unless -rapid.checks is
 // given it runs 40 cases rather than rapid's 100.
 func TestIndex_RefreshEqualsCleanBuild(t *testing.T) {
-	if f := flag.Lookup("rapid.checks"); f != nil && f.Value.String() == f.DefValue {
-		f.Value.Set("40")
-		defer f.Value.Set(f.DefValue)
-	}
+	testutil.RapidChecks(t, 10, 40)
 	rapid.Check(t, func(t *rapid.T) {
 		ctx := context.Background()
 		dir, err := os.MkdirTemp("", "grove-refresh-*")

@@ -95,6 +95,7 @@ func drawQuery(rt *rapid.T) string {
 // the total never goes down as the offset grows and is at least
 // offset+hits, and an exact total is the number of hits.
 func TestSearch_TotalsAgree(t *testing.T) {
+	testutil.RapidChecks(t, 20, 100)
 	ctx := context.Background()
 	d := mustOpen(t, testutil.MustTempDB(t))
 	vocab := []string{"alpha", "beta", "gamma", "delta"}

@@ -25,10 +25,10 @@ import (
 // Crash tests with real processes (SPEC §5): the test binary re-executes
 // itself as a child that appends to a session file and is killed with
 // SIGKILL at a random moment; the parent then checks what is on disk.
-// They are slow, so `go test -short` skips them:
+// They are slow, so a plain `go test` skips them (testutil.SkipSlow):
 //
-//	go test ./jsonl -run Crash -v
-//	go test ./jsonl -run Crash -crash.rounds 500 -crash.seed 7
+//	GROVE_TEST_SLOW=1 go test ./jsonl -run Crash -v
+//	GROVE_TEST_SLOW=1 go test ./jsonl -run Crash -crash.rounds 500 -crash.seed 7
 
 var (
 	crashRounds = flag.Int("crash.rounds", 50, "rounds of TestWriter_Crash (TestWriter_CrashFsync runs a fifth of them, at least 10)")
@@ -157,12 +157,12 @@ type crashStats struct {
 }
 
 func TestWriter_Crash(t *testing.T) {
-	testutil.SkipShort(t, "./jsonl", "-crash.rounds kills of a writing process")
+	testutil.SkipSlow(t, "./jsonl", "-crash.rounds kills of a writing process")
 	runCrash(t, *crashRounds, jsonl.WriterOptions{})
 }
 
 func TestWriter_CrashFsync(t *testing.T) {
-	testutil.SkipShort(t, "./jsonl", "-crash.rounds/5 kills of a writing process that fsyncs")
+	testutil.SkipSlow(t, "./jsonl", "-crash.rounds/5 kills of a writing process that fsyncs")
 	runCrash(t, max(*crashRounds/5, 10), jsonl.WriterOptions{Fsync: true})
 }
 

@@ -32,7 +32,7 @@ var mayBeZero = map[string]bool{"% of a core": true, "switches/s": true}
 // rots: every figure must be measured, or skipped only because rg or
 // python3 is missing or grove lacks a feature (allowedSkips).
 func TestSuite_Smoke(t *testing.T) {
-	testutil.SkipShort(t, "./cmd/grove-bench", "builds grove and a corpus and runs every figure")
+	testutil.SkipSlow(t, "./cmd/grove-bench", "builds grove and a corpus and runs every figure")
 	work := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	app := newApp(&stdout, &stderr)

@@ -274,7 +274,7 @@ func piEntries(n int, bushy bool) []archive.Entry {
 // JSON with a 1 MiB stack (a recursive walk of that depth overflows it),
 // every entry once with --full, every line within bounds, the JSON valid.
 func TestTree_Large(t *testing.T) {
-	testutil.SkipShort(t, "./cmd/grove", "five 100,000-entry trees drawn as text and JSON")
+	testutil.SkipSlow(t, "./cmd/grove", "five 100,000-entry trees drawn as text and JSON")
 	sess := &archive.Session{SessionID: "big", Workspace: "/w", Leaves: 1}
 	tests := []struct {
 		name  string
@@ -504,7 +504,7 @@ func TestTree_FlatJSON(t *testing.T) {
 	}
 
 	t.Run("100000-entry chain", func(t *testing.T) {
-		testutil.SkipShort(t, "./cmd/grove", "indexes and draws a 100,000-entry chain")
+		testutil.SkipSlow(t, "./cmd/grove", "indexes and draws a 100,000-entry chain")
 		big := mustIndexed(t, testutil.MustWriteFile(t, t.TempDir(), "chain.jsonl", piChainFile(100_000, false)))
 		code, out, stderr := groveIn(t, big, "--json", "tree", "--full", "--flat", "bench-tree")
 		if code != 0 {

@@ -19,7 +19,7 @@ import (
 // messages, search, export md and html and verify answer (exit 0), while
 // export --format jsonl of a claude or codex session is wrong_dialect.
 func TestCorpusEveryCommand(t *testing.T) {
-	testutil.SkipShort(t, "./cmd/grove", "every command over every session of the shared corpus")
+	testutil.SkipSlow(t, "./cmd/grove", "every command over every session of the shared corpus")
 	roots := map[string]string{
 		"claude":   testutil.MustShared(t, "corpus/claude/projects"),
 		"codex":    testutil.MustShared(t, "corpus/codex/sessions"),

@@ -93,7 +93,7 @@ func dumpDiff(got, want string) string {
 // clean, and the index's canonical dump equals that of a clean build of
 // the same files.
 func TestCrash_KillIndexAndRebuild(t *testing.T) {
-	testutil.SkipShort(t, "./cmd/grove", "-crash.rounds kills of grove index and rebuild, about 4 grove runs each")
+	testutil.SkipSlow(t, "./cmd/grove", "-crash.rounds kills of grove index and rebuild, about 4 grove runs each")
 	dir := t.TempDir()
 	root := filepath.Join(dir, "sessions")
 	if _, err := corpusgen.Generate(context.Background(), root, corpusgen.Options{

@@ -25,7 +25,7 @@ var hintCommand = regexp.MustCompile("`grove ([a-z]+)`")
 // index names the command that repairs it, and that command does; a hint
 // naming `grove index` would fail that, since index answers "unchanged").
 func TestRun_EveryDamagedPageRepairedByItsHint(t *testing.T) {
-	testutil.SkipShort(t, "./cmd/grove", "every page of an index damaged in turn, 14 commands on each")
+	testutil.SkipSlow(t, "./cmd/grove", "every page of an index damaged in turn, 14 commands on each")
 	dir := t.TempDir()
 	db := filepath.Join(dir, "index.db")
 	roots := filepath.Join(dir, "sessions")

@@ -98,7 +98,7 @@ func mustWholeIndex(t *testing.T, db string, noWAL bool) {
 // index stays whole and answers as before; no WAL, rebuild file or
 // temporary file is left (SPEC §8 disk_full; README "A full disk").
 func TestRun_DiskFull(t *testing.T) {
-	testutil.SkipShort(t, "./cmd/grove", "fills a 3 MB tmpfs with every writing command")
+	testutil.SkipSlow(t, "./cmd/grove", "fills a 3 MB tmpfs with every writing command")
 	fsDir := mustSmallFS(t, "3m")
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -234,7 +234,7 @@ func TestRun_DiskFull(t *testing.T) {
 // file would), say how many were not indexed, and leave the index whole
 // with no WAL taking space (README "A full disk").
 func TestRun_DiskFullKeepsWhatFits(t *testing.T) {
-	testutil.SkipShort(t, "./cmd/grove", "indexes 12 MB into a 3 MB tmpfs")
+	testutil.SkipSlow(t, "./cmd/grove", "indexes 12 MB into a 3 MB tmpfs")
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big")
 	for i := range 12 {
@@ -298,7 +298,7 @@ func wordsSession(size int, seed int64) []byte {
 // "A full disk": a committed WAL that could not be folded into the index
 // would keep the disk 100% full).
 func TestRun_DiskFullLeavesDiskUsable(t *testing.T) {
-	testutil.SkipShort(t, "./cmd/grove", "indexes 12 MB into 3 MB and 8 MB tmpfs")
+	testutil.SkipSlow(t, "./cmd/grove", "indexes 12 MB into 3 MB and 8 MB tmpfs")
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big")
 	for i := range 12 {

@@ -22,7 +22,7 @@ import (
 // how many files stay indexed — exactly the sessions the index then holds —
 // not that every file finished before stays.
 func TestIndex_InterruptedSaysWhatStays(t *testing.T) {
-	testutil.SkipShort(t, "./cmd/grove", "builds grove and indexes 40 MB")
+	testutil.SkipSlow(t, "./cmd/grove", "builds grove and indexes 40 MB")
 	dir := t.TempDir()
 	root := filepath.Join(dir, "sessions")
 	if err := os.MkdirAll(root, 0o755); err != nil {

@@ -28,7 +28,7 @@ import (
 // streamed but parsed, 1.9× now that a text of 1 MiB or more is shown
 // preformatted, unparsed). HTML to --out is the same page as on stdout.
 func TestLongLines(t *testing.T) {
-	testutil.SkipShort(t, "./cmd/grove", "a 12 MB session through every command, allocations counted")
+	testutil.SkipSlow(t, "./cmd/grove", "a 12 MB session through every command, allocations counted")
 	const imageBytes, textBytes = 8 << 20, 4 << 20
 	dir := t.TempDir()
 	file := filepath.Join(dir, "sessions", "long.jsonl")

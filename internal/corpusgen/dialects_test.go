@@ -593,7 +593,7 @@ func TestDialects_ReaderAgrees(t *testing.T) {
 // workspace, entries, leaves, active leaf, name and, for Claude
 // sub-agents, parent_session.
 func TestDialects_IndexAgrees(t *testing.T) {
-	testutil.SkipShort(t, "./internal/corpusgen", "indexes a 20 MB mixed corpus")
+	testutil.SkipSlow(t, "./internal/corpusgen", "indexes a 20 MB mixed corpus")
 	dir, m := mustMixed(t)
 	ctx := context.Background()
 	a, err := archive.Open(ctx, filepath.Join(t.TempDir(), "index.db"))
@@ -730,7 +730,7 @@ var textProbe = map[string]jsonl.Entry{
 // less the copies forks made (a copy and its original are one hit with
 // also_in, and a Codex event_msg copy is no hit of its own).
 func TestDialects_SearchAgrees(t *testing.T) {
-	testutil.SkipShort(t, "./internal/corpusgen", "indexes a 20 MB mixed corpus")
+	testutil.SkipSlow(t, "./internal/corpusgen", "indexes a 20 MB mixed corpus")
 	dir, m := mustMixed(t)
 	ctx := context.Background()
 	a, err := archive.Open(ctx, filepath.Join(t.TempDir(), "index.db"))
