@@ -142,6 +142,7 @@ func OpenForWrite(ctx context.Context, dbPath string, warn func(msg string)) (*A
 	a, err = Open(ctx, dbPath)
 	if a != nil {
 		a.warn = warn
+		carrySources(ctx, a)
 	}
 	return a, err
 }

@@ -4,9 +4,15 @@
 // that ties the session files to the SQLite index.
 //
 // Data flows one way: files are read by package jsonl, archive turns them
-// into index rows (Index, IndexFile), and queries go cmd → archive → index,
-// with message bodies read back from the files by byte offset and checked
-// against the CRC-32 stored at index time.
+// into index rows (Index, IndexFile), and queries go front end → archive →
+// index, with message bodies read back from the files by byte offset and
+// checked against the CRC-32 stored at index time. Archive is the one door:
+// a front end (the CLI, a web server) imports archive and errs only. The
+// commands are whole here: Index (set a damaged index aside, refresh,
+// remember the roots), the package-level Rebuild (choose what to read,
+// build beside, swap in), Watch (passes on changes, calling back), Fork
+// (a pi session of a path, its file named as pi names them), Transcript,
+// Context, Tree, Search, Verify.
 //
 // Index is incremental (README "Keeping the index current"): an unchanged
 // file costs one stat, a file that grew by appending is read from its
@@ -14,7 +20,7 @@
 // first and last committed bytes), any other change reads it whole; rows
 // stream into index.SessionWriter, so memory does not grow with the file.
 // Lock keeps two groves from writing one index; Rebuild builds a new index
-// and swaps it in.
+// beside the old one and swaps it in.
 //
 // The views sit on the same path: BuildContext is pi's model
 // context at a leaf (SPEC §4.1) and ForLLM its convertToLlm; BuildTree
@@ -36,9 +42,10 @@
 //
 // # Caveats
 //
-//   - A damaged index (index.Open's damaged_index) is only set aside by
-//     OpenForWrite and ReopenDamaged, for commands that write the index;
-//     Open, for reading, reports it. SetAside renames, never deletes or
+//   - A damaged index (index.Open's damaged_index) is only set aside by an
+//     Archive from OpenForWrite (at open, or when Index, Rebuild or Watch
+//     meet the damage later), for commands that write the index; Open, for
+//     reading, reports it. SetAside renames, never deletes or
 //     overwrites. A new index holds only what the next `grove index` reads
 //     into it.
 //   - An index answer is only as fresh as the last `grove index`: Path and

@@ -25,7 +25,8 @@ import (
 //     a warning, the roots being in the index itself) and folds the WAL
 //     into the index file;
 //   - on a full disk with files indexed, remembers the roots if there is
-//     room for that: the files that fit are kept (README "A full disk").
+//     room for that: the files that fit are kept (README "A full disk");
+//     so does a run stopped by ctx (Ctrl-C) that committed files.
 //
 // Errors: those of the refresh (the index failing, index_busy without
 // opts.Busy, disk_full counting the files not indexed, ctx's error with
@@ -47,6 +48,10 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 		a.db.Checkpoint(ctx) // best effort: a WAL that stays is still whole
 	case index.IsDiskFull(err) && sum.Indexed > 0:
 		a.Remember(ctx, opts) // best effort, with what room is left
+	case errors.Is(err, context.Canceled) && sum.Indexed > 0:
+		// Ctrl-C: the batches committed stay, and so does where they
+		// came from, for the next index and for rebuild.
+		a.Remember(context.WithoutCancel(ctx), opts)
 	}
 	return sum, err
 }
@@ -88,7 +93,20 @@ func (a *Archive) reopenDamaged(ctx context.Context, cause error) error {
 	}
 	a.db = db
 	a.opened, _ = os.Stat(dbPath)
+	carrySources(ctx, a)
 	return nil
+}
+
+// carrySources gives a new index that replaces a damaged one the sources
+// the damaged one remembered, from the copy beside it (SourcesPath, which
+// SetAside leaves in place), so that the next Remember adds to them rather
+// than replacing them and Rebuild reads the roots the user named (README
+// "grove rebuild"). Best effort: without the copy the new index knows only
+// what it is asked to read next.
+func carrySources(ctx context.Context, a *Archive) {
+	if srcs, err := ReadSourcesFile(a.db.File()); err == nil && len(srcs) > 0 {
+		a.db.AddSources(ctx, srcs)
+	}
 }
 
 // File is the index file's path, as given to Open.

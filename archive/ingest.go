@@ -92,6 +92,10 @@ type IndexOptions struct {
 	// whole is Rebuild's: the new index is kept only whole, so a full disk
 	// ends the run at once, without indexing the batch's files one by one.
 	whole bool
+	// partial is Rebuild's over an index set aside as damaged: there is no
+	// old index to keep, so what could be read is swapped in, and what
+	// could not is in the summary's Failed.
+	partial bool
 }
 
 // Progress is how far an Index run is. Only files that changed count.

@@ -39,7 +39,8 @@ func (a *Archive) Sources(ctx context.Context) (roots, files []string, err error
 // index, for `grove rebuild`. Sources already known cost a read, not a
 // write. A root that is not a directory grove can open now (a typo, a disk
 // not mounted) is not remembered: it was not read, and a rebuild would
-// otherwise fail on it for ever (README "grove rebuild").
+// otherwise fail on it for ever (README "grove rebuild"); nor is a file
+// that is not there.
 func (a *Archive) Remember(ctx context.Context, opts IndexOptions) error {
 	known, err := a.db.Sources(ctx)
 	if err != nil {
@@ -59,6 +60,9 @@ func (a *Archive) Remember(ctx context.Context, opts IndexOptions) error {
 		}
 	}
 	for _, f := range opts.Files {
+		if _, err := os.Stat(f); err != nil {
+			continue // not read either: remembered, a rebuild would drop it in silence
+		}
 		if abs, err := filepath.Abs(f); err == nil {
 			srcs = append(srcs, index.Source{Kind: "file", Path: abs})
 		}
@@ -210,8 +214,9 @@ func (a *Archive) rebuild(ctx context.Context, opts IndexOptions) (IndexSummary,
 	}
 	// A root that cannot be read now (a typo, a disk not mounted, a
 	// directory without permission) would make the new index lose what the
-	// old one holds: keep the old one.
-	if len(sum.Failed) > 0 {
+	// old one holds: keep the old one. One set aside as damaged holds
+	// nothing to keep.
+	if len(sum.Failed) > 0 && !opts.partial {
 		return sum, errs.New(errs.CodeIO, fmt.Sprintf("%d of the files, directories or roots to read could not be read (%s: %s); %s",
 			len(sum.Failed), sum.Failed[0].Path, sum.Failed[0].Message, NotReplaced)).In(sum.Failed[0].Path).WithHint("fix or leave out what cannot be read (grove rebuild --root DIR ... names the roots to read), then run grove rebuild again")
 	}

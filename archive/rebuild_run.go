@@ -47,7 +47,9 @@ type RebuildOptions struct {
 //
 // The old index is kept, with an io_error ending in NotReplaced, when any
 // file, directory or root cannot be read, or no session file is found but
-// the old index holds sessions. Where there was no index file, the one
+// the old index holds sessions; once a damaged index was set aside there
+// is none to keep, and what can be read is swapped in, with what cannot
+// in the summary's Failed. Where there was no index file, the one
 // Rebuild makes is removed again on failure, with the directories made
 // for it, and the message says "no index was made". On ctx ending, the
 // error is ctx's and the index is as it was.
@@ -175,7 +177,13 @@ func Rebuild(ctx context.Context, dbPath string, opts RebuildOptions) (sum Index
 	} else if err != nil {
 		return sum, err
 	}
-	return a.rebuild(ctx, IndexOptions{Roots: roots, Files: files, Busy: opts.Busy, Progress: opts.Progress})
+	// Set aside as damaged, here or by OpenForWrite: the index in its
+	// place is new and empty, so a file that cannot be read is no reason
+	// to leave it so.
+	if after, err := os.Stat(dbPath); statErr == nil && !fresh && (err != nil || !os.SameFile(before, after)) {
+		damaged = true
+	}
+	return a.rebuild(ctx, IndexOptions{Roots: roots, Files: files, Busy: opts.Busy, Progress: opts.Progress, partial: damaged})
 }
 
 // missingDirs returns dir and those of its parents that do not exist, the
