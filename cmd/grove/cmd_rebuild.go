@@ -21,7 +21,8 @@ func rebuildCommand(g *env) *cli.Command {
 			"Interrupted, the old index is left as it was. Without --root or FILE it reads what `grove index`\n" +
 			"and `grove watch` were asked to read into this index, else the default roots (see below).\n" +
 			"If any of it cannot be read, or no session file is found, the old index is kept (exit 1).\n" +
-			"A damaged index is set aside as <index>.damaged-<time> first, never deleted.\n" + rootsHelp,
+			"A damaged index is set aside as <index>.damaged-<time> first, never deleted; with nothing left\n" +
+			"to keep, what can be read is then swapped in (exit 1 if anything could not be read).\n" + rootsHelp,
 		Flags: []cli.Flag{
 			rootFlag(),
 		},
