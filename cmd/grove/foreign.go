@@ -25,25 +25,13 @@ func refuseCompressed(ctx context.Context, a *archive.Archive, arg string) error
 	return nil
 }
 
-// agentOf names the agent whose files a dialect grove never writes are:
-// "Claude Code", "Codex"; "" for the dialects grove writes.
-func agentOf(d archive.Dialect) string {
-	switch d {
-	case archive.Claude:
-		return "Claude Code"
-	case archive.Codex:
-		return "Codex"
-	}
-	return ""
-}
-
 // refuseForeign is the wrong_dialect error of a command that would write
 // (or make, for export --format jsonl) the file at path of another agent's
 // dialect d (SPEC §5, §8: grove never writes a Claude Code or Codex file),
 // with a hint saying what to do instead; nil for a dialect grove writes.
 // doing is the refused operation: "append to", "repair", "export as jsonl".
 func refuseForeign(path string, d archive.Dialect, doing, hint string) error {
-	agent := agentOf(d)
+	agent := archive.AgentOf(d)
 	if agent == "" {
 		return nil
 	}
