@@ -40,7 +40,7 @@ func (a *Archive) Sources(ctx context.Context) (roots, files []string, err error
 // write. A root that is not a directory grove can open now (a typo, a disk
 // not mounted) is not remembered: it was not read, and a rebuild would
 // otherwise fail on it for ever (README "grove rebuild"); nor is a file
-// that is not there.
+// that is not there, or is a directory.
 func (a *Archive) Remember(ctx context.Context, opts IndexOptions) error {
 	known, err := a.db.Sources(ctx)
 	if err != nil {
@@ -60,8 +60,8 @@ func (a *Archive) Remember(ctx context.Context, opts IndexOptions) error {
 		}
 	}
 	for _, f := range opts.Files {
-		if _, err := os.Stat(f); err != nil {
-			continue // not read either: remembered, a rebuild would drop it in silence
+		if fi, err := os.Stat(f); err != nil || fi.IsDir() {
+			continue // not read either: remembered, a rebuild would drop it or fail on it
 		}
 		if abs, err := filepath.Abs(f); err == nil {
 			srcs = append(srcs, index.Source{Kind: "file", Path: abs})

@@ -111,7 +111,7 @@ func TestRebuild_AfterDamageKeepsWhatItCouldRead(t *testing.T) {
 }
 
 // A file that could not be read is not remembered: a rebuild would drop
-// it without a word.
+// it without a word, or (a directory named as a file) fail on it for ever.
 func TestRemember_SkipsFilesThatAreNotThere(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -121,7 +121,11 @@ func TestRemember_SkipsFilesThatAreNotThere(t *testing.T) {
 	}
 	defer a.Close()
 	typo := filepath.Join(dir, "typo.jsonl")
-	if _, err := a.Index(ctx, archive.IndexOptions{Files: []string{typo}}); err != nil {
+	folder := filepath.Join(dir, "a-folder")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Index(ctx, archive.IndexOptions{Files: []string{typo, folder}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, files, err := a.Sources(ctx); err != nil || len(files) != 0 {
