@@ -30,10 +30,11 @@ func newOutput(ctx context.Context, g *env, w io.Writer) *output {
 }
 
 // colour reports whether matches may be shown in colour: stdout is a
-// terminal (its file descriptor, looked at once by newOutput), the output
-// is not --json, and NO_COLOR (no-color.org) is unset or empty.
+// terminal (its file descriptor, looked at once by newOutput) that is not
+// TERM=dumb (which shows escape sequences as text), the output is not
+// --json, and NO_COLOR (no-color.org) is unset or empty.
 func (o *output) colour() bool {
-	return o.terminal && !o.g.json && os.Getenv("NO_COLOR") == ""
+	return o.terminal && !o.g.json && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
 }
 
 // raw is o without the terminal's control-character escapes, still

@@ -38,7 +38,8 @@ func searchOn(t *testing.T, db string, w *os.File, r io.Reader) string {
 }
 
 // Search shows its matches in bold red when stdout is a terminal, and only
-// then: not in a pipe, not with NO_COLOR set (no-color.org), and the
+// then: not in a pipe, not with NO_COLOR set (no-color.org), not on a
+// TERM=dumb terminal, and the
 // colour's escape sequences reach the terminal as sent, not escaped as a
 // session file's control characters are (README: Control characters). The
 // terminal is a real pseudo-terminal, as a user's shell has.
@@ -56,6 +57,7 @@ func TestSearch_ColourOnlyOnATerminal(t *testing.T) {
 
 	t.Run("terminal", func(t *testing.T) {
 		t.Setenv("NO_COLOR", "")
+		t.Setenv("TERM", "xterm-256color")
 		out := onTerminal(t)
 		if !strings.Contains(out, bold+"login"+reset) && !strings.Contains(out, bold+"Login"+reset) {
 			t.Errorf("on a terminal the match is not bold red:\n%q", head(out))
@@ -64,8 +66,17 @@ func TestSearch_ColourOnlyOnATerminal(t *testing.T) {
 			t.Errorf("on a terminal the colour is escaped or the [[markers]] are left:\n%q", head(out))
 		}
 	})
+	t.Run("TERM=dumb", func(t *testing.T) {
+		t.Setenv("NO_COLOR", "")
+		t.Setenv("TERM", "dumb")
+		out := onTerminal(t)
+		if strings.Contains(out, "\x1b") || !strings.Contains(out, "[[") {
+			t.Errorf("TERM=dumb on a terminal: colour shown or the [[markers]] gone:\n%q", head(out))
+		}
+	})
 	t.Run("NO_COLOR", func(t *testing.T) {
 		t.Setenv("NO_COLOR", "1")
+		t.Setenv("TERM", "xterm-256color")
 		out := onTerminal(t)
 		if strings.Contains(out, "\x1b") || strings.Contains(out, `\x1b`) {
 			t.Errorf("NO_COLOR=1 on a terminal: colour shown:\n%q", head(out))
