@@ -35,7 +35,7 @@ var now = time.Now
 // where it points).
 //
 // It is for an index Open reported as damaged_index; it does not look at
-// the file. Errors are io_error *jsonl.Error values; on one, files already
+// the file. Errors are io_error *errs.Error values; on one, files already
 // moved stay moved, and dbPath may have both names (a hard link) but is
 // never lost.
 func SetAside(dbPath string) (backup string, err error) {

@@ -212,7 +212,7 @@ func objectMembers(raw json.RawMessage) ([]member, bool) {
 // escaped lone surrogates of the source are copied. The header and label
 // fixes ForkLines makes are grove's own JSON and would pass that
 // strictness too. If any append fails, the new
-// file is removed, so no half fork is left behind. Errors (*jsonl.Error):
+// file is removed, so no half fork is left behind. Errors (*errs.Error):
 // file_exists when out is there, io_error when it cannot be created, and
 // those of jsonl.OpenWriter and Writer.Append (wrapped, naming the failing
 // line, 1 = the header).

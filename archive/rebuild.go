@@ -246,7 +246,7 @@ const NotReplaced = "the index was not replaced"
 // beside it: its SQLite sidecars, its lock and sources files. It is for an
 // index this process made and nothing else knows: a half-built rebuild
 // index, or the empty index a failed `grove rebuild` made where there was
-// none. Errors are io_error *jsonl.Error values; files already gone are
+// none. Errors are io_error *errs.Error values; files already gone are
 // not one.
 func RemoveIndexFiles(path string) error { return removeIndexFiles(path) }
 

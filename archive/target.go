@@ -21,12 +21,12 @@ import (
 // would_replace_session; README "Export never replaces a session").
 //
 // First the index (see CheckIndexTarget): a would_replace_index
-// *jsonl.Error when target is this archive's index, a file grove keeps
+// *errs.Error when target is this archive's index, a file grove keeps
 // beside it, or any grove index — whether or not target exists yet, since
 // a -wal or .sources file written by export would be read back as the
 // index's own.
 //
-// Then a would_replace_session *jsonl.Error naming target and why, when
+// Then a would_replace_session *errs.Error naming target and why, when
 // target exists and
 //
 //   - is the file of src, or of any indexed session (the same device and
@@ -123,7 +123,7 @@ var indexFiles = []struct{ suffix, what string }{
 }
 
 // CheckIndexTarget refuses an export target that would replace the index
-// at dbPath or one of its files: a would_replace_index *jsonl.Error naming
+// at dbPath or one of its files: a would_replace_index *errs.Error naming
 // target and which file it is, when target, by real path (symlinks in it
 // resolved, or in its directory when it does not exist yet) or by device
 // and inode (a hard link),

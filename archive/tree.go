@@ -10,7 +10,7 @@ import (
 // PathTo returns the path to leafID: the entries from a root down to it,
 // root first, as deep copies (SPEC §4, the chapter's pathTo).
 //
-// Errors, all *jsonl.Error:
+// Errors, all *errs.Error:
 //   - duplicate_id when any id of entries appears twice (checked over all
 //     entries, before the walk);
 //   - unknown_entry when no entry has id leafID;

@@ -430,7 +430,7 @@ func TestArchive_Tree(t *testing.T) {
 	}
 }
 
-// isCode reports whether err is a *jsonl.Error or *archive.SessionError
+// isCode reports whether err is a *errs.Error or *archive.SessionError
 // with code.
 func isCode(err error, code errs.Code) bool {
 	var je *errs.Error
