@@ -3,6 +3,8 @@ package index
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -196,4 +198,173 @@ func (w *SessionWriter) claudeActive(ctx context.Context) (newSeq, oldSeq int, e
 		}
 	}
 	return newSeq, oldSeq, nil
+}
+
+// sqlTreeFacts makes Commit work the tree facts out in SQL (treeFacts)
+// even for a whole-file read: the property test compares both ways.
+var sqlTreeFacts = false
+
+// treeNode is what Commit needs of an entry to work out the tree facts of
+// a whole-file read in Go: not its text, not its other columns. Its seq is
+// its index in treeLog.nodes.
+type treeNode struct {
+	id, parent string
+	root       bool // no parent id
+	side       bool
+	line       int
+	offset     int64
+}
+
+// treeLog keeps, for a writer that started from an empty session
+// (Replace), the tree fields of every entry it added (SPEC §4, §6), so
+// that Commit works out the duplicated ids, the leaves and the active path
+// in Go, with no query over the rows just written.
+type treeLog struct {
+	nodes []treeNode
+	first map[string]int  // id -> seq of the first entry with it
+	named map[string]bool // ids some entry names as its parent
+}
+
+func newTreeLog() *treeLog {
+	return &treeLog{first: map[string]int{}, named: map[string]bool{}}
+}
+
+// add records entries, whose Seq is set, in file order.
+func (t *treeLog) add(entries []Entry) {
+	for i := range entries {
+		e := &entries[i]
+		n := treeNode{id: e.EntryID, root: e.ParentID == nil, side: e.Side, line: e.Line, offset: e.Offset}
+		if e.ParentID != nil {
+			n.parent = *e.ParentID
+			t.named[n.parent] = true
+		}
+		if _, ok := t.first[n.id]; !ok {
+			t.first[n.id] = e.Seq
+		}
+		t.nodes = append(t.nodes, n)
+	}
+}
+
+// goTreeFacts is treeFacts for a writer from Replace, worked out from the
+// treeLog: the same first duplicated id, duplicate_id diagnostics (message,
+// line, offset and seq numbering byte for byte), leaf count, active leaf
+// (claude: SPEC §3.4) and active marks as the SQL gives, written with one
+// INSERT of the diagnostics and one UPDATE per 10,000 entries of the
+// active path.
+func (w *SessionWriter) goTreeFacts(ctx context.Context) error {
+	t, s, tx, sid := w.tree, w.s, w.tx, w.s.SID
+	// Duplicated ids in the order of their second entries, with every line.
+	var order []int // seqs of the second entries
+	var lines map[string][]int
+	for seq, n := range t.nodes {
+		f := t.first[n.id]
+		if f == seq {
+			continue
+		}
+		if lines == nil {
+			lines = map[string][]int{}
+		}
+		if _, ok := lines[n.id]; !ok {
+			order = append(order, seq)
+			lines[n.id] = []int{t.nodes[f].line}
+		}
+		lines[n.id] = append(lines[n.id], n.line)
+	}
+	if len(order) > 0 {
+		s.DuplicateID = ptr(t.nodes[order[0]].id)
+		diags := make([]Diagnostic, len(order))
+		for k, seq := range order {
+			n := &t.nodes[seq]
+			diags[k] = Diagnostic{Severity: "error", Code: "duplicate_id", Line: n.line, Offset: n.offset, Message: dupMessage(n.id, lines[n.id])}
+		}
+		if err := w.AddDiagnostics(ctx, diags); err != nil {
+			return fmt.Errorf("duplicate diagnostics: %w", err)
+		}
+	}
+	// Leaves: the entries whose id no entry names as parent.
+	leaves := 0
+	for _, n := range t.nodes {
+		if !t.named[n.id] {
+			leaves++
+		}
+	}
+	s.Leaves = leaves
+	// The active leaf: the last entry; for claude the last leaf that is
+	// not a sidechain, else the last leaf, else the last entry.
+	leaf := len(t.nodes) - 1
+	if s.Dialect == string(jsonl.Claude) {
+		found := -1
+		for side := 0; side <= 1 && found < 0; side++ {
+			for seq := len(t.nodes) - 1; seq >= 0; seq-- {
+				n := &t.nodes[seq]
+				if !t.named[n.id] && (side == 1 || !n.side) {
+					found = seq
+					break
+				}
+			}
+		}
+		if found >= 0 {
+			leaf = found
+			s.ActiveLeaf = ptr(t.nodes[found].id)
+		}
+	}
+	// The active path: from the leaf up, each parent the first entry with
+	// its id, until a root, a missing parent or an entry met again.
+	var path []int
+	on := map[int]bool{}
+	for seq := leaf; ; {
+		path = append(path, seq)
+		on[seq] = true
+		n := &t.nodes[seq]
+		if n.root {
+			break
+		}
+		p, ok := t.first[n.parent]
+		if !ok || on[p] {
+			break
+		}
+		seq = p
+	}
+	return markSeqs(ctx, tx, sid, path)
+}
+
+// markSeqs sets active = 1 on the entries of session sid at seqs, in
+// statements of at most 10,000 literal seqs.
+func markSeqs(ctx context.Context, tx *wtx, sid int64, seqs []int) error {
+	const chunk = 10000
+	var b strings.Builder
+	for start := 0; start < len(seqs); start += chunk {
+		part := seqs[start:min(start+chunk, len(seqs))]
+		b.Reset()
+		b.WriteString("UPDATE entries SET active = 1 WHERE sid = ? AND seq IN (")
+		for i, q := range part {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(q))
+		}
+		b.WriteByte(')')
+		if _, err := tx.ExecContext(ctx, b.String(), sid); err != nil {
+			return fmt.Errorf("active path: %w", err)
+		}
+	}
+	return nil
+}
+
+// dupMessage is the text of a duplicate_id diagnostic as the SQL in
+// duplicates writes it: at most ten lines, then how many more.
+func dupMessage(id string, lines []int) string {
+	var b strings.Builder
+	b.WriteString(`entry id "` + id + `" is used by more than one entry (lines `)
+	for i, l := range lines[:min(len(lines), 10)] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(l))
+	}
+	if len(lines) > 10 {
+		fmt.Fprintf(&b, " and %d more", len(lines)-10)
+	}
+	b.WriteString("); every path in this session is ambiguous")
+	return b.String()
 }

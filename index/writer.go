@@ -10,12 +10,15 @@ import (
 
 // SessionWriter stores one session file in a Batch (SPEC §6): all of it
 // (Replace) or the lines appended since the last read (Append). Rows are
-// written as they are added, so memory does not grow with the file.
+// written as they are added; a Replace keeps only each entry's tree fields
+// (id, parent id, line, offset, side: tens of bytes an entry, never its
+// text) for Commit.
 //
 // The caller adds entries and diagnostics in file order, label changes with
 // SetLabel, fills in the file facts of Session(), then calls Commit, which
-// works out in SQL what needs the whole session: the first duplicated id,
-// the number of leaves, the path to the active leaf and the state. Rollback
+// works out what needs the whole session: the first duplicated id, the
+// number of leaves, the path to the active leaf (in Go from the entries'
+// tree fields for a Replace, in SQL for an Append) and the state. Rollback
 // (deferred) undoes an unfinished writer.
 type SessionWriter struct {
 	b       *Batch
@@ -30,6 +33,7 @@ type SessionWriter struct {
 	oldLeaf *string // the active leaf before this writer
 	labels  map[string]string
 	order   []string // label targets in the order they were first changed
+	tree    *treeLog // a writer from Replace: the tree fields of its entries, for Commit's tree facts in Go
 }
 
 // Replace starts replacing whatever the index holds for s.Path with a
@@ -40,7 +44,7 @@ func (b *Batch) Replace(ctx context.Context, s *Session) (*SessionWriter, error)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: %w", s.Path, err)
 	}
-	w := &SessionWriter{b: b, tx: b.tx, sp: sp, s: s}
+	w := &SessionWriter{b: b, tx: b.tx, sp: sp, s: s, tree: newTreeLog()}
 	b.w = w
 	if err := deleteSession(ctx, b.tx, s.Path); err != nil {
 		w.Rollback()
@@ -152,6 +156,9 @@ func (w *SessionWriter) AddEntries(ctx context.Context, entries []Entry) error {
 		}
 		e.Doc = DocNumber(ts, k+int64(i))
 	}
+	if w.tree != nil {
+		w.tree.add(entries)
+	}
 	sid := s.SID
 	if err := insertRows(ctx, w.tx, "entries", []string{"sid", "seq", "entry_id", "parent_id", "type", "role", "ts_ms", "line", "offset", "length", "crc", "doc", "active", "first_kept", "side", "copy_crc"}, len(entries),
 		func(i int) []any {
@@ -218,7 +225,11 @@ func (w *SessionWriter) Commit(ctx context.Context) error {
 		}
 	}
 	if w.seq > w.base {
-		if err := w.treeFacts(ctx); err != nil {
+		facts := w.treeFacts // an append: index lookups per added entry
+		if w.tree != nil && !sqlTreeFacts {
+			facts = w.goTreeFacts // a whole read: no query over the rows just written
+		}
+		if err := facts(ctx); err != nil {
 			return fmt.Errorf("index %s: %w", s.Path, err)
 		}
 	}
