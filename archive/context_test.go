@@ -353,7 +353,8 @@ func TestContext_MigrationRereadsVersion1Files(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.Close()
-	mustSQL(t, db, "ALTER TABLE entries DROP COLUMN first_kept", "ALTER TABLE sessions DROP COLUMN first_message",
+	mustSQL(t, db, "DROP INDEX entries_by_run", "ALTER TABLE entries DROP COLUMN pos", "ALTER TABLE entries DROP COLUMN run",
+		"ALTER TABLE entries DROP COLUMN first_kept", "ALTER TABLE sessions DROP COLUMN first_message",
 		"ALTER TABLE sessions DROP COLUMN activity_ms", "DROP INDEX entries_by_copy", "ALTER TABLE entries DROP COLUMN copy_crc", "ALTER TABLE entries DROP COLUMN side", "PRAGMA user_version = 3")
 
 	a = mustOpenArchive(t, db)

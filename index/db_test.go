@@ -14,7 +14,7 @@ import (
 	"github.com/grove-sessions/grove/internal/testutil"
 )
 
-func mustOpen(t *testing.T, path string) *DB {
+func mustOpen(t testing.TB, path string) *DB {
 	t.Helper()
 	d, err := Open(context.Background(), path)
 	if err != nil {
@@ -228,5 +228,31 @@ func TestDuplicates_EveryID(t *testing.T) {
 	_, err = d.Path(ctx, sid, "d")
 	if e, ok := err.(*errs.Error); !ok || e.Code != errs.CodeDuplicateID || e.ID != "b" || fmt.Sprint(e.Lines) != "[2 3 6]" || !strings.Contains(e.Message, "lines 2, 3, 6") {
 		t.Errorf("Path = %v, want duplicate_id b on lines [2 3 6]", err)
+	}
+}
+
+// The run walk steps by primary key and entries_by_id and reads each run's
+// entries by an entries_by_run range, never a scan of the session (see
+// runPathQuery). This pins the plan, not a time.
+func TestRunPath_QueryPlan(t *testing.T) {
+	d := mustOpen(t, testutil.MustTempDB(t))
+	rows, err := d.db.Queryx("EXPLAIN QUERY PLAN "+runPathQuery, 1, 0, 10, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		rows.Scan(&id, &parent, &unused, &detail)
+		plan = append(plan, detail)
+	}
+	joined := strings.Join(plan, " | ")
+	for _, want := range []string{"SCAN up | SEARCH h USING PRIMARY KEY (sid=? AND seq=?) | SEARCH p USING INDEX entries_by_id (sid=? AND entry_id=?)",
+		"SEARCH e USING INDEX entries_by_run (sid=? AND run=? AND pos<?)"} {
+		if !strings.Contains(joined, want) {
+			t.Fatalf("run walk plan = %s; want %s", joined, want)
+		}
 	}
 }

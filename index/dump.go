@@ -50,7 +50,7 @@ func (d *DB) Dump(ctx context.Context, out io.Writer) error {
 		`SELECT 'entry ' || s.path || ' ' || e.seq || ' id=' || e.entry_id || ' parent=' || quote(e.parent_id) ||
 			' type=' || e.type || ' role=' || quote(e.role) || ' ts=' || quote(e.ts_ms) || ' line=' || e.line ||
 			' offset=' || e.offset || ' length=' || e.length || ' crc=' || e.crc || ' active=' || e.active ||
-			' first_kept=' || quote(e.first_kept) ||
+			' first_kept=' || quote(e.first_kept) || ' run=' || quote(e.run) || ' pos=' || quote(e.pos) ||
 			' doc_seconds=' || (e.doc >> 31)
 		FROM entries e JOIN sessions s ON s.sid = e.sid ORDER BY s.path, e.seq`,
 		`SELECT 'diagnostic ' || s.path || ' ' || g.line || ' ' || g.offset || ' ' || g.severity || ' ' || g.code || ' ' || g.message

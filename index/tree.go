@@ -127,6 +127,30 @@ const pathQuery = `WITH RECURSIVE
 	SELECT depth, seq, entry_id, parent_id, type, role, ts_ms, line, offset, length, crc, first_kept
 	FROM walk ORDER BY depth`
 
+// runPathQuery walks from the run ?2, pos ?3 of session ?1 (migration 7)
+// to its root over linear runs: each step goes from a run's head (the
+// entry at seq = run) to its parent's run and pos, two primary-key or
+// index lookups, and the entries are then read by (sid, run, pos ≤ k)
+// range. The walk stops once it has met more entries than the session's
+// ?4: a longer walk went round a cycle. Rows come leaf first, as in
+// pathQuery.
+const runPathQuery = `WITH RECURSIVE
+	up(n, run, pos, total) AS (
+		SELECT 0, ?2, ?3, ?3 + 1
+		UNION ALL
+		SELECT up.n + 1, p.run, p.pos, up.total + p.pos + 1
+		FROM up CROSS JOIN entries h ON h.sid = ?1 AND h.seq = up.run
+		CROSS JOIN entries p INDEXED BY entries_by_id ON p.sid = ?1 AND p.entry_id = h.parent_id
+		WHERE up.total <= ?4
+	)
+	SELECT up.n AS depth, ` + entryCols + `
+	FROM up CROSS JOIN entries e INDEXED BY entries_by_run ON e.sid = ?1 AND e.run = up.run AND e.pos <= up.pos
+	ORDER BY up.n, e.pos DESC`
+
+// pathOverEntries makes Path walk one entry per step even where runs are
+// stored, for tests and benchmarks that compare the two walks.
+var pathOverEntries = false
+
 // PathStep is one row of the path walk: an entry and its distance from the
 // leaf (0 for the leaf itself).
 type PathStep struct {
@@ -139,9 +163,11 @@ type PathStep struct {
 // PathTo, as *errs.Error with the same codes and fields: duplicate_id,
 // unknown_entry, missing_parent and cycle.
 //
-// The walk follows parent_id upward, one index lookup per step, and stops
-// after as many steps as the session has entries: a longer walk must have
-// met an id twice, which is a cycle.
+// The walk steps over the linear runs between branch points
+// (runPathQuery), so a chain of any depth is one range read; a session
+// indexed before migration 7 is walked one entry per step (pathQuery).
+// Either walk stops after meeting more entries than the session has: a
+// longer walk must have met an id twice, which is a cycle.
 func (d *DB) Path(ctx context.Context, sid int64, leafID string) ([]Entry, error) {
 	var s struct {
 		Entries     int     `db:"entries"`
@@ -157,13 +183,30 @@ func (d *DB) Path(ctx context.Context, sid int64, leafID string) ([]Entry, error
 		}
 		return nil, jsonl.DuplicateLinesError(*s.DuplicateID, lines)
 	}
+	var leaf []struct {
+		Run *int `db:"run"`
+		Pos *int `db:"pos"`
+	}
+	if err := d.db.SelectContext(ctx, &leaf, "SELECT run, pos FROM entries INDEXED BY entries_by_id WHERE sid = ? AND entry_id = ? ORDER BY seq LIMIT 1", sid, leafID); err != nil {
+		return nil, fmt.Errorf("path: %w", err)
+	}
 	var steps []PathStep
-	err := d.db.SelectContext(ctx, &steps, pathQuery, sid, leafID, s.Entries)
+	var err error
+	switch {
+	case len(leaf) == 0:
+	case leaf[0].Run == nil || leaf[0].Pos == nil || pathOverEntries: // indexed before migration 7
+		err = d.db.SelectContext(ctx, &steps, pathQuery, sid, leafID, s.Entries)
+	default:
+		err = d.db.SelectContext(ctx, &steps, runPathQuery, sid, *leaf[0].Run, *leaf[0].Pos, s.Entries)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("path: %w", err)
 	}
 	if len(steps) == 0 {
 		return nil, jsonl.UnknownEntryError(leafID)
+	}
+	for i := range steps { // the run walk numbers runs, not entries
+		steps[i].Depth = i
 	}
 	// A walk longer than the session has entries met an id twice: report the
 	// first id met again, as PathTo does.

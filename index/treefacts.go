@@ -215,33 +215,118 @@ type treeNode struct {
 	offset     int64
 }
 
-// treeLog keeps, for a writer that started from an empty session
-// (Replace), the tree fields of every entry it added (SPEC §4, §6), so
-// that Commit works out the duplicated ids, the leaves and the active path
-// in Go, with no query over the rows just written.
+// treeLog keeps what a writer needs of the entries it added to place them
+// in linear runs (migration 7): the seq of the first entry with each id,
+// the ids named as a parent, and each added entry's run and pos. For a
+// writer that started from an empty session (Replace, whole) it also keeps
+// the tree fields of every entry (SPEC §4, §6), so that Commit works out
+// the duplicated ids, the leaves and the active path in Go, with no query
+// over the rows just written.
 type treeLog struct {
-	nodes []treeNode
-	first map[string]int  // id -> seq of the first entry with it
-	named map[string]bool // ids some entry names as its parent
+	whole  bool
+	base   int
+	nodes  []treeNode      // whole only
+	first  map[string]int  // id -> seq of the first added entry with it
+	named  map[string]bool // ids some added entry names as its parent
+	run    []int           // run of the entry at seq base+i
+	pos    []int
+	legacy bool                    // the session's stored rows have no runs (indexed before migration 7): neither do the new
+	stored map[string]storedParent // an append: what the index holds of the ids looked up
 }
 
-func newTreeLog() *treeLog {
-	return &treeLog{first: map[string]int{}, named: map[string]bool{}}
+// storedParent is the first stored entry with an id, for an append.
+type storedParent struct {
+	found    bool
+	run, pos int
+	named    bool // a stored entry names the id as its parent
 }
 
-// add records entries, whose Seq is set, in file order.
-func (t *treeLog) add(entries []Entry) {
+func newTreeLog(whole bool, base int) *treeLog {
+	return &treeLog{whole: whole, base: base, first: map[string]int{}, named: map[string]bool{}}
+}
+
+// add places entries, whose Seq is set, in file order into runs. lookup
+// (nil for a whole read) says what the index already holds of a parent id.
+func (t *treeLog) add(entries []Entry, lookup func(id string) (storedParent, error)) error {
 	for i := range entries {
 		e := &entries[i]
-		n := treeNode{id: e.EntryID, root: e.ParentID == nil, side: e.Side, line: e.Line, offset: e.Offset}
+		run, pos := e.Seq, 0
 		if e.ParentID != nil {
-			n.parent = *e.ParentID
-			t.named[n.parent] = true
+			p := *e.ParentID
+			var par storedParent
+			if lookup != nil {
+				var err error
+				if par, err = lookup(p); err != nil {
+					return err
+				}
+			}
+			if !par.found { // the first entry with the id is an added one, if any
+				if f, ok := t.first[p]; ok {
+					par = storedParent{found: true, run: t.run[f-t.base], pos: t.pos[f-t.base], named: par.named}
+				}
+			}
+			if par.found && !par.named && !t.named[p] {
+				run, pos = par.run, par.pos+1
+			}
+			t.named[p] = true
 		}
-		if _, ok := t.first[n.id]; !ok {
-			t.first[n.id] = e.Seq
+		t.run = append(t.run, run)
+		t.pos = append(t.pos, pos)
+		if _, ok := t.first[e.EntryID]; !ok {
+			t.first[e.EntryID] = e.Seq
 		}
-		t.nodes = append(t.nodes, n)
+		if t.whole {
+			n := treeNode{id: e.EntryID, root: e.ParentID == nil, side: e.Side, line: e.Line, offset: e.Offset}
+			if e.ParentID != nil {
+				n.parent = *e.ParentID
+			}
+			t.nodes = append(t.nodes, n)
+		}
+	}
+	return nil
+}
+
+// runOf is the run and pos columns of the entry at seq: NULL for a
+// session indexed before migration 7.
+func (t *treeLog) runOf(seq int) (run, pos any) {
+	if t.legacy {
+		return nil, nil
+	}
+	return t.run[seq-t.base], t.pos[seq-t.base]
+}
+
+// lookupStored is an append's lookup for treeLog.add: the first stored
+// entry of the session with id, and whether a stored entry names id as
+// its parent, each one index lookup, remembered for the writer.
+func (w *SessionWriter) lookupStored(ctx context.Context) func(id string) (storedParent, error) {
+	return func(id string) (storedParent, error) {
+		t := w.tree
+		if p, ok := t.stored[id]; ok {
+			return p, nil
+		}
+		var p storedParent
+		var rows []struct {
+			Run *int `db:"run"`
+			Pos *int `db:"pos"`
+		}
+		if err := w.tx.SelectContext(ctx, &rows, `SELECT run, pos FROM entries INDEXED BY entries_by_id
+			WHERE sid = ? AND entry_id = ? AND seq < ? ORDER BY seq LIMIT 1`, w.s.SID, id, w.base); err != nil {
+			return p, fmt.Errorf("runs: %w", err)
+		}
+		if len(rows) > 0 && rows[0].Run != nil && rows[0].Pos != nil {
+			p.found, p.run, p.pos = true, *rows[0].Run, *rows[0].Pos
+		}
+		var named int
+		if err := w.tx.GetContext(ctx, &named, `SELECT count(*) FROM (SELECT 1 FROM entries INDEXED BY entries_by_parent
+			WHERE sid = ? AND parent_id = ? AND seq < ? LIMIT 1)`, w.s.SID, id, w.base); err != nil {
+			return p, fmt.Errorf("runs: %w", err)
+		}
+		p.named = named > 0
+		if t.stored == nil {
+			t.stored = map[string]storedParent{}
+		}
+		t.stored[id] = p
+		return p, nil
 	}
 }
 

@@ -33,7 +33,7 @@ type SessionWriter struct {
 	oldLeaf *string // the active leaf before this writer
 	labels  map[string]string
 	order   []string // label targets in the order they were first changed
-	tree    *treeLog // a writer from Replace: the tree fields of its entries, for Commit's tree facts in Go
+	tree    *treeLog // the added entries' runs; for a Replace their tree fields, for Commit's tree facts in Go
 }
 
 // Replace starts replacing whatever the index holds for s.Path with a
@@ -44,7 +44,7 @@ func (b *Batch) Replace(ctx context.Context, s *Session) (*SessionWriter, error)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: %w", s.Path, err)
 	}
-	w := &SessionWriter{b: b, tx: b.tx, sp: sp, s: s, tree: newTreeLog()}
+	w := &SessionWriter{b: b, tx: b.tx, sp: sp, s: s, tree: newTreeLog(true, 0)}
 	b.w = w
 	if err := deleteSession(ctx, b.tx, s.Path); err != nil {
 		w.Rollback()
@@ -88,6 +88,13 @@ func (b *Batch) Append(ctx context.Context, sid int64) (*SessionWriter, error) {
 		return nil, fmt.Errorf("index %s: %w", s.Path, err)
 	}
 	w.s, w.base, w.seq, w.diag, w.oldLeaf = &s, s.Entries, s.Entries, diag, s.ActiveLeaf
+	w.tree = newTreeLog(false, s.Entries)
+	var legacy []bool // stored before migration 7: no runs
+	if err := b.tx.SelectContext(ctx, &legacy, "SELECT run IS NULL FROM entries WHERE sid = ? AND seq = 0", sid); err != nil {
+		w.Rollback()
+		return nil, fmt.Errorf("index %s: %w", s.Path, err)
+	}
+	w.tree.legacy = len(legacy) > 0 && legacy[0]
 	return w, nil
 }
 
@@ -156,14 +163,19 @@ func (w *SessionWriter) AddEntries(ctx context.Context, entries []Entry) error {
 		}
 		e.Doc = DocNumber(ts, k+int64(i))
 	}
-	if w.tree != nil {
-		w.tree.add(entries)
+	lookup := w.lookupStored(ctx) // an append: parents may be stored
+	if w.tree.whole {
+		lookup = nil
+	}
+	if err := w.tree.add(entries, lookup); err != nil {
+		return fmt.Errorf("index %s: %w", s.Path, err)
 	}
 	sid := s.SID
-	if err := insertRows(ctx, w.tx, "entries", []string{"sid", "seq", "entry_id", "parent_id", "type", "role", "ts_ms", "line", "offset", "length", "crc", "doc", "active", "first_kept", "side", "copy_crc"}, len(entries),
+	if err := insertRows(ctx, w.tx, "entries", []string{"sid", "seq", "entry_id", "parent_id", "type", "role", "ts_ms", "line", "offset", "length", "crc", "doc", "active", "first_kept", "side", "copy_crc", "run", "pos"}, len(entries),
 		func(i int) []any {
 			e := &entries[i]
-			return []any{sid, e.Seq, e.EntryID, e.ParentID, e.Type, e.Role, e.TsMs, e.Line, e.Offset, e.Length, e.CRC, e.Doc, false, e.FirstKept, e.Side, e.CopyCRC}
+			run, pos := w.tree.runOf(e.Seq)
+			return []any{sid, e.Seq, e.EntryID, e.ParentID, e.Type, e.Role, e.TsMs, e.Line, e.Offset, e.Length, e.CRC, e.Doc, false, e.FirstKept, e.Side, e.CopyCRC, run, pos}
 		}); err != nil {
 		return fmt.Errorf("index %s: insert entries: %w", s.Path, err)
 	}
@@ -226,7 +238,7 @@ func (w *SessionWriter) Commit(ctx context.Context) error {
 	}
 	if w.seq > w.base {
 		facts := w.treeFacts // an append: index lookups per added entry
-		if w.tree != nil && !sqlTreeFacts {
+		if w.tree.whole && !sqlTreeFacts {
 			facts = w.goTreeFacts // a whole read: no query over the rows just written
 		}
 		if err := facts(ctx); err != nil {
