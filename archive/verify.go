@@ -37,13 +37,19 @@ type VerifyReport struct {
 	Duplicates int       `json:"-"`
 }
 
-// Verify recomputes every leaf's path both ways, by recursive CTE over the
+// Verify checks every leaf's path both ways, by recursive CTE over the
 // index and by PathTo over the file, and reports every difference in path
 // or error (code and id), plus every file that changed since it was indexed:
 // a different size, mtime or inode, or any entry whose id, parent, line,
 // offset or CRC-32 differs. It also reports every duplicated id of a file
 // with all its lines (SPEC §4 rule 1, §6), and a mismatch when the index's
-// duplicate_id diagnostics do not name exactly those. session "" verifies
+// duplicate_id diagnostics do not name exactly those, or its active marks
+// are not the path to the file's active leaf. The work is linear in the
+// entries: a leaf's CTE answer is right iff the edges, the runs the walk
+// steps over, the entry count and the duplicated id are, so those are
+// compared once per session and one leaf is walked both ways; a session
+// where they differ (or without runs, indexed before migration 7) has
+// every leaf walked both ways, as each wrong answer is reported. session "" verifies
 // every session. Before any of it, the whole index file is checked
 // (index.DB.QuickCheck): a damaged page anywhere is a damaged_index error,
 // whose hint names `grove rebuild`.
@@ -116,8 +122,29 @@ func (a *Archive) verifySession(ctx context.Context, s *index.Session, rep *Veri
 	if err := a.verifyDuplicates(ctx, s, file.Entries, rep); err != nil {
 		return err
 	}
-	for _, leaf := range Leaves(file.Entries) {
-		rep.Leaves++
+	leaves := Leaves(file.Entries)
+	rep.Leaves += len(leaves)
+	edges := make([]index.Entry, len(file.Entries))
+	for i, e := range file.Entries {
+		edges[i] = index.Entry{Seq: i, EntryID: e.ID, Side: e.Sidechain}
+		if !e.Root {
+			edges[i].ParentID = &file.Entries[i].ParentID
+		}
+	}
+	stored, err := a.db.RunsOf(ctx, s.SID)
+	if err != nil {
+		return err
+	}
+	// Every leaf's CTE answer follows from the rows the walk reads: the
+	// edges (sameEntries checked them), the session's duplicate_id and
+	// entry count, and the runs it steps over. When those are right, one
+	// leaf's walk checks the query itself and the work is linear in the
+	// entries; otherwise (or for a session indexed before runs) every
+	// leaf is walked both ways and each difference reported.
+	if len(leaves) > 0 && runsRight(s, file.Entries, edges, stored) {
+		leaves = leaves[len(leaves)-1:]
+	}
+	for _, leaf := range leaves {
 		want := answer(PathTo(file.Entries, leaf.ID))
 		got, err := a.db.Path(ctx, s.SID, leaf.ID)
 		var gotAns []string
@@ -132,7 +159,53 @@ func (a *Archive) verifySession(ctx context.Context, s *index.Session, rep *Veri
 				Index: gotAns, File: want})
 		}
 	}
+	// The active marks (search --branch active) are the path to the
+	// active leaf the writer works out from the file.
+	on := make([]bool, len(edges))
+	for _, seq := range index.ActivePath(edges, s.Dialect) {
+		on[seq] = true
+	}
+	var gotActive, wantActive []string
+	differ := false
+	for i, r := range stored {
+		if r.Active {
+			gotActive = append(gotActive, file.Entries[i].ID)
+		}
+		if on[i] {
+			wantActive = append(wantActive, file.Entries[i].ID)
+		}
+		differ = differ || r.Active != on[i]
+	}
+	if differ {
+		rep.Mismatches++
+		rep.Problems = append(rep.Problems, Problem{Session: s.SessionID, Path: s.Path, Code: "mismatch",
+			Message: "the index's active marks and the path to the file's active leaf disagree; run `grove index --force`",
+			Index:   gotActive, File: wantActive})
+	}
 	return nil
+}
+
+// runsRight reports whether what the CTE reads besides the edges is what
+// the file says: the entry count (its cycle bound), the first duplicated
+// id (SPEC §4 rule 1) and every entry's run and pos (migration 7).
+func runsRight(s *index.Session, entries []FileEntry, edges []index.Entry, stored []index.RunRow) bool {
+	if s.Entries != len(entries) || len(stored) != len(entries) {
+		return false
+	}
+	var dup *string
+	if d := Duplicates(entries); len(d) > 0 {
+		dup = &d[0].ID
+	}
+	if (dup == nil) != (s.DuplicateID == nil) || dup != nil && *dup != *s.DuplicateID {
+		return false
+	}
+	run, pos := index.Runs(edges)
+	for i, r := range stored {
+		if r.Run == nil || r.Pos == nil || *r.Run != run[i] || *r.Pos != pos[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // verifyDuplicates reports each id that two or more entries of the file

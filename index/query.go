@@ -258,3 +258,33 @@ func (d *DB) EntriesOf(ctx context.Context, sid int64) ([]Entry, error) {
 	}
 	return out, nil
 }
+
+// RunRow is what verify checks of an entry row beyond its edge: its run
+// and pos (nil for a session indexed before migration 7) and its active
+// mark.
+type RunRow struct {
+	Run, Pos *int
+	Active   bool
+}
+
+// RunsOf returns the run, pos and active mark of every entry row of
+// session sid in file order, scanned by hand as EntriesOf is.
+func (d *DB) RunsOf(ctx context.Context, sid int64) ([]RunRow, error) {
+	rows, err := d.db.QueryContext(ctx, "SELECT run, pos, active FROM entries WHERE sid = ? ORDER BY seq", sid)
+	if err != nil {
+		return nil, fmt.Errorf("runs: %w", err)
+	}
+	defer rows.Close()
+	var out []RunRow
+	for rows.Next() {
+		var r RunRow
+		if err := rows.Scan(&r.Run, &r.Pos, &r.Active); err != nil {
+			return nil, fmt.Errorf("runs: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("runs: %w", err)
+	}
+	return out, nil
+}

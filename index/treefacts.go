@@ -374,30 +374,37 @@ func (w *SessionWriter) goTreeFacts(ctx context.Context) error {
 		}
 	}
 	s.Leaves = leaves
-	// The active leaf: the last entry; for claude the last leaf that is
-	// not a sidechain, else the last leaf, else the last entry.
-	leaf := len(t.nodes) - 1
-	if s.Dialect == string(jsonl.Claude) {
-		found := -1
-		for side := 0; side <= 1 && found < 0; side++ {
+	leaf, path := t.active(s.Dialect == string(jsonl.Claude))
+	if leaf >= 0 {
+		s.ActiveLeaf = ptr(t.nodes[leaf].id)
+	}
+	return markSeqs(ctx, tx, sid, path)
+}
+
+// active gives the active leaf of a whole session (-1: the last entry,
+// as AddEntries set it) and the seqs of the path to it, leaf first: the
+// last entry; for claude (SPEC §3.4) the last leaf that is not a
+// sidechain, else the last leaf, else the last entry. The path goes from
+// the leaf up, each parent the first entry with its id, until a root, a
+// missing parent or an entry met again (SPEC §4).
+func (t *treeLog) active(claude bool) (leaf int, path []int) {
+	leaf, start := -1, len(t.nodes)-1
+	if claude {
+		for side := 0; side <= 1 && leaf < 0; side++ {
 			for seq := len(t.nodes) - 1; seq >= 0; seq-- {
 				n := &t.nodes[seq]
 				if !t.named[n.id] && (side == 1 || !n.side) {
-					found = seq
+					leaf = seq
 					break
 				}
 			}
 		}
-		if found >= 0 {
-			leaf = found
-			s.ActiveLeaf = ptr(t.nodes[found].id)
+		if leaf >= 0 {
+			start = leaf
 		}
 	}
-	// The active path: from the leaf up, each parent the first entry with
-	// its id, until a root, a missing parent or an entry met again.
-	var path []int
 	on := map[int]bool{}
-	for seq := leaf; ; {
+	for seq := start; seq >= 0; {
 		path = append(path, seq)
 		on[seq] = true
 		n := &t.nodes[seq]
@@ -410,7 +417,29 @@ func (w *SessionWriter) goTreeFacts(ctx context.Context) error {
 		}
 		seq = p
 	}
-	return markSeqs(ctx, tx, sid, path)
+	return leaf, path
+}
+
+// Runs gives the run and pos (migration 7) of each of entries, a whole
+// session in file order (Seq, EntryID and ParentID are read), as the
+// writer stores them: for verify to check the stored ones against.
+func Runs(entries []Entry) (run, pos []int) {
+	t := wholeLog(entries)
+	return t.run, t.pos
+}
+
+// ActivePath gives the seqs of the entries the writer marks active in a
+// whole session (entries in file order; Seq, EntryID, ParentID and Side
+// are read) of dialect: the path to its active leaf, leaf first.
+func ActivePath(entries []Entry, dialect string) []int {
+	_, path := wholeLog(entries).active(dialect == string(jsonl.Claude))
+	return path
+}
+
+func wholeLog(entries []Entry) *treeLog {
+	t := newTreeLog(true, 0)
+	t.add(entries, nil) // no lookup: no error
+	return t
 }
 
 // markSeqs sets active = 1 on the entries of session sid at seqs, in
