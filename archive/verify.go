@@ -141,7 +141,8 @@ func (a *Archive) verifySession(ctx context.Context, s *index.Session, rep *Veri
 	// leaf's walk checks the query itself and the work is linear in the
 	// entries; otherwise (or for a session indexed before runs) every
 	// leaf is walked both ways and each difference reported.
-	if len(leaves) > 0 && runsRight(s, file.Entries, edges, stored) {
+	run, pos, active := index.Tree(edges, s.Dialect)
+	if len(leaves) > 0 && runsRight(s, file.Entries, run, pos, stored) {
 		leaves = leaves[len(leaves)-1:]
 	}
 	for _, leaf := range leaves {
@@ -162,7 +163,7 @@ func (a *Archive) verifySession(ctx context.Context, s *index.Session, rep *Veri
 	// The active marks (search --branch active) are the path to the
 	// active leaf the writer works out from the file.
 	on := make([]bool, len(edges))
-	for _, seq := range index.ActivePath(edges, s.Dialect) {
+	for _, seq := range active {
 		on[seq] = true
 	}
 	var gotActive, wantActive []string
@@ -187,8 +188,9 @@ func (a *Archive) verifySession(ctx context.Context, s *index.Session, rep *Veri
 
 // runsRight reports whether what the CTE reads besides the edges is what
 // the file says: the entry count (its cycle bound), the first duplicated
-// id (SPEC §4 rule 1) and every entry's run and pos (migration 7).
-func runsRight(s *index.Session, entries []FileEntry, edges []index.Entry, stored []index.RunRow) bool {
+// id (SPEC §4 rule 1) and every entry's run and pos (migration 7; run and
+// pos from index.Tree over the file's entries).
+func runsRight(s *index.Session, entries []FileEntry, run, pos []int, stored []index.RunRow) bool {
 	if s.Entries != len(entries) || len(stored) != len(entries) {
 		return false
 	}
@@ -199,7 +201,6 @@ func runsRight(s *index.Session, entries []FileEntry, edges []index.Entry, store
 	if (dup == nil) != (s.DuplicateID == nil) || dup != nil && *dup != *s.DuplicateID {
 		return false
 	}
-	run, pos := index.Runs(edges)
 	for i, r := range stored {
 		if r.Run == nil || r.Pos == nil || *r.Run != run[i] || *r.Pos != pos[i] {
 			return false

@@ -35,10 +35,10 @@ func TestVerify_FindsAlteredRunsAndMarks(t *testing.T) {
 		name   string
 		alter  string
 		paths  bool // some leaf's path is wrong: each is reported
-		active bool     // an active marks mismatch is reported
+		active bool // an active marks mismatch is reported
 	}{
 		{"a leaf moved to the root's run", fmt.Sprintf("UPDATE entries SET run = 0, pos = 0 WHERE seq = %d", seqOf[first.ID]), true, false},
-		{"a leaf's pos moved back", fmt.Sprintf("UPDATE entries SET pos = pos - 1 WHERE seq = %d AND pos > 0", seqOf[first.ID]), true, false},
+		{"a leaf's pos moved back", fmt.Sprintf("UPDATE entries SET pos = pos - 2 WHERE seq = %d AND pos > 1", seqOf[first.ID]), true, false},
 		{"a run head moved", "UPDATE entries SET run = run + 1 WHERE seq = 1", true, false},
 		{"a duplicated id that is not there", "UPDATE sessions SET duplicate_id = 'a3f0c912'", true, false},
 		{"an active mark lost", "UPDATE entries SET active = 0 WHERE seq = 0", false, true},

@@ -420,20 +420,15 @@ func (t *treeLog) active(claude bool) (leaf int, path []int) {
 	return leaf, path
 }
 
-// Runs gives the run and pos (migration 7) of each of entries, a whole
-// session in file order (Seq, EntryID and ParentID are read), as the
-// writer stores them: for verify to check the stored ones against.
-func Runs(entries []Entry) (run, pos []int) {
+// Tree gives what the writer stores of a whole session's tree, for
+// verify to check the stored rows against: each entry's run and pos
+// (migration 7) and the seqs of the path to the active leaf, leaf first
+// (the entries it marks active). entries are in file order; Seq, EntryID,
+// ParentID and Side are read; dialect decides the active leaf (SPEC §3.4).
+func Tree(entries []Entry, dialect string) (run, pos, active []int) {
 	t := wholeLog(entries)
-	return t.run, t.pos
-}
-
-// ActivePath gives the seqs of the entries the writer marks active in a
-// whole session (entries in file order; Seq, EntryID, ParentID and Side
-// are read) of dialect: the path to its active leaf, leaf first.
-func ActivePath(entries []Entry, dialect string) []int {
-	_, path := wholeLog(entries).active(dialect == string(jsonl.Claude))
-	return path
+	_, active = t.active(dialect == string(jsonl.Claude))
+	return t.run, t.pos, active
 }
 
 func wholeLog(entries []Entry) *treeLog {
