@@ -259,15 +259,26 @@ func (d *DB) runSteps(ctx context.Context, sid int64, run, pos, entries int) ([]
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	// SQLite gives each run's rows by pos, the runs in walk order: reverse
+	// each run's rows; sort only if they came otherwise.
 	order := make([]int, len(steps))
-	sorted := true
+	natural := true
 	for i := range order {
 		order[i] = i
-		if i > 0 && (keys[i].n < keys[i-1].n || keys[i].n == keys[i-1].n && keys[i].pos > keys[i-1].pos) {
-			sorted = false
+		if i > 0 && (keys[i].n < keys[i-1].n || keys[i].n == keys[i-1].n && keys[i].pos <= keys[i-1].pos) {
+			natural = false
 		}
 	}
-	if !sorted {
+	if natural {
+		for start := 0; start < len(order); {
+			end := start
+			for end < len(order) && keys[end].n == keys[start].n {
+				end++
+			}
+			slices.Reverse(order[start:end])
+			start = end
+		}
+	} else {
 		slices.SortFunc(order, func(a, b int) int {
 			if keys[a].n != keys[b].n {
 				return keys[a].n - keys[b].n
