@@ -11,8 +11,12 @@ import (
 
 // What a session writer works out from the entries it added (SPEC §4,
 // §6): the first duplicated id and its duplicate_id diagnostics, the number
-// of leaves, and the active marks on the path to the active leaf, each by
-// index lookups per added entry rather than a pass over the session.
+// of leaves, and the active marks on the path to the active leaf. An
+// append does it by index lookups per added entry rather than a pass over
+// the session (treeFacts); a whole-file read in Go from the entries' tree
+// fields kept as they were added (goTreeFacts), which
+// TestTreeFacts_GoEqualsSQL checks against the SQL. Both place each entry
+// in its linear run (treeLog.add, migration 7).
 
 // treeFacts updates, for the entries added (seq ≥ base), the session's
 // first duplicated id and the diagnostics of every one (SPEC §4 rule 1),
