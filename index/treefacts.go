@@ -144,21 +144,45 @@ func (w *SessionWriter) markActive(ctx context.Context) error {
 	if len(meet) > 0 {
 		junction = meet[0]
 	}
-	{
-		// Clear the old path from its leaf up to the junction. The old leaf
-		// is the last entry before this writer's (SPEC §4: file order).
-		// With no junction (the new leaf is on another root) the walk goes to
-		// the old root: still the path's length, never the session's size.
-		if _, err := tx.ExecContext(ctx, `WITH RECURSIVE old(seq, parent_id) AS (
-				SELECT seq, parent_id FROM entries WHERE sid = ?1 AND seq = ?2 AND seq != ?3 AND active = 1
-				UNION
-				SELECT e.seq, e.parent_id FROM old CROSS JOIN entries e
-					ON e.sid = ?1 AND e.seq = (SELECT min(seq) FROM entries INDEXED BY entries_by_id WHERE sid = ?1 AND entry_id = old.parent_id)
-				WHERE e.seq != ?3 AND e.active = 1
-			)
-			UPDATE entries SET active = 0 WHERE sid = ?1 AND seq IN (SELECT seq FROM old)`, sid, oldSeq, junction); err != nil {
+	// The old path from its leaf up to the junction: the entries to clear.
+	// The old leaf is the last entry before this writer's (SPEC §4: file
+	// order). With no junction (the new leaf is on another root) the walk
+	// goes to the old root: still the path's length, never the session's
+	// size.
+	const oldWalk = `WITH RECURSIVE old(seq, entry_id, parent_id) AS (
+			SELECT seq, entry_id, parent_id FROM entries WHERE sid = ?1 AND seq = ?2 AND seq != ?3 AND active = 1
+			UNION
+			SELECT e.seq, e.entry_id, e.parent_id FROM old CROSS JOIN entries e
+				ON e.sid = ?1 AND e.seq = (SELECT min(seq) FROM entries INDEXED BY entries_by_id WHERE sid = ?1 AND entry_id = old.parent_id)
+			WHERE e.seq != ?3 AND e.active = 1
+		)`
+	// Above the junction the new path is the old one, unless the old path
+	// ends in a cycle through the junction: then the walk up from the
+	// junction comes back into the entries below it, which an active entry
+	// outside them names as parent.
+	// It is not either when an added entry is the parent an entry of the
+	// old path named but did not have: the path above the junction grew.
+	// One or two index lookups per added entry tell. In either case the
+	// whole old path is cleared and the new one marked from its leaf (the
+	// path's length, and only then).
+	var grew, cycle bool
+	if err := tx.GetContext(ctx, &grew, `SELECT EXISTS (SELECT 1 FROM entries n WHERE n.sid = ?1 AND n.seq >= ?2
+			AND EXISTS (SELECT 1 FROM entries a INDEXED BY entries_by_parent WHERE a.sid = ?1 AND a.parent_id = n.entry_id AND a.seq < ?2 AND a.active = 1)
+			AND NOT EXISTS (SELECT 1 FROM entries o INDEXED BY entries_by_id WHERE o.sid = ?1 AND o.entry_id = n.entry_id AND o.seq < ?2))`, sid, w.base); err != nil {
+		return fmt.Errorf("active path: %w", err)
+	}
+	if !grew {
+		if err := tx.GetContext(ctx, &cycle, oldWalk+` SELECT EXISTS (SELECT 1 FROM old o
+				CROSS JOIN entries c INDEXED BY entries_by_parent ON c.sid = ?1 AND c.parent_id = o.entry_id
+				WHERE c.active = 1 AND c.seq NOT IN (SELECT seq FROM old))`, sid, oldSeq, junction); err != nil {
 			return fmt.Errorf("active path: %w", err)
 		}
+	}
+	if grew || cycle {
+		junction = -1
+	}
+	if _, err := tx.ExecContext(ctx, oldWalk+" UPDATE entries SET active = 0 WHERE sid = ?1 AND seq IN (SELECT seq FROM old)", sid, oldSeq, junction); err != nil {
+		return fmt.Errorf("active path: %w", err)
 	}
 	// The same walk again: it stops at the junction, still marked.
 	if _, err := tx.ExecContext(ctx, mark, sid, newSeq); err != nil {
