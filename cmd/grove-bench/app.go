@@ -43,6 +43,12 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "dialect-size", Value: "50MB", Usage: "size of each dialect's corpus in the dialects step (cold index and refresh per dialect); 0 skips"},
 			&cli.StringFlag{Name: "dialects", Value: strings.Join(benchDialects, ","), Usage: "dialects the dialects step measures, comma-separated"},
 			&cli.IntFlag{Name: "dialect-append-lines", Value: 10, Usage: "lines of 1 KB appended to one session before each refresh of the dialects step"},
+			&cli.StringFlag{Name: "index-sizes", Usage: "sizes step: corpus sizes (seed --seed) at which the cold index and the C SQLite baseline are measured, runs alternated, comma-separated, e.g. 200MB,1GB; empty skips the step"},
+			&cli.IntFlag{Name: "shape-entries", Value: 100000, Usage: "shapes step: entries of each generated comb, star and chain session that grove verify checks"},
+			&cli.DurationFlag{Name: "verify-timeout", Value: 5 * time.Minute, Usage: "shapes step: a grove verify still running after this is killed and reported at the timeout"},
+			&cli.StringFlag{Name: "export-size", Value: "60MB", Usage: "export step: size of the pi session exported as md, html and jsonl"},
+			&cli.StringFlag{Name: "dump-grove", Usage: "dump step: the grove binary whose cold index is the reference (e.g. one built from main); default the grove measured"},
+			&cli.StringSliceFlag{Name: "dump-omit", Usage: "dump step: columns left out of both dumps, as TABLE.COLUMN or *.COLUMN (one only the new schema has)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON document"},
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
@@ -136,6 +142,33 @@ func configOf(c *cli.Context) (config, error) {
 	if c.Int("dialect-append-lines") < 1 {
 		return config{}, fmt.Errorf("--dialect-append-lines must be 1 or more")
 	}
+	var indexSizes []int64
+	for _, v := range strings.Split(c.String("index-sizes"), ",") {
+		if v = strings.TrimSpace(v); v == "" {
+			continue
+		}
+		n, err := corpusgen.ParseSize(v)
+		if err != nil || n < minSessionBytes {
+			return config{}, fmt.Errorf("--index-sizes: %q is not a size of %d bytes or more (%v)", v, minSessionBytes, err)
+		}
+		indexSizes = append(indexSizes, n)
+	}
+	exportSize, err := corpusgen.ParseSize(c.String("export-size"))
+	if err != nil || exportSize < minSessionBytes {
+		return config{}, fmt.Errorf("--export-size: %q is not a size of %d bytes or more (%v)", c.String("export-size"), minSessionBytes, err)
+	}
+	if c.Int("shape-entries") < 4 || c.Duration("verify-timeout") <= 0 {
+		return config{}, fmt.Errorf("--shape-entries must be 4 or more and --verify-timeout above 0")
+	}
+	var dumpOmit []string
+	for _, v := range c.StringSlice("dump-omit") {
+		for _, col := range strings.Split(v, ",") {
+			if t, k, ok := strings.Cut(strings.TrimSpace(col), "."); !ok || t == "" || k == "" {
+				return config{}, fmt.Errorf("--dump-omit: %q is not TABLE.COLUMN or *.COLUMN", col)
+			}
+			dumpOmit = append(dumpOmit, strings.TrimSpace(col))
+		}
+	}
 	only := map[string]bool{}
 	for _, v := range c.StringSlice("only") {
 		for _, name := range strings.Split(v, ",") {
@@ -147,7 +180,9 @@ func configOf(c *cli.Context) (config, error) {
 	}
 	return config{Corpus: o, Dir: dir, ExplicitDir: c.String("corpus") != "", Work: work, Runs: c.Int("runs"), SearchRuns: c.Int("search-runs"), Grove: c.String("grove"), Only: only,
 		RefreshFiles: c.Int("refresh-files"), AppendSizes: sizes, BigMem: bigMem, LongLine: longLine, WatchIdle: c.Duration("watch-idle"),
-		DialectSize: dialectSize, Dialects: dialects, AppendLines: c.Int("dialect-append-lines")}, nil
+		DialectSize: dialectSize, Dialects: dialects, AppendLines: c.Int("dialect-append-lines"),
+		IndexSizes: indexSizes, ShapeEntries: c.Int("shape-entries"), VerifyTimeout: c.Duration("verify-timeout"), ExportSize: exportSize,
+		DumpGrove: c.String("dump-grove"), DumpOmit: dumpOmit}, nil
 }
 
 // minSessionBytes is the smallest session corpusgen writes.
@@ -173,8 +208,8 @@ doc numbers but their seconds, indexed_at_ms, stat_key, the doc counter), so
 two dumps of indexes of the same files compare with cmp. The file is opened
 read-only: never migrated, never checkpointed.
 
-With two, both are dumped into a temporary directory and compared: "equal, N
-lines" and exit 0, or the first difference and exit 1.`,
+With two, both are dumped at once and compared as they come (nothing is
+written): "equal, N lines" and exit 0, or the first difference and exit 1.`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "omit", Usage: "also leave out these columns, as TABLE.COLUMN or *.COLUMN (a column only one of the two builds has); token.* leaves out the search tokens"},
 		},
@@ -195,19 +230,7 @@ lines" and exit 0, or the first difference and exit 1.`,
 			if c.NArg() == 1 {
 				return dumpIndex(c.Context, c.Args().Get(0), stdout, omit)
 			}
-			tmp, err := os.MkdirTemp("", "grove-bench-dump-")
-			if err != nil {
-				return err
-			}
-			defer os.RemoveAll(tmp)
-			a, b := filepath.Join(tmp, "a.dump"), filepath.Join(tmp, "b.dump")
-			if err := dumpFile(c.Context, c.Args().Get(0), a, omit); err != nil {
-				return err
-			}
-			if err := dumpFile(c.Context, c.Args().Get(1), b, omit); err != nil {
-				return err
-			}
-			d, err := compareDumps(a, b)
+			d, err := compareIndexes(c.Context, c.Args().Get(0), c.Args().Get(1), omit)
 			if err != nil {
 				return err
 			}

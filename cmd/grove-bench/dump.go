@@ -270,42 +270,36 @@ func dumpTokens(ctx context.Context, conn *sqlx.Conn, w *bufio.Writer, fts []str
 	return rows.Err()
 }
 
-// dumpFile writes the dump of db to the file out.
-func dumpFile(ctx context.Context, db, out string, omit []string) error {
-	f, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	if err := dumpIndex(ctx, db, f, omit); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// dumpDiff compares two dump files line by line: the number of lines of
-// a, and, when they differ, the first line number that differs and both
-// lines there ("" for a file that ended).
+// dumpDiff is how two dumps compare: the lines of each, how many differ
+// position by position, and, when they differ, the first line number that
+// differs and both lines there ("" for a dump that ended).
 type dumpDiff struct {
-	Lines      int
-	Equal      bool
-	Line       int
-	A, B       string
-	LinesB     int
-	Difference int // lines of a and b that differ position by position, at most what was read
+	Lines, LinesB int
+	Equal         bool
+	Difference    int // lines that differ position by position
+	Line          int
+	A, B          string
 }
 
-func compareDumps(a, b string) (dumpDiff, error) {
-	fa, err := os.Open(a)
-	if err != nil {
-		return dumpDiff{}, err
-	}
-	defer fa.Close()
-	fb, err := os.Open(b)
-	if err != nil {
-		return dumpDiff{}, err
-	}
-	defer fb.Close()
+// compareIndexes dumps the index files a and b at once, each into a pipe,
+// and compares the dumps as they come: no dump is written to disk (at
+// 1 GB of JSONL a dump is about 12 GB).
+func compareIndexes(ctx context.Context, a, b string, omit []string) (dumpDiff, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ra, wa := io.Pipe()
+	rb, wb := io.Pipe()
+	go func() { wa.CloseWithError(dumpIndex(ctx, a, wa, omit)) }()
+	go func() { wb.CloseWithError(dumpIndex(ctx, b, wb, omit)) }()
+	d, err := compareStreams(ra, rb)
+	// Unblock and end both dumps whatever happened.
+	ra.CloseWithError(io.ErrClosedPipe)
+	rb.CloseWithError(io.ErrClosedPipe)
+	return d, err
+}
+
+// compareStreams compares two dumps line by line, to the end of both.
+func compareStreams(fa, fb io.Reader) (dumpDiff, error) {
 	ra, rb := bufio.NewReaderSize(fa, 1<<20), bufio.NewReaderSize(fb, 1<<20)
 	d := dumpDiff{Equal: true}
 	for n := 1; ; n++ {
