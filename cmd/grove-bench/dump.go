@@ -40,7 +40,7 @@ var dumpSkipTables = []string{"counters"}
 // row, sorted within each table:
 //
 //	<table> [<path>] <column>=<value> ...
-//	token <path> <seq> <column> <offset> <term>
+//	token <term> <path> <seq> <column> <offset>
 //
 // Tables are those of the schema in name order (sqlite_*, the FTS5 tables'
 // shadow tables and dumpSkipTables left out); a table with a sid column
@@ -54,9 +54,12 @@ var dumpSkipTables = []string{"counters"}
 // The search text is dumped as tokens: for every FTS5 table, an fts5vocab
 // 'instance' table created in the TEMP schema (term, doc, col, offset),
 // each doc mapped to (path, seq) through entries.doc; the tokens of all
-// FTS5 tables are merged into one sorted list without the table's name,
-// so one table and shards of it dump alike. A doc under no entry is
-// listed as "orphan-doc N".
+// FTS5 tables are merged into one list without the table's name, so one
+// table and shards of it dump alike, sorted by term (bytes), then path,
+// seq, column and offset. A doc under no entry is listed as path
+// "orphan-doc" with the doc number as its seq. Term first because
+// fts5vocab gives instances in term order: only one term's instances are
+// sorted at a time (a sort of every token by path took 80 % of the dump).
 //
 // omit names further columns to leave out, as table.column or *.column
 // (a column one build has and the other has not). Errors: the file cannot
@@ -238,36 +241,162 @@ func literal(v any) string {
 	}
 }
 
+// docKey is where a doc number's text belongs: the rank of its session's
+// path among all paths, and the entry's seq.
+type docKey struct{ rank, seq int64 }
+
+// instance is one token instance of one term.
+type instance struct {
+	key      docKey
+	col      string
+	off, doc int64
+}
+
 // dumpTokens writes the token lines of every FTS5 table in fts, merged
-// and sorted by (path, seq, column, offset, term).
+// by term; each term's instances sorted by (path, seq, column, offset).
 func dumpTokens(ctx context.Context, conn *sqlx.Conn, w *bufio.Writer, fts []string, omit []string) error {
 	if len(fts) == 0 || omits(omit, "token", "*") {
 		return nil
 	}
-	var parts []string
+	var paths []string
+	rank := map[int64]int64{}
+	rows, err := conn.QueryContext(ctx, "SELECT sid, path FROM sessions ORDER BY path")
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var sid int64
+		var path string
+		if err := rows.Scan(&sid, &path); err != nil {
+			rows.Close()
+			return err
+		}
+		rank[sid] = int64(len(paths))
+		paths = append(paths, path)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	docs := map[int64][]docKey{}
+	rows, err = conn.QueryContext(ctx, "SELECT doc, sid, seq FROM entries")
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var doc, sid, seq int64
+		if err := rows.Scan(&doc, &sid, &seq); err != nil {
+			rows.Close()
+			return err
+		}
+		r, ok := rank[sid]
+		if !ok {
+			r = -1 // an entry of no session: "orphan-sid" in the entries lines
+		}
+		docs[doc] = append(docs[doc], docKey{r, seq})
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	// One cursor per FTS5 table, each in term order; the next term is
+	// the least of their current ones.
+	type cursor struct {
+		rows *sql.Rows
+		term string
+		inst instance
+		ok   bool
+	}
+	next := func(c *cursor) error {
+		c.ok = c.rows.Next()
+		if !c.ok {
+			return c.rows.Err()
+		}
+		return c.rows.Scan(&c.term, &c.inst.doc, &c.inst.col, &c.inst.off)
+	}
+	var cs []*cursor
+	defer func() {
+		for _, c := range cs {
+			c.rows.Close()
+		}
+	}()
 	for i, f := range fts {
 		v := fmt.Sprintf("grove_bench_vocab_%d", i)
 		if _, err := conn.ExecContext(ctx, fmt.Sprintf(`CREATE VIRTUAL TABLE temp.%s USING fts5vocab(main, "%s", instance)`, v, strings.ReplaceAll(f, `"`, `""`))); err != nil {
 			return err
 		}
 		defer conn.ExecContext(context.Background(), "DROP TABLE IF EXISTS temp."+v)
-		parts = append(parts, fmt.Sprintf(`SELECT coalesce(s.path, 'orphan-doc') AS path, coalesce(e.seq, v.doc) AS seq, v.col AS col, v."offset" AS off, v.term AS term
-			FROM temp.%s v LEFT JOIN main.entries e ON e.doc = v.doc LEFT JOIN main.sessions s ON s.sid = e.sid`, v))
-	}
-	rows, err := conn.QueryContext(ctx, strings.Join(parts, " UNION ALL ")+" ORDER BY path, seq, col, off, term")
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var path, col, term string
-		var seq, off int64
-		if err := rows.Scan(&path, &seq, &col, &off, &term); err != nil {
+		r, err := conn.QueryContext(ctx, fmt.Sprintf(`SELECT term, doc, col, "offset" FROM temp.%s`, v))
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "token %s %d %s %d %s\n", strconv.Quote(path), seq, col, off, strconv.Quote(term))
+		c := &cursor{rows: r}
+		cs = append(cs, c)
+		if err := next(c); err != nil {
+			return err
+		}
 	}
-	return rows.Err()
+	var group []instance
+	for {
+		term, any := "", false
+		for _, c := range cs {
+			if c.ok && (!any || c.term < term) {
+				term, any = c.term, true
+			}
+		}
+		if !any {
+			return nil
+		}
+		group = group[:0]
+		for _, c := range cs {
+			for c.ok && c.term == term {
+				if keys, ok := docs[c.inst.doc]; ok {
+					for _, k := range keys {
+						in := c.inst
+						in.key = k
+						group = append(group, in)
+					}
+				} else {
+					in := c.inst
+					in.key = docKey{-2, c.inst.doc}
+					group = append(group, in)
+				}
+				if err := next(c); err != nil {
+					return err
+				}
+			}
+		}
+		slices.SortFunc(group, func(a, b instance) int {
+			switch {
+			case a.key.rank != b.key.rank:
+				return cmpInt(a.key.rank, b.key.rank)
+			case a.key.seq != b.key.seq:
+				return cmpInt(a.key.seq, b.key.seq)
+			case a.col != b.col:
+				return strings.Compare(a.col, b.col)
+			}
+			return cmpInt(a.off, b.off)
+		})
+		qt := strconv.Quote(term)
+		for _, in := range group {
+			path := "orphan-doc"
+			switch {
+			case in.key.rank >= 0:
+				path = paths[in.key.rank]
+			case in.key.rank == -1:
+				path = "orphan-sid"
+			}
+			fmt.Fprintf(w, "token %s %s %d %s %d\n", qt, strconv.Quote(path), in.key.seq, in.col, in.off)
+		}
+	}
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // dumpDiff is how two dumps compare: the lines of each, how many differ

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,6 +26,56 @@ func coldIndexOf(t *testing.T, root, db string) {
 	}
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Indexes of the same files built in another order (so with other doc
+// numbers) dump equal: the files of the second half of the manifest
+// first, then the whole root. Two plain sessions x and y whose entries
+// have the same times and words get their doc numbers in the order they
+// are indexed (x's below y's in a, above in b): their tokens must still
+// dump in path order. Only the remembered sources differ (the files named
+// first are remembered), so they are left out.
+func TestDump_OrderOfIndexing(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "corpus")
+	o := corpusgen.DefaultOptions()
+	o.Size = 300_000
+	m, err := corpusgen.Generate(context.Background(), root, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := `{"id":"s1","parentId":null,"timestamp":1767225600000,"type":"message","message":{"role":"user","content":"alpha beta gamma"}}` + "\n" +
+		`{"id":"s2","parentId":"s1","timestamp":1767225600000,"type":"message","message":{"role":"user","content":"alpha beta"}}` + "\n"
+	for _, n := range []string{"x.jsonl", "y.jsonl"} {
+		if err := os.WriteFile(filepath.Join(root, n), []byte(same), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := filepath.Join(dir, "a.db"), filepath.Join(dir, "b.db")
+	coldIndexOf(t, root, a)
+	arc, err := archive.Open(context.Background(), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []string{filepath.Join(root, "y.jsonl")}
+	for _, f := range m.Files[len(m.Files)/2:] {
+		files = append(files, filepath.Join(root, filepath.FromSlash(f.Path)))
+	}
+	for _, opts := range []archive.IndexOptions{{Files: files}, {Roots: []string{root}}} {
+		if _, err := arc.Index(context.Background(), opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := arc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := compareIndexes(context.Background(), a, b, []string{"sources.kind", "sources.path"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Equal || d.Lines < 1000 {
+		t.Errorf("indexes built in two orders: %v", d)
 	}
 }
 
@@ -58,7 +109,7 @@ func TestDump_TwoColdIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := append([]byte("\n"), buf.Bytes()...)
-	for _, want := range []string{"\nsessions path=", "\nentries \"" + root, "\ndiagnostics \"" + root, "\nsources ", "\ntoken \"" + root} {
+	for _, want := range []string{"\nsessions path=", "\nentries \"" + root, "\ndiagnostics \"" + root, "\nsources ", "\ntoken \"", "\" \"" + root} {
 		if !bytes.Contains(text, []byte(want)) {
 			t.Errorf("the dump has no line starting %q", want[1:])
 		}
