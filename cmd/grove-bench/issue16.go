@@ -544,7 +544,11 @@ func (s *suite) issue16Targets(add func(issue, what, goal string, value float64,
 	}
 	for _, sh := range shapes {
 		if f, ok := s.byName[fmt.Sprintf("shapes/verify %s of %d entries", sh, s.cfg.ShapeEntries)]; ok {
-			add("16", fmt.Sprintf("verify of a %d-entry %s", s.cfg.ShapeEntries, sh), "≤ 10 s (in seconds)", f.Median, "s", f.Median <= 10, fmt.Sprintf("%.1f×", f.Median/10))
+			missed := fmt.Sprintf("%.1f×", f.Median/10)
+			if strings.HasPrefix(f.Note, "did not finish") {
+				missed = fmt.Sprintf("at least %.1f× (killed at the timeout)", f.Median/10)
+			}
+			add("16", fmt.Sprintf("verify of a %d-entry %s", s.cfg.ShapeEntries, sh), "≤ 10 s (in seconds)", f.Median, "s", f.Median <= 10, missed)
 		}
 	}
 	for _, f := range s.res.Figures {
