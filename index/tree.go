@@ -130,19 +130,21 @@ const pathQuery = `WITH RECURSIVE
 
 // runPathQuery walks from the run ?2, pos ?3 of session ?1 (migration 7)
 // to its root over linear runs: each step goes from a run's head (the
-// entry at seq = run) to its parent's run and pos, two primary-key or
-// index lookups, and the entries are then read by (sid, run, pos ≤ k)
-// range. The walk stops once it has met more entries than the session's
+// entry at seq = run) to its parent's run and pos, by entries_by_id, and
+// the entries are then read by (sid, run, pos ≤ k) range. Each step carries hp, the parent id of its run's head, read
+// from the step's own row when it is a head (pos 0: a comb's every step).
+// The walk stops once it has met more entries than the session's
 // ?4: a longer walk went round a cycle. Rows carry the run's step n and
 // the entry's pos: leaf first is n ascending, pos descending (runSteps
 // sorts them in Go, cheaper than SQLite's sorter here).
 const runPathQuery = `WITH RECURSIVE
-	up(n, run, pos, total) AS (
-		SELECT 0, ?2, ?3, ?3 + 1
+	up(n, run, pos, hp, total) AS (
+		SELECT 0, ?2, ?3, (SELECT parent_id FROM entries WHERE sid = ?1 AND seq = ?2), ?3 + 1
 		UNION ALL
-		SELECT up.n + 1, p.run, p.pos, up.total + p.pos + 1
-		FROM up CROSS JOIN entries h ON h.sid = ?1 AND h.seq = up.run
-		CROSS JOIN entries p INDEXED BY entries_by_id ON p.sid = ?1 AND p.entry_id = h.parent_id
+		SELECT up.n + 1, p.run, p.pos,
+			CASE WHEN p.pos = 0 THEN p.parent_id ELSE (SELECT h.parent_id FROM entries h WHERE h.sid = ?1 AND h.seq = p.run) END,
+			up.total + p.pos + 1
+		FROM up CROSS JOIN entries p INDEXED BY entries_by_id ON p.sid = ?1 AND p.entry_id = up.hp
 		WHERE up.total <= ?4
 	)
 	SELECT up.n, e.pos, ` + entryCols + `
