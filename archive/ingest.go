@@ -120,7 +120,7 @@ func sameStat(s *index.Session, st FileStat) bool {
 // wholly before or after, whatever the batch.
 const (
 	batchFiles = 256
-	batchBytes = 8 << 20
+	batchBytes = 32 << 20
 )
 
 // racy reports whether s was indexed so soon after its file's last change
