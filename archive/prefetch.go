@@ -55,7 +55,9 @@ func (r *recorder) AddDiagnostics(_ context.Context, diags []index.Diagnostic) e
 	return nil
 }
 
-func (r *recorder) SetLabel(target, label string) { r.labels = append(r.labels, [2]string{target, label}) }
+func (r *recorder) SetLabel(target, label string) {
+	r.labels = append(r.labels, [2]string{target, label})
+}
 
 // HasEntry answers from the entries recorded so far, as a SessionWriter
 // does from those it stored.
