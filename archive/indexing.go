@@ -33,7 +33,10 @@ import (
 // the summary counting the files committed before) and of Remember. A
 // root or file that cannot be read is no error: it is in sum.Failed.
 func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, error) {
-	sum, err := a.refresh(ctx, opts)
+	sum, err, cold := a.coldIndex(ctx, opts)
+	if !cold {
+		sum, err = a.refresh(ctx, opts)
+	}
 	if damaged := a.db.Classify(err); errs.CodeOf(damaged) == errs.CodeDamagedIndex {
 		if err := a.reopenDamaged(ctx, damaged); err != nil {
 			return sum, err

@@ -1,6 +1,8 @@
 package archive
 
 import (
+	"os"
+	"strconv"
 	"context"
 	"runtime"
 	"sync"
@@ -22,8 +24,17 @@ const (
 	prefetchFile = 16 << 20
 	// prefetchBudget bounds the bytes of the files read ahead and not yet
 	// stored.
-	prefetchBudget = 48 << 20
+	prefetchBudget0 = 48 << 20
 )
+
+var prefetchBudget = int64(envInt("GROVE_PF", prefetchBudget0))
+
+func envInt(k string, d int) int {
+	if v, err := strconv.Atoi(os.Getenv(k)); err == nil {
+		return v << 20
+	}
+	return d
+}
 
 // recorder is a sink that holds one whole read of a session file (its
 // entries with their search text, diagnostics, labels and facts) for

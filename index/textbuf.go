@@ -37,6 +37,8 @@ func (b *Batch) holdEntriesText(ctx context.Context, entries []Entry) error {
 		e := &entries[i]
 		switch n := len(e.Text); {
 		case n == 0:
+		case n > holdText && b.d.build != nil:
+			b.d.build.send([]pendingText{{doc: e.Doc, text: ftsTextOwned(e.Text)}})
 		case n > holdText:
 			if _, err := b.tx.ExecContext(ctx, insertTextRow, e.Doc, ftsText(e.Text)); err != nil {
 				return err
@@ -80,6 +82,11 @@ func (b *Batch) flushText(ctx context.Context) error {
 		}
 		return 0
 	})
+	if b.d.build != nil {
+		b.d.build.send(b.text) // stored on its own core (build.go)
+		b.text, b.textBytes = nil, 0
+		return nil
+	}
 	for i := range b.text {
 		if _, err := b.tx.ExecContext(ctx, insertTextRow, b.text[i].doc, b.text[i].text); err != nil {
 			return err

@@ -1,0 +1,206 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// A cold build (issue 16; SPEC §6): `grove rebuild` and the first `grove
+// index` of an empty index write a new index file that no other process
+// knows, then swap it in whole (DB.RestoreFrom). Nothing reads such a file
+// before it is complete and synced, so it is written with the journal off
+// and without syncs, and its search text is built at the same time, on
+// another core, in a second private file (TextPath) whose full-text tables
+// are copied into the first when both are done. The journal is never off
+// on an index other processes use: a prototype that tried it left a
+// malformed file.
+
+// buildPragmas are the DSN parameters of a cold build's connections.
+const buildPragmas = "&_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)"
+
+// TextPath is where a cold build of the index at path builds its search
+// text: "<path>.text". Only grove makes files by that name.
+func TextPath(path string) string { return path + ".text" }
+
+// textQueue is how many batches of search text may wait for the text
+// builder: the writer of entry rows goes on while it works.
+const textQueue = 2
+
+// OpenBuild creates a new, empty index at path for a cold build, which
+// must not exist (with its TextPath) or be known to any other process,
+// and starts its text builder. Finish ends the build; Close without
+// Finish abandons it (the caller removes both files). Errors are those of
+// Open, and io_error when the text file cannot be made.
+func OpenBuild(ctx context.Context, path string) (*DB, error) {
+	d, err := open(ctx, path, true)
+	if err != nil {
+		return nil, err
+	}
+	tb, err := startTextBuild(ctx, d)
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	d.build = tb
+	return d, nil
+}
+
+// textBuild stores search text into its own file on its own goroutine.
+type textBuild struct {
+	path string
+	db   *sqlx.DB
+	in   chan []pendingText
+	done chan error
+}
+
+// shadowTables are the full-text index's own tables, copied whole from the
+// text file into the index (FTS5's %_data, %_idx, %_docsize and %_config).
+var shadowTables = []string{"entry_text_data", "entry_text_idx", "entry_text_docsize", "entry_text_config"}
+
+func startTextBuild(ctx context.Context, d *DB) (*textBuild, error) {
+	path := TextPath(d.path)
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, ioErr(path, "cannot remove an old build's search text", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FileMode)
+	if err != nil {
+		return nil, ioErr(path, "cannot create the build's search text file", err)
+	}
+	f.Close()
+	db, err := sqlx.Open("sqlite", "file:"+uriEscaper.Replace(path)+"?_busy_timeout=10000&_txlock=immediate"+buildPragmas)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	// The same table as the index's, with the same settings.
+	var create string
+	err = d.db.GetContext(ctx, &create, "SELECT sql FROM sqlite_schema WHERE name = 'entry_text'")
+	if err == nil {
+		_, err = db.ExecContext(ctx, create)
+	}
+	if err == nil {
+		var cfg []struct {
+			K string `db:"k"`
+			V any    `db:"v"`
+		}
+		err = d.db.SelectContext(ctx, &cfg, "SELECT k, v FROM entry_text_config WHERE k != 'version'")
+		for _, c := range cfg {
+			if err == nil {
+				_, err = db.ExecContext(ctx, "INSERT INTO entry_text (entry_text, rank) VALUES (?, ?)", c.K, c.V)
+			}
+		}
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("index %s: start the search text build: %w", path, err)
+	}
+	t := &textBuild{path: path, db: db, in: make(chan []pendingText, textQueue), done: make(chan error, 1)}
+	go t.run()
+	return t, nil
+}
+
+// run stores each batch of text it is given in one transaction, in the
+// order given (each batch sorted by rowid), until in is closed. After an
+// error it only drains.
+func (t *textBuild) run() {
+	var err error
+	ctx := context.Background()
+	for batch := range t.in {
+		if err != nil {
+			continue
+		}
+		err = t.store(ctx, batch)
+	}
+	t.done <- err
+}
+
+func (t *textBuild) store(ctx context.Context, batch []pendingText) error {
+	tx, err := t.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	st, err := tx.PreparexContext(ctx, insertTextRow)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for i := range batch {
+		if _, err := st.ExecContext(ctx, batch[i].doc, batch[i].text); err != nil {
+			return err
+		}
+		batch[i] = pendingText{}
+	}
+	return tx.Commit()
+}
+
+// send queues a batch of text, sorted by rowid, for the builder.
+func (t *textBuild) send(batch []pendingText) { t.in <- batch }
+
+// close waits for the builder to store what it was given.
+func (t *textBuild) close() error {
+	if t.in == nil {
+		return nil
+	}
+	close(t.in)
+	t.in = nil
+	err := <-t.done
+	if cerr := t.db.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Finish ends a cold build: it waits for the search text, copies it into
+// the index and syncs the file. The index is then complete, ready for
+// DB.RestoreFrom. Errors: the text or the copy failed.
+func (d *DB) Finish(ctx context.Context) error {
+	if d.build == nil {
+		return nil
+	}
+	tb := d.build
+	d.build = nil
+	if err := tb.close(); err != nil {
+		return fmt.Errorf("index %s: build the search text: %w", tb.path, err)
+	}
+	conn, err := d.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "ATTACH DATABASE ? AS text", "file:"+uriEscaper.Replace(tb.path)+"?mode=ro"); err != nil {
+		return fmt.Errorf("index %s: %w", tb.path, err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE text")
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, t := range shadowTables {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM main."+t); err != nil {
+			return fmt.Errorf("index %s: copy the search text: %w", d.path, err)
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO main."+t+" SELECT * FROM text."+t); err != nil {
+			return fmt.Errorf("index %s: copy the search text: %w", d.path, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	os.Remove(tb.path)
+	f, err := os.OpenFile(d.path, os.O_RDWR, 0)
+	if err != nil {
+		return ioErr(d.path, "cannot sync the built index", err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return ioErr(d.path, "cannot sync the built index", err)
+	}
+	return nil
+}
