@@ -120,9 +120,8 @@ func sameStat(s *index.Session, st FileStat) bool {
 // wholly before or after, whatever the batch.
 const (
 	batchFiles = 256
+	batchBytes = 16 << 20
 )
-
-var batchBytes = int64(envInt("GROVE_BB", 32<<20))
 
 // racy reports whether s was indexed so soon after its file's last change
 // that its stat cannot be trusted (index.RacyWindowMs): the next refresh

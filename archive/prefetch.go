@@ -1,8 +1,6 @@
 package archive
 
 import (
-	"os"
-	"strconv"
 	"context"
 	"runtime"
 	"sync"
@@ -21,20 +19,11 @@ import (
 const (
 	// prefetchFile is the largest file read ahead, bytes: a bigger one is
 	// read as it is stored, so that memory does not grow with it.
-	prefetchFile = 16 << 20
+	prefetchFile = 8 << 20
 	// prefetchBudget bounds the bytes of the files read ahead and not yet
 	// stored.
-	prefetchBudget0 = 48 << 20
+	prefetchBudget = 8 << 20
 )
-
-var prefetchBudget = int64(envInt("GROVE_PF", prefetchBudget0))
-
-func envInt(k string, d int) int {
-	if v, err := strconv.Atoi(os.Getenv(k)); err == nil {
-		return v << 20
-	}
-	return d
-}
 
 // recorder is a sink that holds one whole read of a session file (its
 // entries with their search text, diagnostics, labels and facts) for

@@ -54,8 +54,15 @@ func OpenBuild(ctx context.Context, path string) (*DB, error) {
 type textBuild struct {
 	path string
 	db   *sqlx.DB
-	in   chan []pendingText
+	in   chan textJob
 	done chan error
+}
+
+// textJob is a batch of text for the builder; stored is closed once it
+// is in (storeNow).
+type textJob struct {
+	batch  []pendingText
+	stored chan struct{}
 }
 
 // shadowTables are the full-text index's own tables, copied whole from the
@@ -99,7 +106,7 @@ func startTextBuild(ctx context.Context, d *DB) (*textBuild, error) {
 		db.Close()
 		return nil, fmt.Errorf("index %s: start the search text build: %w", path, err)
 	}
-	t := &textBuild{path: path, db: db, in: make(chan []pendingText, textQueue), done: make(chan error, 1)}
+	t := &textBuild{path: path, db: db, in: make(chan textJob, textQueue), done: make(chan error, 1)}
 	go t.run()
 	return t, nil
 }
@@ -110,11 +117,13 @@ func startTextBuild(ctx context.Context, d *DB) (*textBuild, error) {
 func (t *textBuild) run() {
 	var err error
 	ctx := context.Background()
-	for batch := range t.in {
-		if err != nil {
-			continue
+	for job := range t.in {
+		if err == nil {
+			err = t.store(ctx, job.batch)
 		}
-		err = t.store(ctx, batch)
+		if job.stored != nil {
+			close(job.stored)
+		}
 	}
 	t.done <- err
 }
@@ -140,7 +149,15 @@ func (t *textBuild) store(ctx context.Context, batch []pendingText) error {
 }
 
 // send queues a batch of text, sorted by rowid, for the builder.
-func (t *textBuild) send(batch []pendingText) { t.in <- batch }
+func (t *textBuild) send(batch []pendingText) { t.in <- textJob{batch: batch} }
+
+// storeNow has the builder store one text and waits until it has (or
+// has failed: close reports that).
+func (t *textBuild) storeNow(p pendingText) {
+	done := make(chan struct{})
+	t.in <- textJob{batch: []pendingText{p}, stored: done}
+	<-done
+}
 
 // close waits for the builder to store what it was given.
 func (t *textBuild) close() error {

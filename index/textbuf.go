@@ -38,7 +38,9 @@ func (b *Batch) holdEntriesText(ctx context.Context, entries []Entry) error {
 		switch n := len(e.Text); {
 		case n == 0:
 		case n > holdText && b.d.build != nil:
-			b.d.build.send([]pendingText{{doc: e.Doc, text: ftsTextOwned(e.Text)}})
+			// Stored by the builder while this waits: the text may share
+			// the line's bytes, which the reader reuses after.
+			b.d.build.storeNow(pendingText{doc: e.Doc, text: ftsText(e.Text)})
 		case n > holdText:
 			if _, err := b.tx.ExecContext(ctx, insertTextRow, e.Doc, ftsText(e.Text)); err != nil {
 				return err
