@@ -1,8 +1,19 @@
 package archive
 
-import "github.com/grove-sessions/grove/index"
+import (
+	"context"
+
+	"github.com/grove-sessions/grove/index"
+)
 
 // DBOf is the index under a, for tests that compare the index's own
 // queries (the path CTE, the dump) with archive's answers. Not part of the
 // API: front ends ask the Archive.
 func DBOf(a *Archive) *index.DB { return a.db }
+
+// IndexOrdinary is Index without the cold build of an empty index
+// (coldIndex): every file through the batches of the live index, as a
+// refresh reads new files. For tests that compare the two.
+func IndexOrdinary(ctx context.Context, a *Archive, opts IndexOptions) (IndexSummary, error) {
+	return a.refresh(ctx, opts)
+}
