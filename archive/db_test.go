@@ -12,8 +12,10 @@ import (
 func DBOf(a *Archive) *index.DB { return a.db }
 
 // IndexOrdinary is Index without the cold build of an empty index
-// (coldIndex): every file through the batches of the live index, as a
-// refresh reads new files. For tests that compare the two.
+// (coldIndex) and without reading files ahead (prefetch.go): every file
+// read as it is stored, through the batches of the live index. For tests
+// that compare the other ways with it.
 func IndexOrdinary(ctx context.Context, a *Archive, opts IndexOptions) (IndexSummary, error) {
+	opts.inline = true
 	return a.refresh(ctx, opts)
 }

@@ -295,7 +295,9 @@ func (r *ingestRun) all(todo []work) error {
 			r.b.Rollback()
 		}
 	}()
-	r.pre = startPrefetch(r.ctx, todo, r.opts.Force)
+	if !r.opts.inline {
+		r.pre = startPrefetch(r.ctx, todo, r.opts.Force)
+	}
 	defer r.pre.stop()
 	queue := slices.Clone(todo)
 	for {
