@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/jmoiron/sqlx"
 )
@@ -27,10 +29,6 @@ const buildPragmas = "&_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)"
 // text: "<path>.text". Only grove makes files by that name.
 func TextPath(path string) string { return path + ".text" }
 
-// textQueue is how many batches of search text may wait for the text
-// builder: the writer of entry rows goes on while it works.
-const textQueue = 2
-
 // OpenBuild creates a new, empty index at path for a cold build, which
 // must not exist (with its TextPath) or be known to any other process,
 // and starts its text builder. Finish ends the build; Close without
@@ -50,19 +48,14 @@ func OpenBuild(ctx context.Context, path string) (*DB, error) {
 	return d, nil
 }
 
-// textBuild stores search text into its own file on its own goroutine.
+// textBuild stores search text into its own file on its own goroutine,
+// taking it from a spool the writer of entry rows fills.
 type textBuild struct {
-	path string
-	db   *sqlx.DB
-	in   chan textJob
-	done chan error
-}
-
-// textJob is a batch of text for the builder; stored is closed once it
-// is in (storeNow).
-type textJob struct {
-	batch  []pendingText
-	stored chan struct{}
+	path  string
+	db    *sqlx.DB
+	sp    *spool
+	done  chan error
+	ended bool
 }
 
 // shadowTables are the full-text index's own tables, copied whole from the
@@ -106,26 +99,38 @@ func startTextBuild(ctx context.Context, d *DB) (*textBuild, error) {
 		db.Close()
 		return nil, fmt.Errorf("index %s: start the search text build: %w", path, err)
 	}
-	t := &textBuild{path: path, db: db, in: make(chan textJob, textQueue), done: make(chan error, 1)}
+	sp, err := newSpool(filepath.Dir(path))
+	if err != nil {
+		db.Close()
+		return nil, ioErr(path, "cannot create the build's search text spool", err)
+	}
+	t := &textBuild{path: path, db: db, sp: sp, done: make(chan error, 1)}
 	go t.run()
 	return t, nil
 }
 
-// run stores each batch of text it is given in one transaction, in the
-// order given (each batch sorted by rowid), until in is closed. After an
-// error it only drains.
+// run stores each batch of text of the spool in one transaction, in the
+// order put (each batch sorted by rowid), until the spool is closed and
+// read, or an error.
 func (t *textBuild) run() {
-	var err error
 	ctx := context.Background()
-	for job := range t.in {
+	var off int64
+	for {
+		batch, next, err := t.sp.next(off)
+		if err == io.EOF {
+			t.done <- nil
+			return
+		}
 		if err == nil {
-			err = t.store(ctx, job.batch)
+			err = t.store(ctx, batch)
 		}
-		if job.stored != nil {
-			close(job.stored)
+		if err != nil {
+			t.sp.fail(err) // the writer stops putting
+			t.done <- err
+			return
 		}
+		off = next
 	}
-	t.done <- err
 }
 
 func (t *textBuild) store(ctx context.Context, batch []pendingText) error {
@@ -148,25 +153,18 @@ func (t *textBuild) store(ctx context.Context, batch []pendingText) error {
 	return tx.Commit()
 }
 
-// send queues a batch of text, sorted by rowid, for the builder.
-func (t *textBuild) send(batch []pendingText) { t.in <- textJob{batch: batch} }
-
-// storeNow has the builder store one text and waits until it has (or
-// has failed: close reports that).
-func (t *textBuild) storeNow(p pendingText) {
-	done := make(chan struct{})
-	t.in <- textJob{batch: []pendingText{p}, stored: done}
-	<-done
-}
+// send gives the builder a batch of text, sorted by rowid.
+func (t *textBuild) send(batch []pendingText) error { return t.sp.put(batch) }
 
 // close waits for the builder to store what it was given.
 func (t *textBuild) close() error {
-	if t.in == nil {
+	if t.ended {
 		return nil
 	}
-	close(t.in)
-	t.in = nil
+	t.ended = true
+	t.sp.close()
 	err := <-t.done
+	t.sp.remove()
 	if cerr := t.db.Close(); err == nil {
 		err = cerr
 	}

@@ -38,9 +38,12 @@ func (b *Batch) holdEntriesText(ctx context.Context, entries []Entry) error {
 		switch n := len(e.Text); {
 		case n == 0:
 		case n > holdText && b.d.build != nil:
-			// Stored by the builder while this waits: the text may share
-			// the line's bytes, which the reader reuses after.
-			b.d.build.storeNow(pendingText{doc: e.Doc, text: ftsText(e.Text)})
+			// Stored in the builder's file now, between its batches: the
+			// text may share the line's bytes, which the reader reuses
+			// after, and is not copied again into the spool.
+			if _, err := b.d.build.db.ExecContext(ctx, insertTextRow, e.Doc, ftsText(e.Text)); err != nil {
+				return err
+			}
 		case n > holdText:
 			if _, err := b.tx.ExecContext(ctx, insertTextRow, e.Doc, ftsText(e.Text)); err != nil {
 				return err
@@ -85,9 +88,9 @@ func (b *Batch) flushText(ctx context.Context) error {
 		return 0
 	})
 	if b.d.build != nil {
-		b.d.build.send(b.text) // stored on its own core (build.go)
+		err := b.d.build.send(b.text) // stored on its own core (build.go)
 		b.text, b.textBytes = nil, 0
-		return nil
+		return err
 	}
 	for i := range b.text {
 		if _, err := b.tx.ExecContext(ctx, insertTextRow, b.text[i].doc, b.text[i].text); err != nil {
