@@ -19,3 +19,7 @@ func IndexOrdinary(ctx context.Context, a *Archive, opts IndexOptions) (IndexSum
 	opts.inline = true
 	return a.refresh(ctx, opts)
 }
+
+// OnEntriesIn sets what a cold build calls once its entry rows are in the
+// index and its search text is not yet (nil: nothing).
+func OnEntriesIn(f func()) { entriesIn = f }

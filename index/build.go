@@ -156,19 +156,130 @@ func (t *textBuild) store(ctx context.Context, batch []pendingText) error {
 // send gives the builder a batch of text, sorted by rowid.
 func (t *textBuild) send(batch []pendingText) error { return t.sp.put(batch) }
 
-// close waits for the builder to store what it was given.
-func (t *textBuild) close() error {
+// close waits for the builder to store what it was given; when ctx ends
+// first, the builder stops after the batch it is storing and close
+// returns ctx's error.
+func (t *textBuild) close(ctx context.Context) error {
 	if t.ended {
 		return nil
 	}
 	t.ended = true
 	t.sp.close()
-	err := <-t.done
+	var err error
+	select {
+	case err = <-t.done:
+	case <-ctx.Done():
+		t.sp.fail(ctx.Err())
+		<-t.done
+		err = ctx.Err()
+	}
 	t.sp.remove()
 	if cerr := t.db.Close(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// textPending is the counters row a cold build's index holds from when its
+// entry rows are swapped in (EndEntries) until its search text is
+// (AdoptText): while it is there, search finds only part of what it
+// should, and the next `grove index` builds the index again.
+const textPending = "text_pending"
+
+// EndEntries ends the entry rows of a cold build: no more search text
+// comes, the builder goes on with what it has, and the index is marked as
+// waiting for it (TextPending) and synced, ready to be swapped in before
+// its text (DB.RestoreFrom), then given its text with AdoptText.
+func (d *DB) EndEntries(ctx context.Context) error {
+	if d.build == nil {
+		return errors.New("index: not a cold build")
+	}
+	d.build.sp.close()
+	if _, err := d.db.ExecContext(ctx, "INSERT OR REPLACE INTO counters (name, value) VALUES (?, 1)", textPending); err != nil {
+		return fmt.Errorf("index %s: %w", d.path, err)
+	}
+	return syncFile(d.path)
+}
+
+// TextPending reports whether the index's search text is still being
+// built (see EndEntries): sessions, leaves, tree and path answer, search
+// does not yet.
+func (d *DB) TextPending(ctx context.Context) (bool, error) {
+	var n int
+	err := d.db.GetContext(ctx, &n, "SELECT count(*) FROM counters WHERE name = ?", textPending)
+	return n > 0, err
+}
+
+// AdoptText waits for the search text of the cold build b, whose entry
+// rows this index holds now (EndEntries, then RestoreFrom), and puts it
+// in: the full-text tables replaced by the build's in one transaction
+// that also ends TextPending. It runs on a connection of its own, closed
+// after, so no connection of d holds a full-text structure from before.
+func (d *DB) AdoptText(ctx context.Context, b *DB) error {
+	tb := b.build
+	if tb == nil {
+		return errors.New("index: not a cold build")
+	}
+	b.build = nil
+	if err := tb.close(ctx); err != nil {
+		return fmt.Errorf("index %s: build the search text: %w", tb.path, err)
+	}
+	db, err := sqlx.Open("sqlite", "file:"+uriEscaper.Replace(d.path)+"?_busy_timeout=10000&_synchronous=NORMAL&_txlock=immediate")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if err := copyText(ctx, db, tb.path, "DELETE FROM counters WHERE name = 'text_pending'"); err != nil {
+		return fmt.Errorf("index %s: copy the search text: %w", d.path, err)
+	}
+	os.Remove(tb.path)
+	return nil
+}
+
+// copyText replaces the full-text tables of db's main schema with those of
+// the file at text, and runs also, in one transaction.
+func copyText(ctx context.Context, db *sqlx.DB, text, also string) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "ATTACH DATABASE ? AS text", "file:"+uriEscaper.Replace(text)+"?mode=ro"); err != nil {
+		return err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE text")
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, t := range shadowTables {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM main."+t); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO main."+t+" SELECT * FROM text."+t); err != nil {
+			return err
+		}
+	}
+	if also != "" {
+		if _, err := tx.ExecContext(ctx, also); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+func syncFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return ioErr(path, "cannot sync the built index", err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return ioErr(path, "cannot sync the built index", err)
+	}
+	return nil
 }
 
 // Finish ends a cold build: it waits for the search text, copies it into
@@ -180,42 +291,12 @@ func (d *DB) Finish(ctx context.Context) error {
 	}
 	tb := d.build
 	d.build = nil
-	if err := tb.close(); err != nil {
+	if err := tb.close(ctx); err != nil {
 		return fmt.Errorf("index %s: build the search text: %w", tb.path, err)
 	}
-	conn, err := d.db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "ATTACH DATABASE ? AS text", "file:"+uriEscaper.Replace(tb.path)+"?mode=ro"); err != nil {
-		return fmt.Errorf("index %s: %w", tb.path, err)
-	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE text")
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	for _, t := range shadowTables {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM main."+t); err != nil {
-			return fmt.Errorf("index %s: copy the search text: %w", d.path, err)
-		}
-		if _, err := tx.ExecContext(ctx, "INSERT INTO main."+t+" SELECT * FROM text."+t); err != nil {
-			return fmt.Errorf("index %s: copy the search text: %w", d.path, err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return err
+	if err := copyText(ctx, d.db, tb.path, ""); err != nil {
+		return fmt.Errorf("index %s: copy the search text: %w", d.path, err)
 	}
 	os.Remove(tb.path)
-	f, err := os.OpenFile(d.path, os.O_RDWR, 0)
-	if err != nil {
-		return ioErr(d.path, "cannot sync the built index", err)
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil {
-		return ioErr(d.path, "cannot sync the built index", err)
-	}
-	return nil
+	return syncFile(d.path)
 }

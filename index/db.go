@@ -196,7 +196,9 @@ var uriEscaper = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
 // Close closes the index.
 func (d *DB) Close() error {
 	if d.build != nil { // a build abandoned
-		d.build.close()
+		stop, cancel := context.WithCancel(context.Background())
+		cancel() // the builder stops after the batch it is storing
+		d.build.close(stop)
 		d.build = nil
 	}
 	d.mu.Lock()

@@ -108,7 +108,7 @@ func (s *spool) next(off int64) ([]pendingText, int64, error) {
 	written, err := s.written, s.err
 	s.mu.Unlock()
 	if err != nil {
-		return nil, off, err
+		return nil, off, err // the writer failed, or the build is stopped (textBuild.close)
 	}
 	if off >= written {
 		return nil, off, io.EOF
