@@ -16,6 +16,10 @@ import (
 // with the session files of opts (see IndexOptions for what is read and
 // IndexSummary for what is counted), then
 //
+//   - when the index holds no session yet (or a run left its search text
+//     pending), builds it cold: in a private file, the search text on
+//     another core, the entry rows swapped in before the text (coldIndex;
+//     README "The first index");
 //   - when the index turns out damaged on the way (a page deeper than Open
 //     looks: damaged_index), sets it aside as <index>.damaged-<UTC time>
 //     (SetAside; the Warn of OpenForWrite names the backup) and indexes
