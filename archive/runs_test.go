@@ -127,11 +127,11 @@ func strip(dump string) string {
 	return strings.Join(out, "\n")
 }
 
-// An index made before schema 7 has no runs: right after the migration its
+// An index made before schema 8 has no runs: right after the migration its
 // sessions answer paths by the walk over every entry, an append to one
 // keeps its new entries without runs too, and the next whole read fills
 // them in; the answers are PathTo's throughout.
-func TestPathRuns_MigrationFromSchema6(t *testing.T) {
+func TestPathRuns_MigrationFromSchema7(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	file := testutil.MustCopy(t, testutil.Testdata(t, "pi/v3-tree.jsonl"), dir, "v3.jsonl")
@@ -141,7 +141,7 @@ func TestPathRuns_MigrationFromSchema6(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.Close()
-	mustSQL(t, db, "DROP INDEX entries_by_run", "ALTER TABLE entries DROP COLUMN pos", "ALTER TABLE entries DROP COLUMN run", "PRAGMA user_version = 6")
+	mustSQL(t, db, "DROP INDEX entries_by_run", "ALTER TABLE entries DROP COLUMN pos", "ALTER TABLE entries DROP COLUMN run", "PRAGMA user_version = 7")
 
 	check := func(when string, wantRuns bool) {
 		t.Helper()

@@ -48,7 +48,7 @@ type VerifyReport struct {
 // entries: a leaf's CTE answer is right iff the edges, the runs the walk
 // steps over, the entry count and the duplicated id are, so those are
 // compared once per session and one leaf is walked both ways; a session
-// where they differ (or without runs, indexed before migration 7) has
+// where they differ (or without runs, indexed before migration 8) has
 // every leaf walked both ways, as each wrong answer is reported. session "" verifies
 // every session. Before any of it, the whole index file is checked
 // (index.DB.QuickCheck): a damaged page anywhere is a damaged_index error,
@@ -188,7 +188,7 @@ func (a *Archive) verifySession(ctx context.Context, s *index.Session, rep *Veri
 
 // runsRight reports whether what the CTE reads besides the edges is what
 // the file says: the entry count (its cycle bound), the first duplicated
-// id (SPEC §4 rule 1) and every entry's run and pos (migration 7; run and
+// id (SPEC §4 rule 1) and every entry's run and pos (migration 8; run and
 // pos from index.Tree over the file's entries).
 func runsRight(s *index.Session, entries []FileEntry, run, pos []int, stored []index.RunRow) bool {
 	if s.Entries != len(entries) || len(stored) != len(entries) {

@@ -17,9 +17,9 @@
 //
 //   - The recursive queries pin their join order (CROSS JOIN) and index
 //     (INDEXED BY); see pathQuery for why. TestPath_QueryPlan guards it.
-//   - Each entry's linear run and position in it (schema 7, set as the
+//   - Each entry's linear run and position in it (schema 8, set as the
 //     entry is written) let Path step over the runs between branch points;
-//     a session indexed before schema 7 has none and is walked entry by
+//     a session indexed before schema 8 has none and is walked entry by
 //     entry until it is next read whole.
 //   - A file that is not a grove index, or one made by a newer grove, is
 //     refused and never modified: its first 100 bytes are read without

@@ -10,7 +10,7 @@ import (
 
 // BenchmarkPath measures DB.Path in process on an on-disk index, from the
 // deepest leaf to its root, over linear runs ("runs") and one entry per
-// step ("entries", the walk before migration 7), for a chain of 10,000
+// step ("entries", the walk before migration 8), for a chain of 10,000
 // and 100,000 entries and a comb of 100,000 (a spine of 50,000, each spine
 // entry with a one-entry tooth written before the next spine entry, so
 // every spine entry heads a run: the worst shape for runs). Run:

@@ -260,7 +260,7 @@ func (d *DB) EntriesOf(ctx context.Context, sid int64) ([]Entry, error) {
 }
 
 // RunRow is what verify checks of an entry row beyond its edge: its run
-// and pos (nil for a session indexed before migration 7) and its active
+// and pos (nil for a session indexed before migration 8) and its active
 // mark.
 type RunRow struct {
 	Run, Pos *int

@@ -128,7 +128,7 @@ const pathQuery = `WITH RECURSIVE
 	SELECT depth, seq, entry_id, parent_id, type, role, ts_ms, line, offset, length, crc, first_kept
 	FROM walk ORDER BY depth`
 
-// runPathQuery walks from the run ?2, pos ?3 of session ?1 (migration 7)
+// runPathQuery walks from the run ?2, pos ?3 of session ?1 (migration 8)
 // to its root over linear runs: each step goes from a run's head (the
 // entry at seq = run) to its parent's run and pos, by entries_by_id, and
 // the entries are then read by (sid, run, pos ≤ k) range. Each step carries hp, the parent id of its run's head, read
@@ -168,7 +168,7 @@ type PathStep struct {
 //
 // The walk steps over the linear runs between branch points
 // (runPathQuery), so a chain of any depth is one range read; a session
-// indexed before migration 7 is walked one entry per step (pathQuery).
+// indexed before migration 8 is walked one entry per step (pathQuery).
 // Either walk stops after meeting more entries than the session has: a
 // longer walk must have met an id twice, which is a cycle.
 func (d *DB) Path(ctx context.Context, sid int64, leafID string) ([]Entry, error) {
@@ -197,7 +197,7 @@ func (d *DB) Path(ctx context.Context, sid int64, leafID string) ([]Entry, error
 	var err error
 	switch {
 	case len(leaf) == 0:
-	case leaf[0].Run == nil || leaf[0].Pos == nil || pathOverEntries: // indexed before migration 7
+	case leaf[0].Run == nil || leaf[0].Pos == nil || pathOverEntries: // indexed before migration 8
 		err = d.db.SelectContext(ctx, &steps, pathQuery, sid, leafID, s.Entries)
 	default:
 		steps, err = d.runSteps(ctx, sid, *leaf[0].Run, *leaf[0].Pos, s.Entries)

@@ -16,7 +16,7 @@ import (
 // the session (treeFacts); a whole-file read in Go from the entries' tree
 // fields kept as they were added (goTreeFacts), which
 // TestTreeFacts_GoEqualsSQL checks against the SQL. Both place each entry
-// in its linear run (treeLog.add, migration 7).
+// in its linear run (treeLog.add, migration 8).
 
 // treeFacts updates, for the entries added (seq ≥ base), the session's
 // first duplicated id and the diagnostics of every one (SPEC §4 rule 1),
@@ -244,7 +244,7 @@ type treeNode struct {
 }
 
 // treeLog keeps what a writer needs of the entries it added to place them
-// in linear runs (migration 7): the seq of the first entry with each id,
+// in linear runs (migration 8): the seq of the first entry with each id,
 // the ids named as a parent, and each added entry's run and pos. For a
 // writer that started from an empty session (Replace, whole) it also keeps
 // the tree fields of every entry (SPEC §4, §6), so that Commit works out
@@ -258,7 +258,7 @@ type treeLog struct {
 	named  map[string]bool // ids some added entry names as its parent
 	run    []int           // run of the entry at seq base+i
 	pos    []int
-	legacy bool                    // the session's stored rows have no runs (indexed before migration 7): neither do the new
+	legacy bool                    // the session's stored rows have no runs (indexed before migration 8): neither do the new
 	stored map[string]storedParent // an append: what the index holds of the ids looked up
 }
 
@@ -315,7 +315,7 @@ func (t *treeLog) add(entries []Entry, lookup func(id string) (storedParent, err
 }
 
 // runOf is the run and pos columns of the entry at seq: NULL for a
-// session indexed before migration 7.
+// session indexed before migration 8.
 func (t *treeLog) runOf(seq int) (run, pos any) {
 	if t.legacy {
 		return nil, nil
@@ -450,7 +450,7 @@ func (t *treeLog) active(claude bool) (leaf int, path []int) {
 
 // Tree gives what the writer stores of a whole session's tree, for
 // verify to check the stored rows against: each entry's run and pos
-// (migration 7) and the seqs of the path to the active leaf, leaf first
+// (migration 8) and the seqs of the path to the active leaf, leaf first
 // (the entries it marks active). entries are in file order; Seq, EntryID,
 // ParentID and Side are read; dialect decides the active leaf (SPEC §3.4).
 func Tree(entries []Entry, dialect string) (run, pos, active []int) {

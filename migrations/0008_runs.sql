@@ -1,4 +1,4 @@
--- Schema version 7: linear runs, so a path steps over the runs between
+-- Schema version 8: linear runs, so a path steps over the runs between
 -- branch points rather than over every entry (SPEC §4, §6; issue 16).
 --
 -- entries.run is the seq of the head of the entry's run, entries.pos its
