@@ -98,7 +98,7 @@ func HTML(w io.Writer, d Doc) error {
 	if err != nil {
 		return err
 	}
-	t, err := page.Clone()
+	t, err := page().Clone()
 	if err == nil {
 		// One block at a time (SPEC §2.8), byte for byte what page
 		// makes of the whole view.
