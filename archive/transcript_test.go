@@ -3,14 +3,19 @@ package archive_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/internal/testutil"
+	"github.com/grove-sessions/grove/jsonl"
 )
 
 // Archive.Transcript reads each line as its block is made; the document is
@@ -109,5 +114,66 @@ func TestTranscript_StaleAndCancelled(t *testing.T) {
 	cancel()
 	if err := tr.HTML(&bytes.Buffer{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("HTML after cancel = %v, want context.Canceled", err)
+	}
+}
+
+// Fork streams its lines to ForkOptions.To; they are ForkLines' lines
+// (with the fork's id), each through the writer's check, for every whole
+// pi path. A session of another dialect writes nothing.
+func TestFork_StreamedEqualsForkLines(t *testing.T) {
+	ctx := context.Background()
+	now := time.Unix(1800000000, 0)
+	for _, dir := range []string{"pi", "pi-edge", "plain"} {
+		a, leaves := mustIndexLeaves(t, testutil.Testdata(t, dir))
+		forked := 0
+		for _, l := range leaves {
+			if l.Depth == nil {
+				continue
+			}
+			var got bytes.Buffer
+			f, err := a.Fork(ctx, l.Session.Path, l.EntryID, archive.ForkOptions{To: &got, Now: now})
+			if l.Session.Dialect != "pi" {
+				if errs.CodeOf(err) != errs.CodeWrongDialect || got.Len() > 0 {
+					t.Errorf("Fork of %s session %s = %v, wrote %d bytes; want wrong_dialect and nothing", l.Session.Dialect, l.Session.Path, err, got.Len())
+				}
+				continue
+			}
+			id := "fork-id"
+			if f != nil {
+				id = f.ID
+			}
+			p, path, labels, perr := a.ExportPath(ctx, l.Session.Path, l.EntryID)
+			if perr != nil {
+				t.Fatal(perr)
+			}
+			lines, wantErr := archive.ForkLines(p.Session, path, labels, id, now)
+			var want bytes.Buffer
+			for i, line := range lines {
+				b, merr := jsonl.MarshalEntry(json.RawMessage(line))
+				if merr != nil {
+					wantErr = fmt.Errorf("fork line %d: %w", i+1, merr)
+					break
+				}
+				want.Write(b)
+				want.WriteByte('\n')
+			}
+			if err != nil || wantErr != nil {
+				// What the writer refuses (a lone surrogate) is refused
+				// before anything is written, as before.
+				if fmt.Sprint(err) != fmt.Sprint(wantErr) || got.Len() > 0 {
+					t.Errorf("Fork(%s at %s) = %v, wrote %d bytes; want %v and nothing", l.Session.Path, l.EntryID, err, got.Len(), wantErr)
+				}
+				continue
+			}
+			// Label fixes have fresh random ids: compare all but those.
+			g, w := strings.Split(got.String(), "\n"), strings.Split(want.String(), "\n")
+			if len(g) != len(w) || strings.Join(g[:len(g)-1-f.LabelFixes], "\n") != strings.Join(w[:len(w)-1-f.LabelFixes], "\n") {
+				t.Fatalf("Fork of %s at %s streamed\n%s\nwant\n%s", filepath.Base(l.Session.Path), l.EntryID, got.String(), want.String())
+			}
+			forked++
+		}
+		if dir != "plain" && forked == 0 {
+			t.Errorf("no pi path forked under %s", dir)
+		}
 	}
 }
