@@ -2,6 +2,7 @@ package archive
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -167,13 +168,19 @@ func (a *Archive) Fork(ctx context.Context, session, leaf string, opts ForkOptio
 		if err := ctx.Err(); err != nil {
 			return nil, err // Ctrl-C while the fork was being made: write nothing
 		}
+		// Every line passed MarshalEntry above, whose answer for a line it
+		// takes is the line compacted: the check is not paid twice.
 		bw := bufio.NewWriterSize(opts.To, 64<<10)
+		var compact bytes.Buffer
 		err := lines(func(n int, line []byte) error {
-			b, err := jsonl.MarshalEntry(json.RawMessage(line))
-			if err != nil {
-				return fmt.Errorf("fork line %d: %w", n, err)
+			if !jsonl.IsCompact(line) {
+				compact.Reset()
+				if err := json.Compact(&compact, line); err != nil {
+					return fmt.Errorf("fork line %d: %w", n, err)
+				}
+				line = compact.Bytes()
 			}
-			bw.Write(b)
+			bw.Write(line)
 			return bw.WriteByte('\n')
 		})
 		if err == nil {
