@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -42,9 +43,16 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "dialect-size", Value: "50MB", Usage: "size of each dialect's corpus in the dialects step (cold index and refresh per dialect); 0 skips"},
 			&cli.StringFlag{Name: "dialects", Value: strings.Join(benchDialects, ","), Usage: "dialects the dialects step measures, comma-separated"},
 			&cli.IntFlag{Name: "dialect-append-lines", Value: 10, Usage: "lines of 1 KB appended to one session before each refresh of the dialects step"},
+			&cli.StringFlag{Name: "index-sizes", Usage: "sizes step: corpus sizes (seed --seed) at which the cold index and the C SQLite baseline are measured, runs alternated, comma-separated, e.g. 200MB,1GB; empty skips the step"},
+			&cli.IntFlag{Name: "shape-entries", Value: 100000, Usage: "shapes step: entries of each generated comb, star and chain session that grove verify checks"},
+			&cli.DurationFlag{Name: "verify-timeout", Value: 5 * time.Minute, Usage: "shapes step: a grove verify still running after this is killed and reported at the timeout"},
+			&cli.StringFlag{Name: "export-size", Value: "60MB", Usage: "export step: size of the pi session exported as md, html and jsonl"},
+			&cli.StringFlag{Name: "dump-grove", Usage: "dump step: the grove binary whose cold index is the reference (e.g. one built from main); default the grove measured"},
+			&cli.StringSliceFlag{Name: "dump-omit", Usage: "dump step: columns left out of both dumps, as TABLE.COLUMN or *.COLUMN (one only the new schema has)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON document"},
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
+		Commands:     []*cli.Command{dumpCommand(stdout)},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageError{fmt.Errorf("unexpected argument %q: grove-bench takes flags only (did you mean --size %s?)", c.Args().First(), c.Args().First())}
@@ -134,6 +142,33 @@ func configOf(c *cli.Context) (config, error) {
 	if c.Int("dialect-append-lines") < 1 {
 		return config{}, fmt.Errorf("--dialect-append-lines must be 1 or more")
 	}
+	var indexSizes []int64
+	for _, v := range strings.Split(c.String("index-sizes"), ",") {
+		if v = strings.TrimSpace(v); v == "" {
+			continue
+		}
+		n, err := corpusgen.ParseSize(v)
+		if err != nil || n < minSessionBytes {
+			return config{}, fmt.Errorf("--index-sizes: %q is not a size of %d bytes or more (%v)", v, minSessionBytes, err)
+		}
+		indexSizes = append(indexSizes, n)
+	}
+	exportSize, err := corpusgen.ParseSize(c.String("export-size"))
+	if err != nil || exportSize < minSessionBytes {
+		return config{}, fmt.Errorf("--export-size: %q is not a size of %d bytes or more (%v)", c.String("export-size"), minSessionBytes, err)
+	}
+	if c.Int("shape-entries") < 4 || c.Duration("verify-timeout") <= 0 {
+		return config{}, fmt.Errorf("--shape-entries must be 4 or more and --verify-timeout above 0")
+	}
+	var dumpOmit []string
+	for _, v := range c.StringSlice("dump-omit") {
+		for _, col := range strings.Split(v, ",") {
+			if t, k, ok := strings.Cut(strings.TrimSpace(col), "."); !ok || t == "" || k == "" {
+				return config{}, fmt.Errorf("--dump-omit: %q is not TABLE.COLUMN or *.COLUMN", col)
+			}
+			dumpOmit = append(dumpOmit, strings.TrimSpace(col))
+		}
+	}
 	only := map[string]bool{}
 	for _, v := range c.StringSlice("only") {
 		for _, name := range strings.Split(v, ",") {
@@ -145,7 +180,9 @@ func configOf(c *cli.Context) (config, error) {
 	}
 	return config{Corpus: o, Dir: dir, ExplicitDir: c.String("corpus") != "", Work: work, Runs: c.Int("runs"), SearchRuns: c.Int("search-runs"), Grove: c.String("grove"), Only: only,
 		RefreshFiles: c.Int("refresh-files"), AppendSizes: sizes, BigMem: bigMem, LongLine: longLine, WatchIdle: c.Duration("watch-idle"),
-		DialectSize: dialectSize, Dialects: dialects, AppendLines: c.Int("dialect-append-lines")}, nil
+		DialectSize: dialectSize, Dialects: dialects, AppendLines: c.Int("dialect-append-lines"),
+		IndexSizes: indexSizes, ShapeEntries: c.Int("shape-entries"), VerifyTimeout: c.Duration("verify-timeout"), ExportSize: exportSize,
+		DumpGrove: c.String("dump-grove"), DumpOmit: dumpOmit}, nil
 }
 
 // minSessionBytes is the smallest session corpusgen writes.
@@ -156,3 +193,52 @@ type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
+
+// errDumpsDiffer is dump's answer when two indexes dump differently: exit 1.
+var errDumpsDiffer = errors.New("the two indexes dump differently")
+
+func dumpCommand(stdout io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:      "dump",
+		Usage:     "print a canonical dump of a grove index file (sessions by path, entries by path and seq, diagnostics, labels, sources, search tokens), or compare two",
+		ArgsUsage: "DB [DB2]",
+		Description: `With one index file, its dump goes to stdout: one line per row, sorted, with
+nothing that depends on how or in which order the index was built (row ids,
+doc numbers but their seconds, indexed_at_ms, stat_key, the doc counter), so
+two dumps of indexes of the same files compare with cmp. The file is opened
+read-only: never migrated, never checkpointed.
+
+With two, both are dumped at once and compared as they come (nothing is
+written): "equal, N lines" and exit 0, or the first difference and exit 1.`,
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "omit", Usage: "also leave out these columns, as TABLE.COLUMN or *.COLUMN (a column only one of the two builds has); token.* leaves out the search tokens"},
+		},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
+		Action: func(c *cli.Context) error {
+			if c.NArg() < 1 || c.NArg() > 2 {
+				return usageError{fmt.Errorf("dump: want DB or DB DB2, got %d arguments", c.NArg())}
+			}
+			var omit []string
+			for _, v := range c.StringSlice("omit") {
+				for _, col := range strings.Split(v, ",") {
+					if t, k, ok := strings.Cut(strings.TrimSpace(col), "."); !ok || t == "" || k == "" {
+						return usageError{fmt.Errorf("dump --omit: %q is not TABLE.COLUMN or *.COLUMN", col)}
+					}
+					omit = append(omit, strings.TrimSpace(col))
+				}
+			}
+			if c.NArg() == 1 {
+				return dumpIndex(c.Context, c.Args().Get(0), stdout, omit)
+			}
+			d, err := compareIndexes(c.Context, c.Args().Get(0), c.Args().Get(1), omit)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, d)
+			if !d.Equal {
+				return errDumpsDiffer
+			}
+			return nil
+		},
+	}
+}

@@ -25,7 +25,7 @@ import (
 var allowedSkips = []string{"rg is not installed", "python3", notMeasuredBytesRead, notMeasuredWatch}
 
 // mayBeZero are units whose figures may be exactly 0 (an idle process).
-var mayBeZero = map[string]bool{"% of a core": true, "switches/s": true}
+var mayBeZero = map[string]bool{"% of a core": true, "switches/s": true, "differing lines": true}
 
 // TestSuite_Smoke runs the whole harness on a 3 MB corpus, once per
 // figure, and the refresh issue's steps on tiny inputs, so that it never
@@ -38,7 +38,8 @@ func TestSuite_Smoke(t *testing.T) {
 	app := newApp(&stdout, &stderr)
 	args := []string{"grove-bench", "--size", "3MB", "--runs", "1", "--search-runs", "3", "--work", work, "--json",
 		"--refresh-files", "200", "--append-sizes", "1MB,4MB", "--big-mem-size", "8MB", "--long-line-size", "4MB", "--watch-idle", "1s",
-		"--dialect-size", "1MB", "--dialect-append-lines", "3"}
+		"--dialect-size", "1MB", "--dialect-append-lines", "3",
+		"--index-sizes", "1MB,3MB", "--shape-entries", "300", "--export-size", "1MB"}
 	if err := app.RunContext(context.Background(), args); err != nil {
 		t.Fatalf("grove-bench %s: %v\n%s", strings.Join(args[1:], " "), err, stderr.String())
 	}
@@ -59,7 +60,7 @@ func TestSuite_Smoke(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"index", "refresh", "search in-process", "search whole-process", "path", "verify", "baseline",
-		"many-files", "watch", "append", "big-mem", "long-line", "dialects"} {
+		"many-files", "watch", "append", "big-mem", "long-line", "dialects", "sizes", "ready", "shapes", "export", "dump"} {
 		if sections[s] == 0 {
 			t.Errorf("no %q figures", s)
 		}
@@ -68,6 +69,7 @@ func TestSuite_Smoke(t *testing.T) {
 		t.Errorf("corpus %+v, %d targets", res.Corpus, len(res.Targets))
 	}
 	checkRefreshFigures(t, &res)
+	checkIssue16(t, &res)
 	for _, d := range benchDialects {
 		if _, ok := res.Ratios["cold_index_over_pi/"+d]; !ok && d != "pi" {
 			t.Errorf("no cold index ratio of %s to pi in %v", d, res.Ratios)
@@ -190,6 +192,51 @@ func checkRefreshFigures(t *testing.T, res *Result) {
 	}
 	if !slices.ContainsFunc(res.Targets, func(g Target) bool { return strings.HasPrefix(g.What, "cold index of the ") }) {
 		t.Errorf("no peak RSS target for the main corpus's cold index")
+	}
+}
+
+// checkIssue16 checks that the smoke run has issue 16's figures and
+// goals, and that the dumps of the indexes built two ways are equal.
+func checkIssue16(t *testing.T, res *Result) {
+	t.Helper()
+	figs := map[string]Figure{}
+	for _, f := range res.Figures {
+		figs[f.Section+"/"+f.Name] = f
+	}
+	for _, name := range []string{
+		"sizes/1.0 MB: cold index throughput", "sizes/3.0 MB: cold index peak RSS", "sizes/3.0 MB: Python + C SQLite baseline throughput",
+		"ready/structure ready: listings answer", "ready/structure ready ÷ full build",
+		"shapes/verify comb of 300 entries", "shapes/verify star of 300 entries", "shapes/verify chain of 300 entries",
+		"path/CTE path, depth 100000", "path/PathTo in memory, depth 100000",
+		"export/1.0 MB session: export --format md: peak RSS", "export/1.0 MB session: export --format html: peak RSS",
+		"export/1.0 MB session: export --format jsonl: wall time",
+		"dump/dump of one index",
+	} {
+		if _, ok := figs[name]; !ok {
+			t.Errorf("no figure %s", name)
+		}
+	}
+	if f := figs["ready/structure ready ÷ full build"]; f.Max > 1 {
+		t.Errorf("structure ready after the build ended: %+v", f)
+	}
+	goals := map[string]Target{}
+	for _, g := range res.Targets {
+		goals[g.What] = g
+	}
+	for _, what := range []string{
+		"index dump: cold index by this grove = cold index by the grove measured", "index dump: cold index = cold index then grove rebuild",
+	} {
+		if g, ok := goals[what]; !ok || !g.Met {
+			t.Errorf("target %q: %+v (found %v)", what, g, ok)
+		}
+	}
+	for _, what := range []string{
+		"cold index at 3.0 MB vs Python + C SQLite (runs alternated)", "structure ready (listings answer) ÷ the full cold index",
+		"in-process path at depth 100,000", "verify of a 300-entry comb", "export of one 1.0 MB session: export --format md (largest run)",
+	} {
+		if _, ok := goals[what]; !ok && (what[:4] != "cold" || res.Ratios["grove_index_over_baseline/3.0 MB"] > 0) {
+			t.Errorf("no target %q", what)
+		}
 	}
 }
 

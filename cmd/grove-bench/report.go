@@ -47,6 +47,7 @@ func (s *suite) targets() {
 	}
 	s.refreshTargets(add)
 	s.longLineTargets(add)
+	s.issue16Targets(add)
 }
 
 // refreshTargets checks the refresh issue's goals on the figures of the

@@ -45,10 +45,20 @@ type config struct {
 	DialectSize int64
 	Dialects    []string
 	AppendLines int
+	// Issue 16's steps: the corpus sizes of the sizes step (none skips
+	// it), the entries of each shapes session and how long one verify of
+	// it may run, the size of the export step's session, the reference
+	// grove and the columns left out of the dump step.
+	IndexSizes    []int64
+	ShapeEntries  int
+	VerifyTimeout time.Duration
+	ExportSize    int64
+	DumpGrove     string
+	DumpOmit      []string
 }
 
 // sections are the names --only accepts.
-var sections = []string{"index", "refresh", "search", "path", "verify", "baseline", "many-files", "watch", "append", "big-mem", "long-line", "dialects"}
+var sections = []string{"index", "refresh", "search", "path", "verify", "baseline", "many-files", "watch", "append", "big-mem", "long-line", "dialects", "sizes", "ready", "shapes", "export", "dump"}
 
 // queries is the fixed query set of the search figures (issue: search):
 // grove's query and the literal text rg looks for.
@@ -167,6 +177,11 @@ func (s *suite) run(ctx context.Context) (*Result, error) {
 		{"big-session memory", "big-mem", "", s.bigSession},
 		{"long-line memory", "long-line", "", s.longLine},
 		{"dialects: cold index and refresh per dialect", "dialects", "", s.dialects},
+		{"sizes: cold index and baseline at each size", "sizes", "", s.indexSizes},
+		{"structure ready during a cold index", "ready", "corpus", s.structureReady},
+		{"shapes: verify on a comb, a star and a chain", "shapes", "", s.shapesStep},
+		{"export of one large session", "export", "", s.exportStep},
+		{"dump: indexes built two ways compared", "dump", "corpus", s.dumpStep},
 	}
 	selected := func(section string) bool {
 		return section != "" && (len(s.cfg.Only) == 0 || s.cfg.Only[section])
@@ -293,8 +308,10 @@ func (s *suite) groveArgs(args ...string) []string {
 	return append([]string{"--db", s.db, "--json"}, args...)
 }
 
+// removeDB removes the index file path and what grove keeps beside it
+// (a remembered .sources left behind would be read into the next index).
 func removeDB(path string) {
-	for _, suffix := range []string{"", "-wal", "-shm"} {
+	for _, suffix := range []string{"", "-wal", "-shm", ".lock", ".sources"} {
 		os.Remove(path + suffix)
 	}
 }
