@@ -24,7 +24,8 @@ type ForkOptions struct {
 	// names its session files, <ISO time, - for : and .>_<id>.jsonl. ""
 	// writes the lines to To instead.
 	Out string
-	// To takes the fork's lines, each with its LF, when Out is "".
+	// To takes the fork's lines, each with its LF, when Out is "" (nil:
+	// the lines are made and checked, and dropped).
 	To io.Writer
 	// DryRun makes every check a write would (the session, the leaf, the
 	// dialect, the target: see CheckExportTarget) and writes nothing.
@@ -170,7 +171,11 @@ func (a *Archive) Fork(ctx context.Context, session, leaf string, opts ForkOptio
 		}
 		// Every line passed MarshalEntry above, whose answer for a line it
 		// takes is the line compacted: the check is not paid twice.
-		bw := bufio.NewWriterSize(opts.To, 64<<10)
+		to := opts.To
+		if to == nil {
+			to = io.Discard // nothing asked for: the checks alone
+		}
+		bw := bufio.NewWriterSize(to, 64<<10)
 		var compact bytes.Buffer
 		err := lines(func(n int, line []byte) error {
 			if !jsonl.IsCompact(line) {
