@@ -246,7 +246,7 @@ func WriteFork(out string, lines [][]byte) (err error) {
 
 // forkWindow bounds the bytes of the copies writeFork has issued and not
 // yet waited for: a fork of a large session is never held whole.
-const forkWindow = 8 << 20
+const forkWindow = 1 << 20
 
 // writeFork is WriteFork of the lines each gives in order (n numbers them
 // from 1, the header): each line is copied as it comes, no more than

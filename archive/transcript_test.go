@@ -102,8 +102,7 @@ func TestTranscript_StaleAndCancelled(t *testing.T) {
 	if err := tr.Markdown(&bytes.Buffer{}); errs.CodeOf(err) != errs.CodeStaleIndex {
 		t.Errorf("Markdown after the line changed = %v, want stale_index", err)
 	}
-	tr, err = a.Transcript(ctx, file, "")
-	if errs.CodeOf(err) != errs.CodeStaleIndex {
+	if _, err := a.Transcript(ctx, file, ""); errs.CodeOf(err) != errs.CodeStaleIndex {
 		t.Fatalf("Transcript of a changed line = %v, want stale_index before any block", err)
 	}
 	b[i+1] = 't'

@@ -90,13 +90,14 @@ func TestIndex_InterruptedSaysWhatStays(t *testing.T) {
 }
 
 // TestExport_InterruptStopsPromptly is a Ctrl-C during a long `grove export
-// --out FILE` (md and html): a real process gets SIGINT once its temporary
-// file holds 256 KB of a document of several MB, and it must stop within a
-// few entries — the temporary file, watched until the process ends, never
-// grows more than 2 MB past what it held at the signal — exit 1 saying
-// interrupted, and leave neither FILE nor the temporary file (SPEC §2.8).
-// An export that went on to the end before looking at the interrupt
-// fails it: its temporary file reaches the whole document first.
+// --out FILE` (md, html and a jsonl fork): a real process gets SIGINT once
+// its temporary file (a fork's: FILE) holds 256 KB of a document of
+// several MB, and it must stop within a few entries — the file, watched
+// until the process ends, never grows more than 2 MB past what it held at
+// the signal — exit 1 saying interrupted, and leave neither FILE nor a
+// temporary file (SPEC §2.8). An export that went on to the end before
+// looking at the interrupt fails it: its file reaches the whole document
+// first.
 func TestExport_InterruptStopsPromptly(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "sessions")
@@ -129,7 +130,7 @@ func TestExport_InterruptStopsPromptly(t *testing.T) {
 	if out, err := grove("--db", db, "index", "--root", root).CombinedOutput(); err != nil {
 		t.Fatalf("grove index: %v\n%s", err, out)
 	}
-	for _, format := range []string{"md", "html"} {
+	for _, format := range []string{"md", "html", "jsonl"} {
 		t.Run(format, func(t *testing.T) {
 			outDir := t.TempDir()
 			out := filepath.Join(outDir, "long."+format)
@@ -146,7 +147,9 @@ func TestExport_InterruptStopsPromptly(t *testing.T) {
 			tmpSize := func() int64 {
 				ents, _ := os.ReadDir(outDir)
 				for _, e := range ents {
-					if strings.HasSuffix(e.Name(), ".tmp") {
+					// md and html go into a temporary file; a jsonl
+					// fork into FILE itself, removed when it fails.
+					if strings.HasSuffix(e.Name(), ".tmp") || format == "jsonl" {
 						if fi, err := e.Info(); err == nil {
 							return fi.Size()
 						}
