@@ -119,6 +119,10 @@ func (a *Archive) Fork(ctx context.Context, session, leaf string, opts ForkOptio
 	header := forkHeader(p.Session, id.String(), now)
 	// lines gives every line of the fork in order, numbered from 1 (the
 	// header), each entry's read back by offset.
+	// The lines are read into one buffer, reused: every use of a line
+	// (the checks, a write to To, CopyAsync's copy) is done with it before
+	// the next is read.
+	var buf []byte
 	lines := func(yield func(n int, line []byte) error) error {
 		if err := yield(1, header); err != nil {
 			return err
@@ -129,9 +133,10 @@ func (a *Archive) Fork(ctx context.Context, session, leaf string, opts ForkOptio
 			}
 			raw := path[i].Raw
 			if raw == nil {
-				if raw, err = ReadLine(src, p.Session.Path, e); err != nil {
+				if raw, err = readLineInto(src, p.Session.Path, e, buf); err != nil {
 					return err
 				}
+				buf = raw
 			}
 			line, err := forkLine(p.Session, path, i, raw)
 			if err != nil {

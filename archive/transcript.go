@@ -3,6 +3,7 @@ package archive
 import (
 	"context"
 	"encoding/json"
+	"hash/crc32"
 	"io"
 	"os"
 
@@ -58,28 +59,34 @@ func (a *Archive) Transcript(ctx context.Context, session, leaf string) (*Transc
 	return t, nil
 }
 
-// checkLines reads every committed line of p back by offset into one
-// reused buffer and checks it against its CRC-32 (ReadLine): stale_index
+// checkLines reads every committed line of p back by offset, 64 KB at a
+// time, and checks it against its CRC-32 as ReadLine does: stale_index
 // for the first that differs or cannot be read, ctx's error when it ends.
+// It holds no line, nor allocates one.
 func checkLines(ctx context.Context, p *Path) error {
 	f, err := os.Open(p.Session.Path)
 	if err != nil {
 		return errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(p.Session.Path)
 	}
 	defer f.Close()
-	var buf []byte
+	buf := make([]byte, 64<<10)
 	for i, e := range p.Entries {
 		if i%256 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		b, err := readLineInto(f, p.Session.Path, e, buf)
-		if err != nil {
-			return err
+		h := crc32.NewIEEE()
+		for off := 0; off < e.Length; {
+			n := min(len(buf), e.Length-off)
+			if _, err := f.ReadAt(buf[:n], e.Offset+int64(off)); err != nil {
+				return readBackErr(p.Session.Path, e, err)
+			}
+			h.Write(buf[:n])
+			off += n
 		}
-		if int64(cap(b)) <= 8<<20 {
-			buf = b // a line beyond 8 MB is not kept for the next
+		if h.Sum32() != e.crc {
+			return changedErr(p.Session.Path, e)
 		}
 	}
 	return nil
