@@ -16,6 +16,10 @@ import (
 // with the session files of opts (see IndexOptions for what is read and
 // IndexSummary for what is counted), then
 //
+//   - when the index holds no session yet (or a run left its search text
+//     pending), builds it cold: in a private file, the search text on
+//     another core, the entry rows swapped in before the text (coldIndex;
+//     README "The first index");
 //   - when the index turns out damaged on the way (a page deeper than Open
 //     looks: damaged_index), sets it aside as <index>.damaged-<UTC time>
 //     (SetAside; the Warn of OpenForWrite names the backup) and indexes
@@ -33,7 +37,10 @@ import (
 // the summary counting the files committed before) and of Remember. A
 // root or file that cannot be read is no error: it is in sum.Failed.
 func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, error) {
-	sum, err := a.refresh(ctx, opts)
+	sum, err, cold := a.coldIndex(ctx, opts)
+	if !cold {
+		sum, err = a.refresh(ctx, opts)
+	}
 	if damaged := a.db.Classify(err); errs.CodeOf(damaged) == errs.CodeDamagedIndex {
 		if err := a.reopenDamaged(ctx, damaged); err != nil {
 			return sum, err

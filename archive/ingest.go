@@ -92,6 +92,9 @@ type IndexOptions struct {
 	// whole is Rebuild's: the new index is kept only whole, so a full disk
 	// ends the run at once, without indexing the batch's files one by one.
 	whole bool
+	// inline reads each file as it is stored, none ahead (prefetch.go):
+	// the reference the tests compare the other ways with.
+	inline bool
 	// partial is Rebuild's over an index set aside as damaged: there is no
 	// old index to keep, so what could be read is swapped in, and what
 	// could not is in the summary's Failed.
@@ -120,7 +123,7 @@ func sameStat(s *index.Session, st FileStat) bool {
 // wholly before or after, whatever the batch.
 const (
 	batchFiles = 256
-	batchBytes = 8 << 20
+	batchBytes = 16 << 20
 )
 
 // racy reports whether s was indexed so soon after its file's last change

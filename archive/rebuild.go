@@ -194,7 +194,7 @@ func (a *Archive) rebuild(ctx context.Context, opts IndexOptions) (IndexSummary,
 	if err := removeIndexFiles(tmp); err != nil {
 		return sum, err
 	}
-	fresh, err := Open(ctx, tmp)
+	fresh, err := openBuild(ctx, tmp)
 	if err != nil {
 		removeIndexFiles(tmp) // what a full disk let Open make
 		return sum, err
@@ -203,6 +203,9 @@ func (a *Archive) rebuild(ctx context.Context, opts IndexOptions) (IndexSummary,
 	defer fresh.Close()
 	opts.Force, opts.Busy, opts.whole = true, nil, true
 	sum, err = fresh.refresh(ctx, opts)
+	if err == nil {
+		err = fresh.db.Finish(ctx)
+	}
 	if err == nil {
 		err = fresh.Remember(ctx, opts)
 	}
@@ -236,6 +239,15 @@ func (a *Archive) rebuild(ctx context.Context, opts IndexOptions) (IndexSummary,
 	return sum, nil
 }
 
+// openBuild opens a new index at path for a cold build (index.OpenBuild).
+func openBuild(ctx context.Context, path string) (*Archive, error) {
+	db, err := index.OpenBuild(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return &Archive{db: db}, nil
+}
+
 // NotReplaced ends the message of a Rebuild that kept the old index. A
 // caller whose index did not exist before the rebuild (so it was made
 // empty for it, and is removed again: see RemoveIndexFiles) says "no index
@@ -251,10 +263,10 @@ const NotReplaced = "the index was not replaced"
 func RemoveIndexFiles(path string) error { return removeIndexFiles(path) }
 
 // removeIndexFiles removes a half-built index left by an interrupted
-// rebuild: the file, its SQLite sidecars and its lock file. Only grove
-// makes files by that name.
+// rebuild: the file, its SQLite sidecars, its lock file and the search
+// text of its build (index.TextPath). Only grove makes files by that name.
 func removeIndexFiles(path string) error {
-	for _, s := range append(append([]string{""}, sidecars...), ".lock", ".sources") {
+	for _, s := range append(append([]string{""}, sidecars...), ".lock", ".sources", ".text", ".text-journal") {
 		if err := os.Remove(path + s); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return errs.Wrap(errs.CodeIO, err, "cannot remove what an interrupted rebuild left: "+errMsg(err)).In(path + s)
 		}

@@ -177,10 +177,24 @@ func (a *Archive) refreshFile(ctx context.Context, b *index.Batch, path string, 
 	return res, err
 }
 
-// sessionReader streams one read of a session file into a SessionWriter:
+// sink is what a sessionReader writes one read of a session file into:
+// an index.SessionWriter, or a recorder that holds the read for a writer
+// on another goroutine (prefetch.go).
+type sink interface {
+	Session() *index.Session
+	AddEntries(ctx context.Context, entries []index.Entry) error
+	AddDiagnostics(ctx context.Context, diags []index.Diagnostic) error
+	SetLabel(target, label string)
+	HasEntry(ctx context.Context, id string) (bool, error)
+	Commit(ctx context.Context) error
+	Rollback()
+}
+
+// sessionReader streams one read of a session file into a sink:
 // entries in batches, diagnostics and facts as they come.
 type sessionReader struct {
-	w         *index.SessionWriter
+	w         sink
+	keep      bool // the sink keeps what it is given: flush does not reuse the buffers
 	rows      []index.Entry
 	arena     []byte // the batch's search text; rows[i].Text points into it
 	diags     []index.Diagnostic
@@ -302,6 +316,10 @@ func (r *sessionReader) flush(ctx context.Context) error {
 	if err := r.w.AddDiagnostics(ctx, r.diags); err != nil {
 		return err
 	}
+	if r.keep {
+		r.rows, r.arena, r.diags = nil, nil, nil
+		return nil
+	}
 	r.rows, r.arena, r.diags = r.rows[:0], r.arena[:0], r.diags[:0]
 	if cap(r.arena) > 2*batchText {
 		r.arena = nil // grown for one long text: not kept for the rest of the file
@@ -404,14 +422,21 @@ func (r *sessionReader) claudeFacts(ctx context.Context, f io.ReaderAt, read *js
 // readWhole reads the file from byte 0 into a new SessionWriter; what the
 // header says is stored with the rest at Commit.
 func (a *Archive) readWhole(ctx context.Context, b *index.Batch, f *countingFile, size int64, st FileStat, out *FileResult) error {
+	return readWholeInto(ctx, func(s *index.Session) (sink, error) { return b.Replace(ctx, s) }, false, f, size, st, out)
+}
+
+// readWholeInto reads the file from byte 0 into the sink begin makes for
+// its session; keep is the sink's (sessionReader.keep).
+func readWholeInto(ctx context.Context, begin func(*index.Session) (sink, error), keep bool, f *countingFile, size int64, st FileStat, out *FileResult) error {
 	path := f.f.Name()
 	s := &index.Session{Path: path, SessionID: SessionID(path, jsonl.Plain, nil), Dialect: string(jsonl.Plain)}
-	w, err := b.Replace(ctx, s)
+	w, err := begin(s)
 	if err != nil {
 		return err
 	}
 	defer w.Rollback()
-	r := &sessionReader{w: w, rules: jsonl.RulesOf(jsonl.Plain)}
+	s = w.Session()
+	r := &sessionReader{w: w, keep: keep, rules: jsonl.RulesOf(jsonl.Plain)}
 	read, err := jsonl.ReadFrom(f, size, jsonl.Resume{}, jsonl.Options{Path: path, Mode: jsonl.Salvage, Context: ctx, Diagnostic: r.diagnostic,
 		Where: dialectAt(path), Decided: r.decided},
 		func(e jsonl.Entry) error { return r.entry(ctx, e) })

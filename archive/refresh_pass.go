@@ -282,6 +282,7 @@ type ingestRun struct {
 	opts IndexOptions
 	sum  *IndexSummary
 	p    Progress
+	pre  *prefetcher // files read ahead (prefetch.go)
 
 	b         *index.Batch
 	batch     []work       // the files in b, to index again alone on a full disk
@@ -304,6 +305,10 @@ func (r *ingestRun) all(todo []work) error {
 			r.b.Rollback()
 		}
 	}()
+	if !r.opts.inline {
+		r.pre = startPrefetch(r.ctx, todo, r.opts.Force)
+	}
+	defer r.pre.stop()
 	queue := slices.Clone(todo)
 	for {
 		if len(queue) == 0 {
@@ -372,7 +377,10 @@ func (r *ingestRun) all(todo []work) error {
 // again, one per transaction, then w and the rest of queue).
 func (r *ingestRun) one(w work, queue []work) (redo []work, err error) {
 	var res FileResult
-	if IsCompressed(w.path) {
+	if got, ok := r.pre.take(w.path); ok {
+		res, err = storeParsed(r.ctx, r.b, got)
+		r.pre.done(got)
+	} else if IsCompressed(w.path) {
 		res, err = r.a.storeCompressed(r.ctx, r.b, w.path, w.st)
 	} else {
 		res, err = r.a.refreshFile(r.ctx, r.b, w.path, w.st, w.old, r.opts.Force)

@@ -80,6 +80,12 @@ type SearchResult struct {
 	Hits  []Hit
 	Total int
 	Exact bool
+	// TextPending is set while the first `grove index` of an empty index
+	// is still building the search text of the sessions it has listed
+	// (issue 16: listings answer first): none of their entries is found
+	// yet, and Pending counts those sessions.
+	TextPending bool
+	Pending     int
 }
 
 // Search runs a query over the index and reads each hit's line back from
@@ -145,6 +151,10 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		return nil, err
 	}
 	out := &SearchResult{Total: res.Total + n, Exact: res.Exact, Hits: sessionHits}
+	if pending, err := a.db.TextPending(ctx); err == nil && pending {
+		out.TextPending = true
+		out.Pending, _ = a.db.CountSessions(ctx)
+	}
 	files := map[string]*os.File{}
 	defer func() {
 		for _, f := range files {

@@ -25,6 +25,9 @@ type Batch struct {
 	done int // writers committed into the batch
 	dead bool
 	w    *SessionWriter
+
+	text      []pendingText // search text held until Commit (textbuf.go)
+	textBytes int
 }
 
 // Dead reports whether the batch was rolled back whole (its first writer
@@ -48,6 +51,11 @@ func (b *Batch) Commit() error {
 	}
 	if b.dead {
 		return nil
+	}
+	if err := b.flushText(context.Background()); err != nil {
+		b.tx.Rollback()
+		b.text = nil
+		return fmt.Errorf("index: insert search text: %w", err)
 	}
 	if err := b.roomToFold(); err != nil {
 		b.tx.Rollback()
@@ -110,7 +118,10 @@ func (b *Batch) roomToFold() error {
 }
 
 // Rollback abandons the batch; after Commit it does nothing.
-func (b *Batch) Rollback() { b.tx.Rollback() }
+func (b *Batch) Rollback() {
+	b.tx.Rollback()
+	b.text, b.textBytes = nil, 0
+}
 
 // Settle records that the file of session sid, whose stat was not
 // trusted (see RacyWindowMs), was found unchanged by its bytes at nowMs:

@@ -28,6 +28,8 @@ type DB struct {
 	db   *sqlx.DB
 	path string
 
+	build *textBuild // a cold build's index (OpenBuild): search text goes there
+
 	mu     sync.Mutex
 	stmts  map[string]*sqlx.Stmt // prepared read statements, by SQL text
 	wstmts map[string]*sqlx.Stmt // prepared write statements (see wtx), by SQL text
@@ -135,7 +137,9 @@ func SchemaVersion() int {
 // both leaving the file untouched; damaged_index when it is a grove index
 // SQLite cannot read (see Classify); io_error when it cannot be read or
 // written.
-func Open(ctx context.Context, path string) (*DB, error) {
+func Open(ctx context.Context, path string) (*DB, error) { return open(ctx, path, false) }
+
+func open(ctx context.Context, path string, build bool) (*DB, error) {
 	if strings.HasSuffix(path, ".jsonl") {
 		return nil, errs.New(errs.CodeNotIndex, "refusing to use a session file (*.jsonl) as the index").In(path).WithHint("pass another --db path")
 	}
@@ -167,13 +171,16 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	// A URI, so that '?', '#' and '%' in the path are the file's name and
 	// not parameters.
 	dsn := "file:" + uriEscaper.Replace(abs) + "?_busy_timeout=10000&_synchronous=NORMAL&_txlock=immediate"
+	if build {
+		dsn += buildPragmas
+	}
 	db, err := sqlx.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(4)
 	d := &DB{db: db, path: path}
-	if err := d.migrate(ctx); err != nil {
+	if err := d.migrate(ctx, !build); err != nil {
 		db.Close()
 		if IsDiskFull(err) {
 			removeIdleSidecars(abs)
@@ -194,6 +201,12 @@ var uriEscaper = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
 
 // Close closes the index.
 func (d *DB) Close() error {
+	if d.build != nil { // a build abandoned
+		stop, cancel := context.WithCancel(context.Background())
+		cancel() // the builder stops after the batch it is storing
+		d.build.close(stop)
+		d.build = nil
+	}
 	d.mu.Lock()
 	for _, st := range d.stmts {
 		st.Close()
@@ -209,7 +222,7 @@ func (d *DB) Close() error {
 // File is the index file's path.
 func (d *DB) File() string { return d.path }
 
-func (d *DB) migrate(ctx context.Context) error {
+func (d *DB) migrate(ctx context.Context, wal bool) error {
 	ms, err := loadMigrations()
 	if err != nil {
 		return err
@@ -236,6 +249,9 @@ func (d *DB) migrate(ctx context.Context) error {
 		if err := d.apply(ctx, m); err != nil {
 			return err
 		}
+	}
+	if !wal {
+		return nil
 	}
 	if _, err := d.db.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
 		return fmt.Errorf("index %s: set WAL mode: %w", d.path, err)

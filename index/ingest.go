@@ -3,11 +3,10 @@ package index
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 )
 
 // releaseBeforeText is the search text of one batch, bytes, from which
-// insertText returns the Go heap's free memory to the system first: a
+// Batch.flushText returns the Go heap's free memory to the system first: a
 // forced collection costs milliseconds, nothing beside binding 8 MB.
 const releaseBeforeText = 8 << 20
 
@@ -182,28 +181,4 @@ const docBits = 31
 func DocNumber(tsMs int64, k int64) int64 {
 	sec := min(max(tsMs/1000, 0), 1<<32-1)
 	return sec<<docBits | k&(1<<docBits-1)
-}
-
-// insertText stores the search text of entries, as tokens only, under
-// their doc numbers.
-func insertText(ctx context.Context, tx *wtx, entries []Entry) error {
-	var idx []int
-	var total int
-	for i := range entries {
-		if len(entries[i].Text) > 0 {
-			idx = append(idx, i)
-			total += len(entries[i].Text)
-		}
-	}
-	if total >= releaseBeforeText {
-		// SQLite's memory is not Go's: the bound copy of the text and FTS5's
-		// pending terms (about 4× the text for ordinary words, all of one
-		// row) come on top of whatever the Go heap holds, garbage included,
-		// until the runtime hands it back. Hand it back now (SPEC §2.8).
-		debug.FreeOSMemory()
-	}
-	return insertRows(ctx, tx, "entry_text", []string{"rowid", "text"}, len(idx), func(i int) []any {
-		e := &entries[idx[i]]
-		return []any{e.Doc, ftsText(e.Text)}
-	})
 }

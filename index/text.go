@@ -41,7 +41,14 @@ func isTokenRune(r rune) bool {
 // was held three times in Go, the line, its search text and this copy,
 // besides the copy SQLite binds). The caller must not change text while the
 // string is in use; insertText binds it and lets it go.
-func ftsText(text []byte) string {
+func ftsText(text []byte) string { return ftsForm(text, false) }
+
+// ftsTextOwned is ftsText as a string that shares no bytes with text: for
+// search text held until its batch commits (pendingText), while the
+// reader reuses the line's buffer.
+func ftsTextOwned(text []byte) string { return ftsForm(text, true) }
+
+func ftsForm(text []byte, own bool) string {
 	if len(text) == 0 {
 		return ""
 	}
@@ -50,6 +57,9 @@ func ftsText(text []byte) string {
 		i++
 	}
 	if i == len(text) {
+		if own {
+			return string(text)
+		}
 		return unsafe.String(&text[0], len(text))
 	}
 	if !utf8.Valid(text) {
@@ -60,6 +70,9 @@ func ftsText(text []byte) string {
 	text = norm.NFKC.Bytes(text) // text itself when it is NFKC already
 	k := cjkRunes(text)
 	if k == 0 {
+		if own {
+			return string(text)
+		}
 		return unsafe.String(&text[0], len(text))
 	}
 	var b strings.Builder

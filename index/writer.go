@@ -28,6 +28,7 @@ type SessionWriter struct {
 	seq     int     // seq of the next entry
 	diag    int     // seq of the next diagnostic
 	oldLeaf *string // the active leaf before this writer
+	text    int     // the batch's held text from this index on is this writer's
 	labels  map[string]string
 	order   []string // label targets in the order they were first changed
 }
@@ -40,7 +41,7 @@ func (b *Batch) Replace(ctx context.Context, s *Session) (*SessionWriter, error)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: %w", s.Path, err)
 	}
-	w := &SessionWriter{b: b, tx: b.tx, sp: sp, s: s}
+	w := &SessionWriter{b: b, tx: b.tx, sp: sp, s: s, text: len(b.text)}
 	b.w = w
 	if err := deleteSession(ctx, b.tx, s.Path); err != nil {
 		w.Rollback()
@@ -71,7 +72,7 @@ func (b *Batch) Append(ctx context.Context, sid int64) (*SessionWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
-	w := &SessionWriter{b: b, tx: b.tx, sp: sp}
+	w := &SessionWriter{b: b, tx: b.tx, sp: sp, text: len(b.text)}
 	b.w = w
 	var s Session
 	if err := b.tx.GetContext(ctx, &s, "SELECT "+sessionCols+" FROM sessions s WHERE s.sid = ?", sid); err != nil {
@@ -160,7 +161,7 @@ func (w *SessionWriter) AddEntries(ctx context.Context, entries []Entry) error {
 		}); err != nil {
 		return fmt.Errorf("index %s: insert entries: %w", s.Path, err)
 	}
-	if err := insertText(ctx, w.tx, entries); err != nil {
+	if err := w.b.holdEntriesText(ctx, entries); err != nil {
 		return fmt.Errorf("index %s: insert search text: %w", s.Path, err)
 	}
 	last := entries[len(entries)-1].EntryID
@@ -298,6 +299,7 @@ func (w *SessionWriter) Rollback() {
 	}
 	w.tx.tx.Exec("ROLLBACK TO " + w.sp)
 	w.tx.tx.Exec("RELEASE " + w.sp)
+	w.b.dropText(w.text)
 }
 
 // HasEntry reports whether the session holds an entry with id, among the

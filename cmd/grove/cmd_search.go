@@ -175,7 +175,10 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 	for _, w := range a.UnknownValues(ctx, o) {
 		fmt.Fprintf(g.stderr, "grove: %s\n", w)
 	}
-	if res.Total == 0 {
+	if res.TextPending {
+		fmt.Fprintf(g.stderr, "grove: the search text of %s is still being built by `grove index` (0 %% of it is searchable yet): until it is done, search finds nothing in them; sessions, workspaces, leaves, branches, tree and path already answer\n", counted(res.Pending, "session", "sessions"))
+	}
+	if res.Total == 0 && !res.TextPending {
 		if n, err := a.CountSessions(ctx); err == nil && n == 0 {
 			fmt.Fprintf(g.stderr, "grove: the index at %s holds no sessions yet: run `grove index` (an index made by an older grove is emptied once, to add search text)\n", g.dbPath)
 		} else if err == nil && !g.json && o.Offset == 0 {
@@ -199,7 +202,11 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 			}
 			hits = append(hits, j)
 		}
-		return writeJSON(g.stdout, map[string]any{"hits": hits, "total": res.Total, "total_exact": res.Exact})
+		doc := map[string]any{"hits": hits, "total": res.Total, "total_exact": res.Exact}
+		if res.TextPending {
+			doc["text_pending"] = res.Pending // sessions whose search text is still being built
+		}
+		return writeJSON(g.stdout, doc)
 	}
 	mark, marked := markColours(g)
 	for _, h := range res.Hits {

@@ -1,0 +1,100 @@
+package archive
+
+import (
+	"context"
+	"errors"
+)
+
+// entriesIn, when set (by tests), is called once a cold build's entry
+// rows are swapped in and before its search text is.
+var entriesIn func()
+
+// coldIndex is the first `grove index` of an empty index (issue 16): the
+// files are indexed into a private file with the journal off, their
+// search text built on another core (index.OpenBuild). The entry rows are
+// swapped in as soon as they are all written (index.DB.RestoreFrom), so
+// sessions, workspaces, leaves, branches, tree and path answer while the
+// search text is still being built; search says so (index.DB.TextPending)
+// until the text is swapped in too (index.DB.AdoptText). An index whose
+// text a killed run left pending is built again the same way.
+//
+// ok is false when the index holds sessions, or the build failed before
+// anything was swapped in for any reason but ctx (a full disk among
+// them): the caller then indexes the ordinary way, which keeps what fits
+// (README "A full disk"). A Ctrl-C keeps the files finished before it, as
+// the ordinary way does: they are swapped in, with their search text if
+// it is done, and the error is ctx's.
+func (a *Archive) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexSummary, err error, ok bool) {
+	unlock, err := a.Lock(ctx, opts.Busy)
+	if err != nil {
+		return sum, err, true
+	}
+	defer unlock()
+	n, err := a.db.CountSessions(ctx)
+	if err != nil {
+		return sum, nil, false
+	}
+	if n > 0 {
+		if pending, err := a.db.TextPending(ctx); err != nil || !pending {
+			return sum, nil, false
+		}
+	}
+	tmp := RebuildPath(a.db.File())
+	if err := removeIndexFiles(tmp); err != nil {
+		return sum, nil, false
+	}
+	defer removeIndexFiles(tmp)
+	fresh, err := openBuild(ctx, tmp)
+	if err != nil {
+		return sum, nil, false
+	}
+	defer fresh.Close()
+	// What the index holds besides sessions: the sources it carried over
+	// from a damaged one (carrySources), or remembered before a run that
+	// was killed while its search text was built.
+	if srcs, err := a.db.Sources(ctx); err != nil || fresh.db.AddSources(ctx, srcs) != nil {
+		return sum, nil, false
+	}
+	o := opts
+	o.Busy, o.whole = nil, true
+	sum, err = fresh.refresh(ctx, o)
+	stopped := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+	if err != nil && !stopped {
+		return IndexSummary{}, nil, false
+	}
+	if stopped && sum.Indexed == 0 && n == 0 {
+		return sum, err, true
+	}
+	keep := context.WithoutCancel(ctx) // a Ctrl-C keeps the files finished
+	if stopped {
+		// Nothing waits for the text to be built: it goes in with the rows.
+		if ferr := fresh.db.Finish(keep); ferr != nil {
+			return IndexSummary{}, nil, false
+		}
+		if ferr := fresh.Close(); ferr != nil {
+			return IndexSummary{}, nil, false
+		}
+		if ferr := a.db.RestoreFrom(keep, tmp); ferr != nil {
+			return sum, a.db.Classify(ferr), true
+		}
+		return sum, err, true
+	}
+	if ferr := fresh.db.EndEntries(ctx); ferr != nil {
+		return IndexSummary{}, nil, false
+	}
+	if ferr := a.db.RestoreFrom(keep, tmp); ferr != nil {
+		return sum, a.db.Classify(ferr), true
+	}
+	// The listings answer from here on. A Ctrl-C while the text is built
+	// leaves it pending: the next `grove index` builds the index again.
+	if entriesIn != nil {
+		entriesIn()
+	}
+	if ferr := a.db.AdoptText(ctx, fresh.db); ferr != nil {
+		if ctx.Err() != nil {
+			return sum, ctx.Err(), true
+		}
+		return sum, a.db.Classify(ferr), true
+	}
+	return sum, nil, true
+}

@@ -1,0 +1,141 @@
+package archive_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/testutil"
+)
+
+// The cold build of an empty index (a private file, the search text built
+// on another core and copied in, files read ahead) stores exactly what the
+// ordinary way does, file by file through the live index's batches: every
+// session, entry, diagnostic, label and token (index.DB.Dump). The files
+// are every fixture of every dialect and the damaged cases, and the real
+// sessions of ../shared/corpus when it is there.
+func TestColdIndex_SameAsOrdinary(t *testing.T) {
+	ctx := context.Background()
+	roots := []string{testutil.Testdata(t, ".")}
+	if fi, err := os.Stat(filepath.Join("..", "..", "shared", "corpus")); err == nil && fi.IsDir() {
+		roots = append(roots, filepath.Join("..", "..", "shared", "corpus"))
+	} else {
+		t.Log("../shared/corpus is not here: the fixtures only")
+	}
+	dir := t.TempDir()
+	cold := mustOpenArchive(t, filepath.Join(dir, "cold.db"))
+	csum, err := cold.Index(ctx, archive.IndexOptions{Roots: roots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := mustOpenArchive(t, filepath.Join(dir, "ordinary.db"))
+	psum, err := archive.IndexOrdinary(ctx, plain, archive.IndexOptions{Roots: roots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := plain.Remember(ctx, archive.IndexOptions{Roots: roots}); err != nil {
+		t.Fatal(err)
+	}
+	if csum.Indexed < 40 || csum.Indexed != psum.Indexed || csum.Entries != psum.Entries || csum.Damaged != psum.Damaged {
+		t.Fatalf("cold index: %d files, %d entries, %d damaged; ordinary: %d, %d, %d",
+			csum.Indexed, csum.Entries, csum.Damaged, psum.Indexed, psum.Entries, psum.Damaged)
+	}
+	if got, want := mustDump(t, cold), mustDump(t, plain); got != want {
+		t.Fatalf("the cold index differs from the ordinary one:\n%s", testutil.FirstDiff(got, want))
+	}
+	for _, leftover := range []string{archive.RebuildPath(filepath.Join(dir, "cold.db")), archive.RebuildPath(filepath.Join(dir, "cold.db")) + ".text"} {
+		if _, err := os.Stat(leftover); !os.IsNotExist(err) {
+			t.Errorf("the build left %s behind (%v)", leftover, err)
+		}
+	}
+	// A second index of the same files is an ordinary refresh: nothing to read.
+	sum, err := cold.Index(ctx, archive.IndexOptions{Roots: roots})
+	if err != nil || sum.Indexed != 0 || sum.Unchanged != csum.Indexed {
+		t.Fatalf("index again: %+v, %v; want all %d unchanged", sum, err, csum.Indexed)
+	}
+}
+
+// The first index of an empty index swaps its entry rows in before its
+// search text (issue 16 item 3): at that point another reader lists every
+// session, its leaves and a path, and a search says the text is pending
+// instead of silently finding less; once the run ends, search finds what a
+// clean index does and says nothing of the kind. A run stopped while the
+// text is built (ctx) leaves the text pending, and the next index builds
+// the index again, equal to a clean one.
+func TestColdIndex_ListingsBeforeText(t *testing.T) {
+	ctx := context.Background()
+	root := testutil.Testdata(t, "pi")
+	dir := t.TempDir()
+	db := filepath.Join(dir, "index.db")
+	a := mustOpenArchive(t, db)
+	reader := mustOpenArchive(t, db)
+	var during struct {
+		sessions, leaves int
+		pending          bool
+		pendingCount     int
+		hits             int
+	}
+	archive.OnEntriesIn(func() {
+		ss, err := reader.Sessions(ctx, "")
+		if err != nil {
+			t.Errorf("sessions while the text is built: %v", err)
+			return
+		}
+		during.sessions = len(ss)
+		if ls, err := reader.Leaves(ctx, archive.Filter{Session: ss[0].Path}); err == nil {
+			during.leaves = len(ls)
+		}
+		res, err := reader.Search(ctx, archive.SearchOptions{Query: "the", Limit: 20})
+		if err != nil {
+			t.Errorf("search while the text is built: %v", err)
+			return
+		}
+		during.pending, during.pendingCount, during.hits = res.TextPending, res.Pending, res.Total
+	})
+	t.Cleanup(func() { archive.OnEntriesIn(nil) })
+	sum, err := a.Index(ctx, archive.IndexOptions{Roots: []string{root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if during.sessions != sum.Indexed || during.leaves == 0 || !during.pending || during.pendingCount != sum.Indexed || during.hits != 0 {
+		t.Fatalf("while the text was built: %+v; want %d sessions with leaves, search pending for all of them, no hits", during, sum.Indexed)
+	}
+	res, err := reader.Search(ctx, archive.SearchOptions{Query: "the", Limit: 20})
+	if err != nil || res.TextPending || res.Total == 0 {
+		t.Fatalf("search after the run: pending %v, %d hits, %v; want hits and nothing pending", res.TextPending, res.Total, err)
+	}
+	clean := mustOpenArchive(t, filepath.Join(dir, "clean.db"))
+	if _, err := archive.IndexOrdinary(ctx, clean, archive.IndexOptions{Roots: []string{root}}); err != nil {
+		t.Fatal(err)
+	}
+	clean.Remember(ctx, archive.IndexOptions{Roots: []string{root}})
+	if got, want := mustDump(t, a), mustDump(t, clean); got != want {
+		t.Fatalf("the index differs from a clean one:\n%s", testutil.FirstDiff(got, want))
+	}
+
+	// Stopped while the text is built: the rows stay, the text is pending.
+	db2 := filepath.Join(dir, "stopped.db")
+	b := mustOpenArchive(t, db2)
+	stop, cancel := context.WithCancel(ctx)
+	archive.OnEntriesIn(cancel)
+	if _, err := b.Index(stop, archive.IndexOptions{Roots: []string{root}}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("index stopped while the text is built: %v, want context.Canceled", err)
+	}
+	archive.OnEntriesIn(nil)
+	if res, err := b.Search(ctx, archive.SearchOptions{Query: "the", Limit: 20}); err != nil || !res.TextPending {
+		t.Fatalf("search after a stop: pending %v (%v), want pending", res != nil && res.TextPending, err)
+	}
+	if ss, _ := b.Sessions(ctx, ""); len(ss) != sum.Indexed {
+		t.Fatalf("after a stop the index lists %d sessions, want %d", len(ss), sum.Indexed)
+	}
+	again, err := b.Index(ctx, archive.IndexOptions{Roots: []string{root}})
+	if err != nil || again.Indexed != sum.Indexed {
+		t.Fatalf("index after a stop: %+v, %v; want all %d files read again", again, err, sum.Indexed)
+	}
+	if got, want := mustDump(t, b), mustDump(t, clean); got != want {
+		t.Fatalf("the index built again differs from a clean one:\n%s", testutil.FirstDiff(got, want))
+	}
+}

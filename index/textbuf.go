@@ -1,0 +1,103 @@
+package index
+
+import (
+	"context"
+	"runtime/debug"
+	"slices"
+)
+
+// How search text reaches FTS5 in bulk (SPEC §7). FTS5 starts a new
+// segment of its index whenever a rowid is not above the one before, at
+// every statement savepoint, and whenever its pending terms pass the
+// table's hashsize; a segment costs a flush and, later, a merge. So the
+// text of a batch is held until the batch commits, then inserted in rowid
+// order, one row per statement, outside any savepoint: one segment per
+// batch (a prototype measured the savepoint flushes and merges at 30 % of
+// a cold index).
+
+// pendingText is one entry's search text waiting for its batch's commit,
+// in the form ftsText gives it.
+type pendingText struct {
+	doc  int64
+	text string
+}
+
+// holdText is the longest search text, bytes, held until the commit; a
+// longer one is stored at once, so that a line of tens of MB is not kept
+// twice (SPEC §2.8).
+const holdText = 1 << 20
+
+// insertTextRow is the one statement the held text is stored with.
+const insertTextRow = "INSERT INTO entry_text (rowid, text) VALUES (?, ?)"
+
+// holdEntriesText takes the search text of entries: a long text is stored
+// now, the others are held in the batch until it commits.
+func (b *Batch) holdEntriesText(ctx context.Context, entries []Entry) error {
+	for i := range entries {
+		e := &entries[i]
+		switch n := len(e.Text); {
+		case n == 0:
+		case n > holdText && b.d.build != nil:
+			// Stored in the builder's file now, between its batches: the
+			// text may share the line's bytes, which the reader reuses
+			// after, and is not copied again into the spool.
+			if _, err := b.d.build.db.ExecContext(ctx, insertTextRow, e.Doc, ftsText(e.Text)); err != nil {
+				return err
+			}
+		case n > holdText:
+			if _, err := b.tx.ExecContext(ctx, insertTextRow, e.Doc, ftsText(e.Text)); err != nil {
+				return err
+			}
+		default:
+			t := ftsTextOwned(e.Text)
+			b.text = append(b.text, pendingText{doc: e.Doc, text: t})
+			b.textBytes += len(t)
+		}
+	}
+	return nil
+}
+
+// dropText forgets the held text from the mark'th on: the text of a
+// writer rolled back.
+func (b *Batch) dropText(mark int) {
+	for i := mark; i < len(b.text); i++ {
+		b.textBytes -= len(b.text[i].text)
+		b.text[i] = pendingText{}
+	}
+	b.text = b.text[:mark]
+}
+
+// flushText stores the held text in rowid order and lets it go.
+func (b *Batch) flushText(ctx context.Context) error {
+	if len(b.text) == 0 {
+		return nil
+	}
+	if b.textBytes >= releaseBeforeText {
+		// SQLite's memory is not Go's: FTS5's pending terms (up to the
+		// table's hashsize) come on top of whatever the Go heap holds,
+		// garbage included, until the runtime hands it back (SPEC §2.8).
+		debug.FreeOSMemory()
+	}
+	slices.SortFunc(b.text, func(x, y pendingText) int {
+		switch {
+		case x.doc < y.doc:
+			return -1
+		case x.doc > y.doc:
+			return 1
+		}
+		return 0
+	})
+	if b.d.build != nil {
+		err := b.d.build.send(b.text) // stored on its own core (build.go)
+		b.text, b.textBytes = nil, 0
+		return err
+	}
+	for i := range b.text {
+		if _, err := b.tx.ExecContext(ctx, insertTextRow, b.text[i].doc, b.text[i].text); err != nil {
+			return err
+		}
+		b.text[i] = pendingText{}
+	}
+	b.text, b.textBytes = nil, 0
+	return nil
+}
