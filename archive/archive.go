@@ -237,14 +237,34 @@ func deref(s *string) string {
 // CRC-32 the index stored (SPEC §6). A difference, or a failed read, is a
 // stale_index error naming path, line and offset.
 func ReadLine(f *os.File, path string, e Entry) ([]byte, error) {
-	buf := make([]byte, e.Length)
+	return readLineInto(f, path, e, nil)
+}
+
+// readLineInto is ReadLine into buf when it has room (the answer is then
+// buf's bytes, valid until buf is used again), otherwise into a new slice.
+func readLineInto(f *os.File, path string, e Entry, buf []byte) ([]byte, error) {
+	if cap(buf) < e.Length {
+		buf = make([]byte, e.Length)
+	}
+	buf = buf[:e.Length]
 	if _, err := f.ReadAt(buf, e.Offset); err != nil {
-		return nil, errs.Wrap(errs.CodeStaleIndex, err, "cannot read the entry's line back: "+err.Error()).In(path).At(e.Line, e.Offset).WithHint("run `grove index`")
+		return nil, readBackErr(path, e, err)
 	}
 	if crc32.ChecksumIEEE(buf) != e.crc {
-		return nil, errs.New(errs.CodeStaleIndex, "the entry's line changed since it was indexed, though the file's size and mtime did not").In(path).At(e.Line, e.Offset).WithHint("run `grove index --force " + path + "`")
+		return nil, changedErr(path, e)
 	}
 	return buf, nil
+}
+
+// readBackErr is ReadLine's stale_index for a line of the file at path
+// that cannot be read back.
+func readBackErr(path string, e Entry, err error) error {
+	return errs.Wrap(errs.CodeStaleIndex, err, "cannot read the entry's line back: "+err.Error()).In(path).At(e.Line, e.Offset).WithHint("run `grove index`")
+}
+
+// changedErr is ReadLine's stale_index for a line whose CRC-32 differs.
+func changedErr(path string, e Entry) error {
+	return errs.New(errs.CodeStaleIndex, "the entry's line changed since it was indexed, though the file's size and mtime did not").In(path).At(e.Line, e.Offset).WithHint("run `grove index --force " + path + "`")
 }
 
 // readRow is ReadLine for an index row.

@@ -198,31 +198,112 @@ func findSessionFiles(root string) (files []string, links map[string]bool, skipp
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real
 	}
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == root {
-				return err
-			}
-			skipped = append(skipped, Failure{Path: p, Code: errs.CodeIO, Message: "cannot read directory: " + errMsg(err)})
-			return nil
+	w := &sessionWalk{root: root, sem: make(chan struct{}, walkers-1)}
+	fi, err := os.Lstat(root)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var top dirFiles
+	if fi.IsDir() {
+		top, err = w.dir(root)
+	} else {
+		top.entry(root, fs.FileInfoToDirEntry(fi))
+	}
+	files, skipped = top.files, top.skipped
+	if len(top.links) > 0 {
+		links = map[string]bool{}
+		for _, l := range top.links {
+			links[l] = true
 		}
-		if d.IsDir() || !isSessionName(filepath.Dir(p), d.Name()) {
-			return nil
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-				return nil // a symlinked directory named *.jsonl: not followed
-			}
-			if links == nil {
-				links = map[string]bool{}
-			}
-			links[p] = true
-		}
-		files = append(files, p)
-		return nil
-	})
+	}
 	sort.Strings(files)
 	return files, links, skipped, err
+}
+
+// walkers is how many directories findSessionFiles reads at once: a
+// no-op refresh of 10,000 files spends a third of its time walking.
+const walkers = 4
+
+// sessionWalk is one walk of findSessionFiles: filepath.WalkDir's walk
+// (directories in name order, symlinked ones not followed, an unreadable
+// one reported and its readable entries kept), with subdirectories read
+// by other goroutines while sem has room. The answer is the one WalkDir
+// gives, skipped directories in WalkDir's order.
+type sessionWalk struct {
+	root string
+	sem  chan struct{} // a token per goroutine beyond the first
+}
+
+// dirFiles is what a walk found in one directory and below it.
+type dirFiles struct {
+	files   []string
+	links   []string // the files that are symlinks
+	skipped []Failure
+}
+
+// entry adds the directory entry d at path p when it names a session
+// file.
+func (r *dirFiles) entry(p string, d fs.DirEntry) {
+	if !isSessionName(filepath.Dir(p), d.Name()) {
+		return
+	}
+	if d.Type()&fs.ModeSymlink != 0 {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return // a symlinked directory named *.jsonl: not followed
+		}
+		r.links = append(r.links, p)
+	}
+	r.files = append(r.files, p)
+}
+
+func (r *dirFiles) add(o dirFiles) {
+	r.files = append(r.files, o.files...)
+	r.links = append(r.links, o.links...)
+	r.skipped = append(r.skipped, o.skipped...)
+}
+
+// dir walks the directory dir. The only error is the root's: it cannot
+// be read.
+func (w *sessionWalk) dir(dir string) (dirFiles, error) {
+	var r dirFiles
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if dir == w.root {
+			return r, err
+		}
+		r.skipped = append(r.skipped, Failure{Path: dir, Code: errs.CodeIO, Message: "cannot read directory: " + errMsg(err)})
+	}
+	// Subdirectories in order, each read here or, while a token is free,
+	// by a goroutine of its own; their findings join in name order.
+	var subs []*dirFiles
+	var wg sync.WaitGroup
+	for _, d := range ents {
+		p := filepath.Join(dir, d.Name())
+		if !d.IsDir() {
+			r.entry(p, d)
+			continue
+		}
+		sub := &dirFiles{}
+		subs = append(subs, sub)
+		select {
+		case w.sem <- struct{}{}:
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				*sub, _ = w.dir(p)
+				<-w.sem
+			}()
+		default:
+			*sub, _ = w.dir(p)
+		}
+	}
+	wg.Wait()
+	// WalkDir's order: this directory's failure, then its entries'
+	// findings in name order (files sort later; skipped keep this order).
+	for _, sub := range subs {
+		r.add(*sub)
+	}
+	return r, nil
 }
 
 // underAny reports whether the clean absolute path p is below one of the

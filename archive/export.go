@@ -62,31 +62,48 @@ func ForkLines(src *Session, path []FileEntry, labels map[string]string, id stri
 	if src.Dialect != jsonl.Pi {
 		return nil, errs.New(errs.CodeWrongDialect, "a "+string(src.Dialect)+" session cannot be exported as a pi session file").In(src.Path).WithHint("export it with --format md or html")
 	}
-	header := marshalOrdered("type", json.RawMessage(`"session"`), "version", json.RawMessage("3"), "id", jsonText(id),
-		"timestamp", jsonText(now.UTC().Format("2006-01-02T15:04:05.000Z")), "cwd", jsonText(src.Workspace),
-		"parentSession", jsonText(src.Path))
-	lines := [][]byte{header}
-	for i, e := range path {
-		line := e.Raw
-		if src.Version <= 1 {
-			parent := json.RawMessage("null")
-			if i > 0 {
-				parent = jsonText(path[i-1].ID)
-			}
-			line = migrateV1(e, parent)
-		}
-		// pi migrates version 1 to 2, then 2 to 3: a v1 file gets both.
-		if line != nil && src.Version <= 2 && e.Type == "message" && e.Role == "hookMessage" {
-			line = editMember(line, "message", func(m json.RawMessage) json.RawMessage {
-				return editMember(m, "role", func(json.RawMessage) json.RawMessage { return json.RawMessage(`"custom"`) })
-			})
-		}
-		if line == nil {
-			return nil, errs.New(errs.CodeBadLine, "the line is not a JSON object and cannot be migrated").In(src.Path).At(e.Line, e.Offset)
+	lines := [][]byte{forkHeader(src, id, now)}
+	for i := range path {
+		line, err := forkLine(src, path, i, path[i].Raw)
+		if err != nil {
+			return nil, err
 		}
 		lines = append(lines, line)
 	}
 	return append(lines, labelFixes(path, labels, now)...), nil
+}
+
+// forkHeader is the header line of ForkLines.
+func forkHeader(src *Session, id string, now time.Time) []byte {
+	return marshalOrdered("type", json.RawMessage(`"session"`), "version", json.RawMessage("3"), "id", jsonText(id),
+		"timestamp", jsonText(now.UTC().Format("2006-01-02T15:04:05.000Z")), "cwd", jsonText(src.Workspace),
+		"parentSession", jsonText(src.Path))
+}
+
+// forkLine is the line of ForkLines for path[i], whose committed line is
+// raw (path[i].Raw need not be set; path[i-1].ID is the parent of a
+// version 1 entry). Errors: bad_line, as ForkLines.
+func forkLine(src *Session, path []FileEntry, i int, raw []byte) ([]byte, error) {
+	e := path[i]
+	e.Raw = raw
+	line := e.Raw
+	if src.Version <= 1 {
+		parent := json.RawMessage("null")
+		if i > 0 {
+			parent = jsonText(path[i-1].ID)
+		}
+		line = migrateV1(e, parent)
+	}
+	// pi migrates version 1 to 2, then 2 to 3: a v1 file gets both.
+	if line != nil && src.Version <= 2 && e.Type == "message" && e.Role == "hookMessage" {
+		line = editMember(line, "message", func(m json.RawMessage) json.RawMessage {
+			return editMember(m, "role", func(json.RawMessage) json.RawMessage { return json.RawMessage(`"custom"`) })
+		})
+	}
+	if line == nil {
+		return nil, errs.New(errs.CodeBadLine, "the line is not a JSON object and cannot be migrated").In(src.Path).At(e.Line, e.Offset)
+	}
+	return line, nil
 }
 
 // labelFixes are the label entries that make a fork of path label its
@@ -217,6 +234,25 @@ func objectMembers(raw json.RawMessage) ([]member, bool) {
 // those of jsonl.OpenWriter and Writer.Append (wrapped, naming the failing
 // line, 1 = the header).
 func WriteFork(out string, lines [][]byte) (err error) {
+	return writeFork(out, func(yield func(n int, line []byte) error) error {
+		for i, l := range lines {
+			if err := yield(i+1, l); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// forkWindow bounds the bytes of the copies writeFork has issued and not
+// yet waited for: a fork of a large session is never held whole.
+const forkWindow = 1 << 20
+
+// writeFork is WriteFork of the lines each gives in order (n numbers them
+// from 1, the header): each line is copied as it comes, no more than
+// forkWindow bytes of them pending at once. An error of each's stops the
+// copy and is returned, the new file removed.
+func writeFork(out string, each func(yield func(n int, line []byte) error) error) (err error) {
 	f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
@@ -237,14 +273,32 @@ func WriteFork(out string, lines [][]byte) (err error) {
 	if err != nil {
 		return err
 	}
-	pending := make([]*jsonl.Pending, len(lines))
-	for i, l := range lines {
-		pending[i] = w.CopyAsync(l)
+	type issued struct {
+		n    int
+		size int
+		p    *jsonl.Pending
 	}
-	for i, p := range pending {
-		if perr := p.Wait(); perr != nil && err == nil {
-			err = fmt.Errorf("%s line %d: %w", out, i+1, perr)
+	var pending []issued
+	held := 0
+	// settle waits for the oldest pending copies until at most keep bytes
+	// are pending; the first failure is the answer.
+	settle := func(keep int) error {
+		for len(pending) > 0 && held > keep {
+			c := pending[0]
+			pending, held = pending[1:], held-c.size
+			if perr := c.p.Wait(); perr != nil {
+				return fmt.Errorf("%s line %d: %w", out, c.n, perr)
+			}
 		}
+		return nil
+	}
+	err = each(func(n int, line []byte) error {
+		pending = append(pending, issued{n, len(line), w.CopyAsync(line)})
+		held += len(line)
+		return settle(forkWindow)
+	})
+	if serr := settle(-1); err == nil {
+		err = serr
 	}
 	if cerr := w.Close(); err == nil {
 		err = cerr

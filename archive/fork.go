@@ -1,9 +1,12 @@
 package archive
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,8 +22,11 @@ import (
 type ForkOptions struct {
 	// Out is the new session file. A directory gets a file named as pi
 	// names its session files, <ISO time, - for : and .>_<id>.jsonl. ""
-	// writes nothing: the lines are returned in Fork.Lines.
+	// writes the lines to To instead.
 	Out string
+	// To takes the fork's lines, each with its LF, when Out is "" (nil:
+	// the lines are made and checked, and dropped).
+	To io.Writer
 	// DryRun makes every check a write would (the session, the leaf, the
 	// dialect, the target: see CheckExportTarget) and writes nothing.
 	DryRun bool
@@ -32,25 +38,40 @@ type ForkOptions struct {
 // Fork is what Fork made: a new pi version 3 session of the path to a
 // leaf (SPEC §8 `export --format jsonl`).
 type Fork struct {
-	ID         string   // the new session's id (a UUIDv7)
-	Source     string   // the source session's id
-	Leaf       string   // the leaf forked at
-	Entries    int      // entries of the path copied
-	LabelFixes int      // label entries appended to match the source's labels (see ForkLines)
-	Out        string   // the file written; "" when ForkOptions.Out was ""
-	Lines      [][]byte // when Out is "": the file's lines without LFs, the header first, each checked as the writer checks an append (SPEC §5)
+	ID         string // the new session's id (a UUIDv7)
+	Source     string // the source session's id
+	Leaf       string // the leaf forked at
+	Entries    int    // entries of the path copied
+	LabelFixes int    // label entries appended to match the source's labels (see ForkLines)
+	Out        string // the file written; "" when ForkOptions.Out was ""
 }
 
 // Fork makes a new pi session of the path to leaf (the active leaf when
 // "") of session, as pi's createBranchedSession does (see ForkLines), and
-// writes it to opts.Out with WriteFork. Errors: those of ExportPath;
-// wrong_dialect for a Claude Code or Codex session (grove never writes
-// their files) or any other non-pi session; would_replace_session and
-// would_replace_index for a target that is a session or grove's index,
-// file_exists for one that is there; ctx's error when it ends before
-// anything is written; those of WriteFork.
+// writes it to opts.Out as WriteFork does, or, when opts.Out is "", to
+// opts.To: each line, checked as the writer checks an append (SPEC §5),
+// then a line feed. The lines are read back from the session file by
+// offset, checked against their CRC-32 and made into the fork's lines
+// once before anything is written (so a stale or unmigratable line is an
+// error that writes nothing), then read again and written one at a time:
+// a large session is never held whole (SPEC §2.8).
+//
+// Errors: those of ExportPath; wrong_dialect for a Claude Code or Codex
+// session (grove never writes their files) or any other non-pi session;
+// would_replace_session and would_replace_index for a target that is a
+// session or grove's index, file_exists for one that is there; ctx's
+// error when it ends before anything is written, or while the lines are
+// written (a file is then removed; To holds part of the fork); those of
+// WriteFork; To's write errors.
 func (a *Archive) Fork(ctx context.Context, session, leaf string, opts ForkOptions) (*Fork, error) {
-	p, path, labels, err := a.ExportPath(ctx, session, leaf)
+	p, err := a.Path(ctx, session, leaf)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLines(ctx, p); err != nil {
+		return nil, err
+	}
+	labels, err := a.db.Labels(ctx, p.Session.row.SID)
 	if err != nil {
 		return nil, err
 	}
@@ -66,6 +87,10 @@ func (a *Archive) Fork(ctx context.Context, session, leaf string, opts ForkOptio
 		}
 		return nil, nil
 	}
+	if p.Session.Dialect != jsonl.Pi {
+		_, err := ForkLines(p.Session, nil, nil, "", time.Time{})
+		return nil, err // wrong_dialect, as ForkLines says it
+	}
 	id, err := uuid.NewV7()
 	if err != nil {
 		return nil, err
@@ -74,22 +99,106 @@ func (a *Archive) Fork(ctx context.Context, session, leaf string, opts ForkOptio
 	if now.IsZero() {
 		now = time.Now()
 	}
-	lines, err := ForkLines(p.Session, path, labels, id.String(), now)
+	src, err := os.Open(p.Session.Path)
 	if err != nil {
+		return nil, errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(p.Session.Path)
+	}
+	defer src.Close()
+	// The path without its lines, but for its label entries' (labelFixes
+	// reads them).
+	path := make([]FileEntry, len(p.Entries))
+	for i, e := range p.Entries {
+		path[i] = jsonlEntry(e)
+		if e.Type == "label" {
+			if path[i].Raw, err = ReadLine(src, p.Session.Path, e); err != nil {
+				return nil, err
+			}
+		}
+	}
+	fixes := labelFixes(path, labels, now)
+	header := forkHeader(p.Session, id.String(), now)
+	// lines gives every line of the fork in order, numbered from 1 (the
+	// header), each entry's read back by offset.
+	// The lines are read into one buffer, reused: every use of a line
+	// (the checks, a write to To, CopyAsync's copy) is done with it before
+	// the next is read.
+	var buf []byte
+	lines := func(yield func(n int, line []byte) error) error {
+		if err := yield(1, header); err != nil {
+			return err
+		}
+		for i, e := range p.Entries {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			raw := path[i].Raw
+			if raw == nil {
+				if raw, err = readLineInto(src, p.Session.Path, e, buf); err != nil {
+					return err
+				}
+				buf = raw
+			}
+			line, err := forkLine(p.Session, path, i, raw)
+			if err != nil {
+				return err
+			}
+			if err := yield(i+2, line); err != nil {
+				return err
+			}
+		}
+		for i, l := range fixes {
+			if err := yield(len(path)+2+i, l); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// Every line made once before anything is written: bad_line first
+	// (ForkLines'), then, for To, the first line the writer would refuse.
+	var marshalErr error
+	if err := lines(func(n int, line []byte) error {
+		if opts.Out == "" && marshalErr == nil {
+			if _, err := jsonl.MarshalEntry(json.RawMessage(line)); err != nil {
+				marshalErr = fmt.Errorf("fork line %d: %w", n, err)
+			}
+		}
+		return nil
+	}); err != nil {
 		return nil, err
 	}
-	f := &Fork{ID: id.String(), Source: p.Session.SessionID, Leaf: p.Leaf, Entries: len(path), LabelFixes: len(lines) - 1 - len(path)}
+	if marshalErr != nil {
+		return nil, marshalErr
+	}
+	f := &Fork{ID: id.String(), Source: p.Session.SessionID, Leaf: p.Leaf, Entries: len(path), LabelFixes: len(fixes)}
 	if opts.Out == "" {
-		// Each line goes through what the writer would check (SPEC §5), so
-		// the lines equal what a file would hold.
-		for i, l := range lines {
-			b, err := jsonl.MarshalEntry(json.RawMessage(l))
-			if err != nil {
-				return nil, fmt.Errorf("fork line %d: %w", i+1, err)
-			}
-			lines[i] = b
+		if err := ctx.Err(); err != nil {
+			return nil, err // Ctrl-C while the fork was being made: write nothing
 		}
-		f.Lines = lines
+		// Every line passed MarshalEntry above, whose answer for a line it
+		// takes is the line compacted: the check is not paid twice.
+		to := opts.To
+		if to == nil {
+			to = io.Discard // nothing asked for: the checks alone
+		}
+		bw := bufio.NewWriterSize(to, 64<<10)
+		var compact bytes.Buffer
+		err := lines(func(n int, line []byte) error {
+			if !jsonl.IsCompact(line) {
+				compact.Reset()
+				if err := json.Compact(&compact, line); err != nil {
+					return fmt.Errorf("fork line %d: %w", n, err)
+				}
+				line = compact.Bytes()
+			}
+			bw.Write(line)
+			return bw.WriteByte('\n')
+		})
+		if err == nil {
+			err = bw.Flush()
+		}
+		if err != nil {
+			return nil, err
+		}
 		return f, nil
 	}
 	out := opts.Out
@@ -104,7 +213,7 @@ func (a *Archive) Fork(ctx context.Context, session, leaf string, opts ForkOptio
 	if err := ctx.Err(); err != nil {
 		return nil, err // Ctrl-C while the fork was being made: write nothing
 	}
-	if err := WriteFork(out, lines); err != nil {
+	if err := writeFork(out, lines); err != nil {
 		return nil, err
 	}
 	f.Out = out

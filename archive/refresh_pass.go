@@ -43,11 +43,21 @@ func (a *Archive) refresh(ctx context.Context, opts IndexOptions) (IndexSummary,
 	if _, err := os.Lstat(RebuildPath(a.db.File())); err == nil {
 		removeIndexFiles(RebuildPath(a.db.File()))
 	}
+	// The index's file states are read while the roots are walked: one
+	// is SQLite's work, the other the file system's (a no-op refresh of
+	// 10,000 files is mostly these two).
+	var known map[string]int64
+	var notOK map[string]bool
+	statesDone := make(chan error, 1)
+	go func() {
+		var err error
+		known, notOK, err = a.db.FileStates(ctx)
+		statesDone <- err
+	}()
 	set, err := gather(opts, &sum)
-	if err != nil {
-		return sum, err
+	if serr := <-statesDone; err == nil {
+		err = serr
 	}
-	known, notOK, err := a.db.FileStates(ctx)
 	if err != nil {
 		return sum, err
 	}

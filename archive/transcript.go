@@ -2,31 +2,94 @@ package archive
 
 import (
 	"context"
+	"encoding/json"
+	"hash/crc32"
 	"io"
+	"os"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/internal/transcript"
 )
 
 // Transcript is the path to a leaf made ready to render for people (`grove
 // export --format md|html`, SPEC §8): the session's facts and every entry
-// of the path with its committed line and its label.
+// of the path with its label. From Archive.Transcript it holds no entry's
+// line: each is read back from the session file as its block is made.
 type Transcript struct {
 	Session *Session
 	Leaf    string // the leaf's id
 	Entries int    // entries on the path, the root and the leaf included
 	doc     transcript.Doc
+
+	// Set by Archive.Transcript: the lines are read from this file by
+	// offset (ReadLine) while the transcript renders, and ctx stops it.
+	ctx     context.Context
+	path    *Path
+	fromDoc bool // the lines are in doc (NewTranscript)
 }
 
 // Transcript reads the path to leaf (the active leaf when "") of session
-// for a transcript: every entry's committed line read back by offset and
-// checked against its CRC-32, and the session's labels. Errors: those of
-// ExportPath.
+// for a transcript: the path by CTE, every entry's committed line read back
+// by offset and checked against its CRC-32 (each let go once checked, so a
+// stale line is an error before anything is written), and the session's
+// labels. Errors: those of ExportPath.
+//
+// The lines are read again as the transcript renders, one at a time
+// (SPEC §2.8: a 60 MB session is never held whole); a line that changed
+// since is stale_index then, and ctx's end stops the rendering, both
+// returned by Markdown and HTML.
 func (a *Archive) Transcript(ctx context.Context, session, leaf string) (*Transcript, error) {
-	p, path, labels, err := a.ExportPath(ctx, session, leaf)
+	p, err := a.Path(ctx, session, leaf)
 	if err != nil {
 		return nil, err
 	}
-	return NewTranscript(p, path, labels), nil
+	if err := checkLines(ctx, p); err != nil {
+		return nil, err
+	}
+	labels, err := a.db.Labels(ctx, p.Session.row.SID)
+	if err != nil {
+		return nil, err
+	}
+	path := make([]FileEntry, len(p.Entries))
+	for i, e := range p.Entries {
+		path[i] = jsonlEntry(e)
+	}
+	t := NewTranscript(p, path, labels)
+	t.ctx, t.path, t.fromDoc = ctx, p, false
+	return t, nil
+}
+
+// checkLines reads every committed line of p back by offset, 64 KB at a
+// time, and checks it against its CRC-32 as ReadLine does: stale_index
+// for the first that differs or cannot be read, ctx's error when it ends.
+// It holds no line, nor allocates one.
+func checkLines(ctx context.Context, p *Path) error {
+	f, err := os.Open(p.Session.Path)
+	if err != nil {
+		return errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(p.Session.Path)
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	for i, e := range p.Entries {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		h := crc32.NewIEEE()
+		for off := 0; off < e.Length; {
+			n := min(len(buf), e.Length-off)
+			if _, err := f.ReadAt(buf[:n], e.Offset+int64(off)); err != nil {
+				return readBackErr(p.Session.Path, e, err)
+			}
+			h.Write(buf[:n])
+			off += n
+		}
+		if h.Sum32() != e.crc {
+			return changedErr(p.Session.Path, e)
+		}
+	}
+	return nil
 }
 
 // NewTranscript takes the answer of ExportPath: p, its entries with their
@@ -46,15 +109,44 @@ func NewTranscript(p *Path, path []FileEntry, labels map[string]string) *Transcr
 		d.Entries = append(d.Entries, te)
 		path[i].Raw = nil // d holds the line now
 	}
-	return &Transcript{Session: p.Session, Leaf: p.Leaf, Entries: len(path), doc: d}
+	return &Transcript{Session: p.Session, Leaf: p.Leaf, Entries: len(path), doc: d, fromDoc: true}
 }
 
 // Markdown writes the transcript to w as Markdown (CommonMark with GitHub's
-// <details>): a title, a facts block, then every entry in order. The only
-// error is w's. A transcript renders once: its lines are let go as shown.
-func (t *Transcript) Markdown(w io.Writer) error { return transcript.Markdown(w, t.doc) }
+// <details>): a title, a facts block, then every entry in order. Errors:
+// w's; for a transcript from Archive.Transcript also stale_index for a line
+// that changed since it was checked, and the context's error when it ended
+// (the document then stops where it is). A transcript renders once: its
+// lines are let go as shown.
+func (t *Transcript) Markdown(w io.Writer) error {
+	return t.render(func(d transcript.Doc) error { return transcript.Markdown(w, d) })
+}
 
 // HTML writes the transcript to w as one self-contained HTML page with the
-// same content as Markdown (inline CSS, no script, values escaped). The
-// only error is w's. A transcript renders once.
-func (t *Transcript) HTML(w io.Writer) error { return transcript.HTML(w, t.doc) }
+// same content as Markdown (inline CSS, no script, values escaped).
+// Errors: those of Markdown. A transcript renders once.
+func (t *Transcript) HTML(w io.Writer) error {
+	return t.render(func(d transcript.Doc) error { return transcript.HTML(w, d) })
+}
+
+// render runs write on t's Doc, with Doc.Line reading each line from the
+// session file when t came from Archive.Transcript.
+func (t *Transcript) render(write func(transcript.Doc) error) error {
+	if t.fromDoc {
+		return write(t.doc)
+	}
+	p := t.path
+	f, err := os.Open(p.Session.Path)
+	if err != nil {
+		return errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(p.Session.Path)
+	}
+	defer f.Close()
+	d := t.doc
+	d.Line = func(i int) (json.RawMessage, error) {
+		if err := t.ctx.Err(); err != nil {
+			return nil, err
+		}
+		return ReadLine(f, p.Session.Path, p.Entries[i])
+	}
+	return write(d)
+}

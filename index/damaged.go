@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/grove-sessions/grove/errs"
@@ -44,43 +45,66 @@ const DamagedHint = "the index is only a cache of your session files: `grove reb
 // the migrations up to it create and drop them (CREATE [VIRTUAL] TABLE,
 // DROP TABLE); a missing one makes the index damaged. TestRequiredTables
 // checks the result against a new index.
+//
+// The migrations are read once per process (tablesAfter); each call copies
+// the answer.
 func requiredTables(version int) ([]string, error) {
+	after, err := tablesAfter()
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(after[min(max(version, 0), len(after)-1)]), nil
+}
+
+// tablesAfter is, for each schema version v from 0, the tables an index
+// of version v has: worked out once from the migrations' SQL.
+var tablesAfter = sync.OnceValues(func() ([][]string, error) {
 	ms, err := loadMigrations()
 	if err != nil {
 		return nil, err
 	}
-	var out []string
-	for _, m := range ms[:min(version, len(ms))] {
-		var words []string
-		for _, line := range strings.Split(m.sql, "\n") {
-			line, _, _ = strings.Cut(line, "--")
-			words = append(words, strings.Fields(strings.NewReplacer("(", " ( ", ";", " ; ").Replace(line))...)
-		}
-		for i := 0; i+2 < len(words); i++ {
-			create := strings.EqualFold(words[i], "CREATE")
-			if !create && !strings.EqualFold(words[i], "DROP") {
-				continue
-			}
-			j := i + 1
-			if create && strings.EqualFold(words[j], "VIRTUAL") {
-				j++
-			}
-			if j >= len(words) || !strings.EqualFold(words[j], "TABLE") {
-				continue
-			}
-			for j++; j < len(words) && (strings.EqualFold(words[j], "IF") || strings.EqualFold(words[j], "NOT") || strings.EqualFold(words[j], "EXISTS")); j++ {
-			}
-			if j >= len(words) {
-				break
-			}
-			name := strings.Trim(words[j], "\"`[]")
-			out = slices.DeleteFunc(out, func(t string) bool { return t == name })
-			if create {
-				out = append(out, name)
-			}
-		}
+	out := [][]string{nil}
+	for _, m := range ms {
+		out = append(out, applyTables(slices.Clone(out[len(out)-1]), m.sql))
 	}
 	return out, nil
+})
+
+// sqlSpacer puts spaces around what may touch a table name.
+var sqlSpacer = strings.NewReplacer("(", " ( ", ";", " ; ")
+
+// applyTables returns tables as the migration SQL sql leaves them: each
+// table it creates added, each it drops taken out.
+func applyTables(tables []string, sql string) []string {
+	var words []string
+	for _, line := range strings.Split(sql, "\n") {
+		line, _, _ = strings.Cut(line, "--")
+		words = append(words, strings.Fields(sqlSpacer.Replace(line))...)
+	}
+	for i := 0; i+2 < len(words); i++ {
+		create := strings.EqualFold(words[i], "CREATE")
+		if !create && !strings.EqualFold(words[i], "DROP") {
+			continue
+		}
+		j := i + 1
+		if create && strings.EqualFold(words[j], "VIRTUAL") {
+			j++
+		}
+		if j >= len(words) || !strings.EqualFold(words[j], "TABLE") {
+			continue
+		}
+		for j++; j < len(words) && (strings.EqualFold(words[j], "IF") || strings.EqualFold(words[j], "NOT") || strings.EqualFold(words[j], "EXISTS")); j++ {
+		}
+		if j >= len(words) {
+			break
+		}
+		name := strings.Trim(words[j], "\"`[]")
+		tables = slices.DeleteFunc(tables, func(t string) bool { return t == name })
+		if create {
+			tables = append(tables, name)
+		}
+	}
+	return tables
 }
 
 // owned reads the first 100 bytes of the file at abs, without SQLite, and

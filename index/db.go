@@ -83,7 +83,13 @@ type migration struct {
 	sql     string
 }
 
-func loadMigrations() ([]migration, error) {
+// loadMigrations returns the migrations in order, read from package
+// migrations once per process (every Open asks; the answer never changes).
+func loadMigrations() ([]migration, error) { return migrationList() }
+
+var migrationList = sync.OnceValues(readMigrations)
+
+func readMigrations() ([]migration, error) {
 	files, err := fs.Glob(migrations.FS, "*.sql")
 	if err != nil {
 		return nil, err
@@ -221,12 +227,13 @@ func (d *DB) migrate(ctx context.Context, wal bool) error {
 	if err != nil {
 		return err
 	}
+	// One statement for the schema check; the tables are counted only
+	// when the file is not marked as grove's (a new file, or a foreign
+	// one), and a current schema goes straight to the WAL setting.
 	var appID, version, tables int
-	err = d.db.GetContext(ctx, &appID, "PRAGMA application_id")
-	if err == nil {
-		err = d.db.GetContext(ctx, &version, "PRAGMA user_version")
-	}
-	if err == nil {
+	row := d.db.QueryRowxContext(ctx, "SELECT application_id, user_version FROM pragma_application_id, pragma_user_version")
+	err = row.Scan(&appID, &version)
+	if err == nil && appID == 0 {
 		err = d.db.GetContext(ctx, &tables, "SELECT count(*) FROM sqlite_schema")
 	}
 	if err != nil {

@@ -154,7 +154,10 @@ func runFork(ctx context.Context, g *env, a *archive.Archive, session, leaf stri
 		}
 		return usagef("export: --force is for md and html; a jsonl fork never replaces a file")
 	}
-	f, err := a.Fork(ctx, session, leaf, archive.ForkOptions{Out: o.out})
+	// Without --out the lines are streamed to stdout as they are made,
+	// once every one was made and checked: a Ctrl-C then stops the output
+	// where it is (see output).
+	f, err := a.Fork(ctx, session, leaf, archive.ForkOptions{Out: o.out, To: g.stdout})
 	if err != nil {
 		return err
 	}
@@ -165,16 +168,7 @@ func runFork(ctx context.Context, g *env, a *archive.Archive, session, leaf stri
 		}
 		return written(g, f.Out, what)
 	}
-	var doc docBuffer // in pieces, not doubled (SPEC §2.8)
-	for _, l := range f.Lines {
-		doc.Write(l)
-		doc.WriteByte('\n')
-	}
-	if err := ctx.Err(); err != nil {
-		return err // Ctrl-C while the fork was being made: write nothing
-	}
-	_, err = doc.WriteTo(g.stdout)
-	return err
+	return nil
 }
 
 // transcriptName refuses an md or html --out whose name ends in .jsonl

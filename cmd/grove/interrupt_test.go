@@ -88,3 +88,111 @@ func TestIndex_InterruptedSaysWhatStays(t *testing.T) {
 	}
 	t.Logf("interrupted after %d of 40 files: %s", said, doc.Error.Message)
 }
+
+// TestExport_InterruptStopsPromptly is a Ctrl-C during a long `grove export
+// --out FILE` (md, html and a jsonl fork): a real process gets SIGINT once
+// its temporary file (a fork's: FILE) holds 256 KB of a document of
+// several MB, and it must stop within a few entries — the file, watched
+// until the process ends, never grows more than 2 MB past what it held at
+// the signal — exit 1 saying interrupted, and leave neither FILE nor a
+// temporary file (SPEC §2.8). An export that went on to the end before
+// looking at the interrupt fails it: its file reaches the whole document
+// first.
+func TestExport_InterruptStopsPromptly(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "sessions")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"type":"session","version":3,"id":"0194c1d0-0000-7000-8000-00000000e5c1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}` + "\n")
+	para := strings.Repeat("Some *words* of a `reply` with [a link](https://example.com) and more words. ", 60)
+	parent := "null"
+	for j := range 2500 {
+		id := fmt.Sprintf("%08x", j+1)
+		fmt.Fprintf(&b, `{"type":"message","id":"%s","parentId":%s,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"assistant","content":[{"type":"text","text":"## Turn %d\n\n%s"}]}}`+"\n", id, parent, j, para)
+		parent = strconv.Quote(id)
+	}
+	session := filepath.Join(root, "long.jsonl")
+	if err := os.WriteFile(session, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	grove := func(args ...string) *exec.Cmd {
+		exe, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := exec.Command(exe, args...)
+		c.Args[0] = "grove" // the test binary is grove then (TestMain)
+		return c
+	}
+	db := filepath.Join(dir, "index.db")
+	if out, err := grove("--db", db, "index", "--root", root).CombinedOutput(); err != nil {
+		t.Fatalf("grove index: %v\n%s", err, out)
+	}
+	for _, format := range []string{"md", "html", "jsonl"} {
+		t.Run(format, func(t *testing.T) {
+			outDir := t.TempDir()
+			out := filepath.Join(outDir, "long."+format)
+			p := grove("--db", db, "export", "--format", format, "--out", out, session)
+			var stderr bytes.Buffer
+			p.Stderr = &stderr
+			if err := p.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- p.Wait() }()
+			// tmpSize is the size of the export's temporary file, -1 when
+			// there is none.
+			tmpSize := func() int64 {
+				ents, _ := os.ReadDir(outDir)
+				for _, e := range ents {
+					// md and html go into a temporary file; a jsonl
+					// fork into FILE itself, removed when it fails.
+					if strings.HasSuffix(e.Name(), ".tmp") || format == "jsonl" {
+						if fi, err := e.Info(); err == nil {
+							return fi.Size()
+						}
+					}
+				}
+				return -1
+			}
+			var atSignal, most int64 = -1, -1
+			var err error
+		watch:
+			for {
+				select {
+				case err = <-done:
+					break watch
+				default:
+				}
+				n := tmpSize()
+				if atSignal < 0 && n >= 256<<10 {
+					atSignal, most = n, n
+					if serr := p.Process.Signal(os.Interrupt); serr != nil {
+						t.Fatal(serr)
+					}
+				}
+				most = max(most, n)
+				time.Sleep(2 * time.Millisecond)
+			}
+			if atSignal < 0 {
+				t.Fatalf("the export ended (%v) before its temporary file held 256 KB: %s", err, stderr.String())
+			}
+			if err == nil {
+				t.Fatalf("the export finished after the interrupt (%d bytes at the signal)", atSignal)
+			}
+			if !strings.Contains(stderr.String(), "interrupted") {
+				t.Errorf("stderr %q does not say interrupted", stderr.String())
+			}
+			if most > atSignal+2<<20 {
+				t.Errorf("the temporary file grew from %d to %d bytes after the interrupt: the export did not stop promptly", atSignal, most)
+			}
+			ents, _ := os.ReadDir(outDir)
+			for _, e := range ents {
+				t.Errorf("left behind after the interrupt: %s", e.Name())
+			}
+			t.Logf("%s: %d bytes at the signal, at most %d after", format, atSignal, most)
+		})
+	}
+}

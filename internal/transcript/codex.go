@@ -396,7 +396,10 @@ func turnContext(p object) line {
 //   - an event_msg token_count (bookkeeping of the API's usage);
 //   - a turn_context whose note says what the one before it said (Codex
 //     writes it again at every step of a turn).
-func hiddenCodex(entries []Entry) []bool {
+//
+// Only the turn_context lines are read (d.raw); the only error is d.Line's.
+func hiddenCodex(d Doc) ([]bool, error) {
+	entries := d.Entries
 	var user, assistant, reasoning bool
 	for _, e := range entries {
 		if e.Type != "response_item" {
@@ -427,14 +430,18 @@ func hiddenCodex(entries []Entry) []bool {
 				hide[i] = true
 			}
 		case "turn_context":
-			o, _ := parseObject(e.Raw)
+			raw, err := d.raw(i)
+			if err != nil {
+				return nil, err
+			}
+			o, _ := parseObject(raw)
 			p, _ := o.obj("payload")
 			h := lineHash(turnContext(p))
 			hide[i] = h == last
 			last = h
 		}
 	}
-	return hide
+	return hide, nil
 }
 
 // lineHash is a hash of what l shows.

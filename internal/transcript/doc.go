@@ -77,5 +77,6 @@
 //     HTML or a code fence, verbatim in a code block.
 //   - The document is written as it is made, one entry at a time; only
 //     that entry's text and images are held besides the path's lines
-//     (with Doc.Release, not even the lines already shown) (SPEC §2.8).
+//     (with Doc.Release, not even the lines already shown; with Doc.Line,
+//     no line but the one being shown) (SPEC §2.8).
 package transcript

@@ -20,20 +20,25 @@ type builder struct {
 	hidden int // how many are true in hide
 }
 
-func newBuilder(d Doc) *builder {
+// newBuilder is the builder of d's blocks. Its only error is d.Line's (a
+// Codex session's turn_context lines are read first: see hiddenCodex).
+func newBuilder(d Doc) (*builder, error) {
 	b := &builder{dialect: d.Dialect, onPath: map[string]bool{}, calls: map[string]string{}, names: map[string]string{}}
 	for _, e := range d.Entries {
 		b.onPath[e.ID] = true
 	}
 	if d.Dialect == "codex" {
-		b.hide = hiddenCodex(d.Entries)
+		var err error
+		if b.hide, err = hiddenCodex(d); err != nil {
+			return nil, err
+		}
 		for _, h := range b.hide {
 			if h {
 				b.hidden++
 			}
 		}
 	}
-	return b
+	return b, nil
 }
 
 // shown reports whether the i-th entry of the path gets a block.

@@ -3,6 +3,7 @@ package transcript
 import (
 	"html/template"
 	"strings"
+	"sync"
 )
 
 // tag names a span's style for the HTML template.
@@ -90,17 +91,21 @@ func newImageView(im image) imageView {
 
 func anchor(id string) string { return "e-" + id }
 
-var page = template.Must(template.New("page").Funcs(template.FuncMap{
-	"md":     mdHTML,
-	"code":   newCodeView,
-	"image":  newImageView,
-	"anchor": anchor,
-	"blank":  func(s string) bool { return strings.TrimSpace(s) == "" },
-}).Parse(`{{template "head" .}}{{range .Blocks}}{{template "block" .}}{{end}}{{template "foot"}}`))
+// page is the HTML page's templates, parsed at the first export
+// (every other command starts without paying for it). HTML clones it;
+// page itself is never executed.
+var page = sync.OnceValue(func() *template.Template {
+	t := template.Must(template.New("page").Funcs(template.FuncMap{
+		"md":     mdHTML,
+		"code":   newCodeView,
+		"image":  newImageView,
+		"anchor": anchor,
+		"blank":  func(s string) bool { return strings.TrimSpace(s) == "" },
+	}).Parse(`{{template "head" .}}{{range .Blocks}}{{template "block" .}}{{end}}{{template "foot"}}`))
 
-// The page's head (title and facts) and foot, between which HTML writes
-// the blocks one at a time.
-var _ = template.Must(page.New("ends").Parse(`{{define "head"}}<!DOCTYPE html>
+	// The page's head (title and facts) and foot, between which HTML
+	// writes the blocks one at a time.
+	template.Must(t.New("ends").Parse(`{{define "head"}}<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -122,8 +127,8 @@ var _ = template.Must(page.New("ends").Parse(`{{define "head"}}<!DOCTYPE html>
 </html>
 {{end}}`))
 
-// The page's parts; newlines between them are not output.
-var _ = template.Must(page.New("parts").Parse(`
+	// The page's parts; newlines between them are not output.
+	template.Must(t.New("parts").Parse(`
 {{define "block" -}}
 {{if .Note -}}
 <div class="note k-{{.Kind}}{{if .Error}} error{{end}}"{{if .ID}} id="{{anchor .ID}}"{{end}}>
@@ -168,6 +173,8 @@ var _ = template.Must(page.New("parts").Parse(`
 {{end}}</figure>
 {{end}}
 {{define "runs"}}{{range .}}{{if .Class}}<span class="{{.Class}}">{{.Text}}</span>{{else}}{{.Text}}{{end}}{{end}}{{end}}`))
+	return t
+})
 
 // css is the page's only style: readable on a laptop, light or dark as the
 // system prefers, and plain on paper.

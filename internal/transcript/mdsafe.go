@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"html/template"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -15,11 +16,13 @@ import (
 
 // gm parses and renders the Markdown of messages: CommonMark with GitHub's
 // extensions, raw HTML never passed through (no WithUnsafe), and links
-// guarded by linkGuard.
-var gm = goldmark.New(
-	goldmark.WithExtensions(extension.GFM),
-	goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(linkGuard{}, 1000))),
-)
+// guarded by linkGuard. Made at the first export, not when grove starts.
+var gm = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(extension.GFM),
+		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(linkGuard{}, 1000))),
+	)
+})
 
 // parse parses src, reporting a panic of the parser as ok == false.
 func parse(src []byte) (doc ast.Node, ok bool) {
@@ -28,7 +31,7 @@ func parse(src []byte) (doc ast.Node, ok bool) {
 			doc, ok = nil, false
 		}
 	}()
-	return gm.Parser().Parse(text.NewReader(src)), true
+	return gm().Parser().Parse(text.NewReader(src)), true
 }
 
 // neutralize escapes the '<' of every raw HTML block and inline tag of the
@@ -143,7 +146,7 @@ func mdHTMLBytes(src string) (h []byte) {
 	doc, ok := parse(b)
 	var out bytes.Buffer
 	out.Grow(len(b) + len(b)/8 + 64) // about its size: no doubling of a 25 MB text (SPEC §2.8)
-	if !ok || gm.Renderer().Render(&out, b, doc) != nil {
+	if !ok || gm().Renderer().Render(&out, b, doc) != nil {
 		return []byte("<pre>" + template.HTMLEscapeString(src) + "</pre>")
 	}
 	return out.Bytes()

@@ -45,7 +45,7 @@ func TestHTML_SplicedEqualsTemplate(t *testing.T) {
 		t.Fatal(err)
 	}
 	var plain bytes.Buffer
-	tmpl, err := page.Clone() // page itself is never executed: HTML clones it
+	tmpl, err := page().Clone() // page itself is never executed: HTML clones it
 	if err == nil {
 		err = tmpl.Execute(&plain, build(d))
 	}

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -25,6 +26,22 @@ type Doc struct {
 	// for the rest of the document (SPEC §2.8). The caller then holds no
 	// other reference to the lines, and renders d once.
 	Release bool
+	// Line, when set, gives the committed line of Entries[i] whose Raw is
+	// nil: Markdown and HTML ask for each line when its block is made (a
+	// Codex turn_context's once more, before the first block) and hold it
+	// only while that block is written, so no more than one entry's line
+	// is held at a time (SPEC §2.8). Its first error stops the document
+	// where it is and is returned.
+	Line func(i int) (json.RawMessage, error)
+}
+
+// raw is the committed line of d.Entries[i]: its Raw, or d.Line's answer
+// when Raw is nil and Line is set.
+func (d Doc) raw(i int) (json.RawMessage, error) {
+	if r := d.Entries[i].Raw; r != nil || d.Line == nil {
+		return r, nil
+	}
+	return d.Line(i)
 }
 
 // Entry is one entry of the path.
@@ -43,17 +60,23 @@ type Entry struct {
 // in order. Tool output and JSON go in fenced code blocks whose fences are
 // longer than any backtick run inside; thinking is folded; image data is
 // replaced by a note of its type and size. Any Doc renders, however
-// malformed its entries' Raw; the only error is w's.
+// malformed its entries' Raw; the only errors are w's and d.Line's.
 func Markdown(w io.Writer, d Doc) error {
 	// Written as it is made, not gathered first: a 25 MB message then
 	// costs its text once, not twice more in a buffer (SPEC §2.8).
-	b := bufio.NewWriterSize(w, 64<<10)
-	bd := newBuilder(d)
+	ew := &iox.StickyWriter{W: w}
+	b := bufio.NewWriterSize(ew, 64<<10)
+	bd, err := newBuilder(d)
+	if err != nil {
+		return err
+	}
 	writeHead(b, titleView(d, bd))
-	_ = eachBlock(d, bd, func(blk block) error {
+	if err := eachBlock(d, bd, func(blk block) error {
 		mdBlock(b, blk)
-		return nil
-	})
+		return ew.Err
+	}); err != nil && ew.Err == nil {
+		return errors.Unwrap(err) // d.Line's
+	}
 	if err := b.Flush(); err != nil {
 		return fmt.Errorf("write markdown transcript: %w", err)
 	}
@@ -64,15 +87,18 @@ func Markdown(w io.Writer, d Doc) error {
 // no external resource; PNG, JPEG, GIF and WebP images embedded as data
 // URLs) with the same content as Markdown. Every value is escaped by
 // html/template, and message Markdown is rendered by goldmark without raw
-// HTML. Any Doc renders; the only error is w's.
+// HTML. Any Doc renders; the only errors are w's and d.Line's.
 func HTML(w io.Writer, d Doc) error {
 	// Executed straight into a buffered writer (SPEC §2.8); a template
 	// error is a bug, a write error w's.
 	ew := &iox.StickyWriter{W: w}
 	b := bufio.NewWriterSize(ew, 64<<10)
 	sp := newImageSplicer(b)
-	bd := newBuilder(d)
-	t, err := page.Clone()
+	bd, err := newBuilder(d)
+	if err != nil {
+		return err
+	}
+	t, err := page().Clone()
 	if err == nil {
 		// One block at a time (SPEC §2.8), byte for byte what page
 		// makes of the whole view.
@@ -86,6 +112,10 @@ func HTML(w io.Writer, d Doc) error {
 			}
 			return t.ExecuteTemplate(sp, "block", blk)
 		})
+		var le lineError
+		if errors.As(err, &le) {
+			return le.err
+		}
 	}
 	if err == nil {
 		err = t.ExecuteTemplate(sp, "foot", nil)

@@ -336,7 +336,7 @@ func TestNeutralize(t *testing.T) {
 
 // parseMD is parse for tests that only need the tree.
 func parseMD(s string) ast.Node {
-	return gm.Parser().Parse(text.NewReader([]byte(s)))
+	return gm().Parser().Parse(text.NewReader([]byte(s)))
 }
 
 func TestBounded(t *testing.T) {

@@ -172,13 +172,12 @@ func nouns(n int, one, many string) string {
 // build turns d into the view both writers lay out, every block at once
 // (the writers make one block at a time: see each).
 func build(d Doc) view {
-	b := newBuilder(d)
+	b, _ := newBuilder(d) // d.Line unset: no error
 	v := titleView(d, b)
-	for i, e := range d.Entries {
-		if b.shown(i) {
-			v.Blocks = append(v.Blocks, b.entry(e))
-		}
-	}
+	_ = eachBlock(d, b, func(blk block) error {
+		v.Blocks = append(v.Blocks, blk)
+		return nil
+	})
 	return v
 }
 
@@ -225,8 +224,9 @@ func titleView(d Doc, b *builder) view {
 // newBuilder(d)) and hands each to
 // out, keeping only that one: a 25 MB text is live while it is written,
 // not for the whole document (SPEC §2.8). With d.Release, each entry's Raw
-// is dropped from d.Entries once its block is made. It stops at out's
-// first error.
+// is dropped from d.Entries once its block is made; with d.Line, each line
+// is read as its block is made and let go after out. It stops at out's
+// first error, or at d.Line's, returned as a lineError.
 func eachBlock(d Doc, b *builder, out func(block) error) error {
 	for i := range d.Entries {
 		if !b.shown(i) {
@@ -235,7 +235,13 @@ func eachBlock(d Doc, b *builder, out func(block) error) error {
 			}
 			continue
 		}
-		blk := b.entry(d.Entries[i])
+		e := d.Entries[i]
+		raw, err := d.raw(i)
+		if err != nil {
+			return lineError{err}
+		}
+		e.Raw = raw
+		blk := b.entry(e)
 		if d.Release {
 			d.Entries[i].Raw = nil
 		}
@@ -245,6 +251,12 @@ func eachBlock(d Doc, b *builder, out func(block) error) error {
 	}
 	return nil
 }
+
+// lineError is an error of Doc.Line, told apart from the writer's.
+type lineError struct{ err error }
+
+func (e lineError) Error() string { return e.err.Error() }
+func (e lineError) Unwrap() error { return e.err }
 
 // isMessage reports whether e is a message of a session in dialect d, for
 // the count in the facts: a pi or plain entry of type "message", every
