@@ -3,6 +3,8 @@ package archive
 import (
 	"context"
 	"errors"
+
+	"github.com/grove-sessions/grove/index"
 )
 
 // entriesIn, when set (by tests), is called once a cold build's entry
@@ -41,26 +43,30 @@ func (a *Archive) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexSu
 	}
 	tmp := RebuildPath(a.db.File())
 	if err := removeIndexFiles(tmp); err != nil {
-		return sum, nil, false
+		return a.notCold(err)
 	}
 	defer removeIndexFiles(tmp)
 	fresh, err := openBuild(ctx, tmp)
 	if err != nil {
-		return sum, nil, false
+		return a.notCold(err)
 	}
 	defer fresh.Close()
 	// What the index holds besides sessions: the sources it carried over
 	// from a damaged one (carrySources), or remembered before a run that
 	// was killed while its search text was built.
-	if srcs, err := a.db.Sources(ctx); err != nil || fresh.db.AddSources(ctx, srcs) != nil {
-		return sum, nil, false
+	srcs, err := a.db.Sources(ctx)
+	if err == nil {
+		err = fresh.db.AddSources(ctx, srcs)
+	}
+	if err != nil {
+		return a.notCold(err)
 	}
 	o := opts
 	o.Busy, o.whole = nil, true
 	sum, err = fresh.refresh(ctx, o)
 	stopped := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 	if err != nil && !stopped {
-		return IndexSummary{}, nil, false
+		return a.notCold(err)
 	}
 	if stopped && sum.Indexed == 0 && n == 0 {
 		return sum, err, true
@@ -69,10 +75,10 @@ func (a *Archive) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexSu
 	if stopped {
 		// Nothing waits for the text to be built: it goes in with the rows.
 		if ferr := fresh.db.Finish(keep); ferr != nil {
-			return IndexSummary{}, nil, false
+			return a.notCold(ferr)
 		}
 		if ferr := fresh.Close(); ferr != nil {
-			return IndexSummary{}, nil, false
+			return a.notCold(ferr)
 		}
 		if ferr := a.db.RestoreFrom(keep, tmp); ferr != nil {
 			return sum, a.db.Classify(ferr), true
@@ -80,7 +86,7 @@ func (a *Archive) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexSu
 		return sum, err, true
 	}
 	if ferr := fresh.db.EndEntries(ctx); ferr != nil {
-		return IndexSummary{}, nil, false
+		return a.notCold(ferr)
 	}
 	if ferr := a.db.RestoreFrom(keep, tmp); ferr != nil {
 		return sum, a.db.Classify(ferr), true
@@ -97,4 +103,15 @@ func (a *Archive) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexSu
 		return sum, a.db.Classify(ferr), true
 	}
 	return sum, nil, true
+}
+
+// notCold gives up a cold build that failed before anything was swapped
+// in, so that the caller indexes the ordinary way. Anything but a full
+// disk (which the ordinary way meets too, keeping what fits) is named on
+// stderr: it would otherwise cost only time, unseen.
+func (a *Archive) notCold(err error) (IndexSummary, error, bool) {
+	if err != nil && !index.IsDiskFull(err) {
+		a.note("warning: the first index could not be built in one go (" + errMsg(err) + "); indexing file by file instead")
+	}
+	return IndexSummary{}, nil, false
 }

@@ -125,7 +125,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 	// a query its name matches finds the session itself (SPEC §7: session
 	// names; FORMATS.md §4: title metadata).
 	if len(o.Roles) == 0 && len(o.Types) == 0 && !o.Active && (o.Dialect == "" || o.Dialect == string(jsonl.Claude)) {
-		named, err := a.db.Sessions(ctx, index.SessionFilter{Dialect: string(jsonl.Claude)})
+		named, err := a.db.Sessions(ctx, index.SessionFilter{Dialect: string(jsonl.Claude), Named: true})
 		if err != nil {
 			return nil, err
 		}

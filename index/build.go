@@ -45,7 +45,49 @@ func OpenBuild(ctx context.Context, path string) (*DB, error) {
 		return nil, err
 	}
 	d.build = tb
+	if tb.indexes, err = dropIndexes(ctx, d); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("index %s: %w", path, err)
+	}
 	return d, nil
+}
+
+// dropIndexes drops the secondary indexes of the entry rows
+// and returns the statements that make them again (makeIndexes): built
+// from sorted rows at the end, an index costs less than kept up row by
+// row. Nothing a whole read writes looks rows up by them (the tree facts
+// are worked out in Go, treeLog).
+func dropIndexes(ctx context.Context, d *DB) ([]string, error) {
+	var idx []struct {
+		Name string `db:"name"`
+		SQL  string `db:"sql"`
+	}
+	if err := d.db.SelectContext(ctx, &idx, `SELECT name, sql FROM sqlite_schema
+		WHERE type = 'index' AND sql IS NOT NULL AND tbl_name = 'entries' ORDER BY rowid`); err != nil {
+		return nil, err
+	}
+	var again []string
+	for _, x := range idx {
+		if _, err := d.db.ExecContext(ctx, `DROP INDEX "`+x.Name+`"`); err != nil {
+			return nil, err
+		}
+		again = append(again, x.SQL)
+	}
+	return again, nil
+}
+
+// makeIndexes makes the indexes dropIndexes dropped, once.
+func (d *DB) makeIndexes(ctx context.Context) error {
+	if d.build == nil {
+		return nil
+	}
+	for len(d.build.indexes) > 0 {
+		if _, err := d.db.ExecContext(ctx, d.build.indexes[0]); err != nil {
+			return fmt.Errorf("index %s: make its indexes: %w", d.path, err)
+		}
+		d.build.indexes = d.build.indexes[1:]
+	}
+	return nil
 }
 
 // textBuild stores search text into its own file on its own goroutine,
@@ -56,6 +98,9 @@ type textBuild struct {
 	sp    *spool
 	done  chan error
 	ended bool
+	// indexes are the statements of the secondary indexes OpenBuild
+	// dropped, made again before the index is swapped in.
+	indexes []string
 }
 
 // shadowTables are the full-text index's own tables, copied whole from the
@@ -195,6 +240,9 @@ func (d *DB) EndEntries(ctx context.Context) error {
 		return errors.New("index: not a cold build")
 	}
 	d.build.sp.close()
+	if err := d.makeIndexes(ctx); err != nil {
+		return err
+	}
 	if _, err := d.db.ExecContext(ctx, "INSERT OR REPLACE INTO counters (name, value) VALUES (?, 1)", textPending); err != nil {
 		return fmt.Errorf("index %s: %w", d.path, err)
 	}
@@ -288,6 +336,9 @@ func syncFile(path string) error {
 func (d *DB) Finish(ctx context.Context) error {
 	if d.build == nil {
 		return nil
+	}
+	if err := d.makeIndexes(ctx); err != nil {
+		return err
 	}
 	tb := d.build
 	d.build = nil

@@ -25,6 +25,7 @@ type SessionFilter struct {
 	Workspace string
 	SessionID string // exact session id
 	Dialect   string // exact dialect (pi, plain, ...)
+	Named     bool   // only sessions with a name (with Dialect: by the index sessions_named)
 }
 
 // Sessions lists the indexed sessions, most recently modified first.
@@ -37,6 +38,9 @@ func (d *DB) Sessions(ctx context.Context, f SessionFilter) ([]Session, error) {
 	if f.Dialect != "" {
 		q += " AND s.dialect = ?"
 		args = append(args, f.Dialect)
+	}
+	if f.Named {
+		q += " AND s.name != ''"
 	}
 	if f.SessionID != "" {
 		q += " AND s.session_id = ?"

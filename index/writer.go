@@ -327,9 +327,11 @@ func (w *SessionWriter) Rollback() {
 
 // HasEntry reports whether the session holds an entry with id, among the
 // entries stored so far (those of earlier reads and the batches added).
+// The planner takes entries_by_id; a cold build, which makes its indexes
+// at the end (OpenBuild), scans the session's rows.
 func (w *SessionWriter) HasEntry(ctx context.Context, id string) (bool, error) {
 	var n int
-	if err := w.tx.GetContext(ctx, &n, `SELECT count(*) FROM (SELECT 1 FROM entries INDEXED BY entries_by_id WHERE sid = ? AND entry_id = ? LIMIT 1)`, w.s.SID, id); err != nil {
+	if err := w.tx.GetContext(ctx, &n, `SELECT count(*) FROM (SELECT 1 FROM entries WHERE sid = ? AND entry_id = ? LIMIT 1)`, w.s.SID, id); err != nil {
 		return false, fmt.Errorf("index %s: look up entry: %w", w.s.Path, err)
 	}
 	return n > 0, nil
