@@ -64,14 +64,7 @@ type Fork struct {
 // written (a file is then removed; To holds part of the fork); those of
 // WriteFork; To's write errors.
 func (a *Archive) Fork(ctx context.Context, session, leaf string, opts ForkOptions) (*Fork, error) {
-	p, err := a.Path(ctx, session, leaf)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkLines(ctx, p); err != nil {
-		return nil, err
-	}
-	labels, err := a.db.Labels(ctx, p.Session.row.SID)
+	p, labels, err := a.checkedPath(ctx, session, leaf)
 	if err != nil {
 		return nil, err
 	}

@@ -39,14 +39,7 @@ type Transcript struct {
 // since is stale_index then, and ctx's end stops the rendering, both
 // returned by Markdown and HTML.
 func (a *Archive) Transcript(ctx context.Context, session, leaf string) (*Transcript, error) {
-	p, err := a.Path(ctx, session, leaf)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkLines(ctx, p); err != nil {
-		return nil, err
-	}
-	labels, err := a.db.Labels(ctx, p.Session.row.SID)
+	p, labels, err := a.checkedPath(ctx, session, leaf)
 	if err != nil {
 		return nil, err
 	}
@@ -57,6 +50,23 @@ func (a *Archive) Transcript(ctx context.Context, session, leaf string) (*Transc
 	t := NewTranscript(p, path, labels)
 	t.ctx, t.path, t.fromDoc = ctx, p, false
 	return t, nil
+}
+
+// checkedPath is Path of session to leaf, every line of it checked
+// against the index (checkLines), with the session's labels.
+func (a *Archive) checkedPath(ctx context.Context, session, leaf string) (*Path, map[string]string, error) {
+	p, err := a.Path(ctx, session, leaf)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkLines(ctx, p); err != nil {
+		return nil, nil, err
+	}
+	labels, err := a.db.Labels(ctx, p.Session.row.SID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, labels, nil
 }
 
 // checkLines reads every committed line of p back by offset, 64 KB at a

@@ -151,20 +151,7 @@ func TestReplace_ManyEntries(t *testing.T) {
 // The recursive step must look up one entry by id per step, never scan the
 // session per step (see Path). This pins the plan, not a time.
 func TestPath_QueryPlan(t *testing.T) {
-	d := mustOpen(t, testutil.MustTempDB(t))
-	rows, err := d.db.Queryx("EXPLAIN QUERY PLAN "+pathQuery, 1, "x", 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		rows.Scan(&id, &parent, &unused, &detail)
-		plan = append(plan, detail)
-	}
-	joined := strings.Join(plan, " | ")
+	joined := queryPlan(t, pathQuery, 1, "x", 10)
 	scanW := strings.Index(joined, "SCAN w")
 	search := strings.Index(joined, "SEARCH p USING INDEX entries_by_id (sid=? AND entry_id=?)")
 	if scanW < 0 || search < 0 || search < scanW {
@@ -235,8 +222,21 @@ func TestDuplicates_EveryID(t *testing.T) {
 // entries by an entries_by_run range, never a scan of the session (see
 // runPathQuery). This pins the plan, not a time.
 func TestRunPath_QueryPlan(t *testing.T) {
+	joined := queryPlan(t, runPathQuery, 1, 0, 10, 10)
+	for _, want := range []string{"SCAN up | SEARCH p USING INDEX entries_by_id (sid=? AND entry_id=?)", "SEARCH h USING PRIMARY KEY (sid=? AND seq=?)",
+		"SEARCH e USING INDEX entries_by_run (sid=? AND run=? AND pos<?)"} {
+		if !strings.Contains(joined, want) {
+			t.Fatalf("run walk plan = %s; want %s", joined, want)
+		}
+	}
+}
+
+// queryPlan is SQLite's plan for q with args on a new index, its steps
+// joined by " | ".
+func queryPlan(t *testing.T, q string, args ...any) string {
+	t.Helper()
 	d := mustOpen(t, testutil.MustTempDB(t))
-	rows, err := d.db.Queryx("EXPLAIN QUERY PLAN "+runPathQuery, 1, 0, 10, 10)
+	rows, err := d.db.Queryx("EXPLAIN QUERY PLAN "+q, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,11 +248,14 @@ func TestRunPath_QueryPlan(t *testing.T) {
 		rows.Scan(&id, &parent, &unused, &detail)
 		plan = append(plan, detail)
 	}
-	joined := strings.Join(plan, " | ")
-	for _, want := range []string{"SCAN up | SEARCH p USING INDEX entries_by_id (sid=? AND entry_id=?)", "SEARCH h USING PRIMARY KEY (sid=? AND seq=?)",
-		"SEARCH e USING INDEX entries_by_run (sid=? AND run=? AND pos<?)"} {
-		if !strings.Contains(joined, want) {
-			t.Fatalf("run walk plan = %s; want %s", joined, want)
-		}
+	return strings.Join(plan, " | ")
+}
+
+// The named Claude sessions every search looks at are found by the index
+// sessions_named, not by reading every session row. This pins the plan.
+func TestSessions_NamedQueryPlan(t *testing.T) {
+	q, args := sessionsQuery(SessionFilter{Dialect: "claude", Named: true})
+	if plan := queryPlan(t, q, args...); !strings.Contains(plan, "USING INDEX sessions_named") {
+		t.Fatalf("plan of the named sessions: %s; want it to use sessions_named", plan)
 	}
 }

@@ -30,6 +30,16 @@ type SessionFilter struct {
 
 // Sessions lists the indexed sessions, most recently modified first.
 func (d *DB) Sessions(ctx context.Context, f SessionFilter) ([]Session, error) {
+	q, args := sessionsQuery(f)
+	var out []Session
+	if err := d.db.SelectContext(ctx, &out, q, args...); err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, nil
+}
+
+// sessionsQuery is the query of Sessions and its arguments.
+func sessionsQuery(f SessionFilter) (string, []any) {
 	q := "SELECT " + sessionCols + " FROM sessions s WHERE 1=1"
 	var args []any
 	cond, wargs := workspaceCond("s.workspace", f.Workspace)
@@ -47,11 +57,7 @@ func (d *DB) Sessions(ctx context.Context, f SessionFilter) ([]Session, error) {
 		args = append(args, f.SessionID)
 	}
 	q += " ORDER BY coalesce(s.modified_ms, 0) DESC, s.path"
-	var out []Session
-	if err := d.db.SelectContext(ctx, &out, q, args...); err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	return out, nil
+	return q, args
 }
 
 // SessionByPath returns the session stored for an absolute file path, or
