@@ -3,6 +3,8 @@ package archive
 import (
 	"context"
 	"errors"
+	"os"
+	"slices"
 
 	"github.com/grove-sessions/grove/index"
 )
@@ -63,6 +65,22 @@ func (a *Archive) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexSu
 	}
 	o := opts
 	o.Busy, o.whole = nil, true
+	if n > 0 {
+		// Built again over sessions whose text a killed run left pending:
+		// their files are read too, whatever this run names, so that none
+		// leaves the index (those gone since are left out).
+		known, _, err := a.db.FileStates(ctx)
+		if err != nil {
+			return a.notCold(err)
+		}
+		o.Files = slices.Clone(opts.Files)
+		for p := range known {
+			if _, err := os.Lstat(p); err == nil {
+				o.Files = append(o.Files, p)
+			}
+		}
+		slices.Sort(o.Files[len(opts.Files):])
+	}
 	sum, err = fresh.refresh(ctx, o)
 	stopped := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 	if err != nil && !stopped {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/grove-sessions/grove/archive"
@@ -131,11 +132,26 @@ func TestColdIndex_ListingsBeforeText(t *testing.T) {
 	if ss, _ := b.Sessions(ctx, ""); len(ss) != sum.Indexed {
 		t.Fatalf("after a stop the index lists %d sessions, want %d", len(ss), sum.Indexed)
 	}
-	again, err := b.Index(ctx, archive.IndexOptions{Roots: []string{root}})
+	// Indexing only one of the files again still reads them all: none of
+	// the sessions whose text was pending leaves the index.
+	one := filepath.Join(root, "v3-tree.jsonl")
+	again, err := b.Index(ctx, archive.IndexOptions{Files: []string{one}})
 	if err != nil || again.Indexed != sum.Indexed {
-		t.Fatalf("index after a stop: %+v, %v; want all %d files read again", again, err, sum.Indexed)
+		t.Fatalf("index of %s after a stop: %+v, %v; want all %d files read again", one, again, err, sum.Indexed)
 	}
-	if got, want := mustDump(t, b), mustDump(t, clean); got != want {
+	if got, want := withoutSources(mustDump(t, b)), withoutSources(mustDump(t, clean)); got != want {
 		t.Fatalf("the index built again differs from a clean one:\n%s", testutil.FirstDiff(got, want))
 	}
+}
+
+// withoutSources is an index dump without its source lines (what the
+// index was asked to read, which differs between the runs compared).
+func withoutSources(dump string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(dump, "\n") {
+		if !strings.HasPrefix(l, "source ") {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
 }
