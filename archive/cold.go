@@ -43,6 +43,17 @@ func (a *Archive) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexSu
 			return sum, nil, false
 		}
 	}
+	if n == 0 {
+		// A search meanwhile says a first index is on its way.
+		if err := a.db.MarkTextPending(ctx, true); err != nil {
+			return sum, nil, false
+		}
+		defer func() {
+			if !ok || (err != nil && sum.Indexed == 0) {
+				a.db.MarkTextPending(context.WithoutCancel(ctx), false)
+			}
+		}()
+	}
 	tmp := RebuildPath(a.db.File())
 	if err := removeIndexFiles(tmp); err != nil {
 		return a.notCold(err)
@@ -128,7 +139,7 @@ func (a *Archive) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexSu
 // disk (which the ordinary way meets too, keeping what fits) is named on
 // stderr: it would otherwise cost only time, unseen.
 func (a *Archive) notCold(err error) (IndexSummary, error, bool) {
-	if err != nil && !index.IsDiskFull(err) {
+	if err != nil && !index.IsDiskFull(err) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 		a.note("warning: the first index could not be built in one go (" + errMsg(err) + "); indexing file by file instead")
 	}
 	return IndexSummary{}, nil, false

@@ -27,6 +27,10 @@ type pendingText struct {
 // twice (SPEC §2.8).
 const holdText = 1 << 20
 
+// holdBatchText is the most search text, bytes, the first writer of a
+// batch holds before it is stored: a 100 MB session is not held whole.
+const holdBatchText = 8 << 20
+
 // insertTextRow is the one statement the held text is stored with.
 const insertTextRow = "INSERT INTO entry_text (rowid, text) VALUES (?, ?)"
 
@@ -53,6 +57,15 @@ func (b *Batch) holdEntriesText(ctx context.Context, entries []Entry) error {
 			b.text = append(b.text, pendingText{doc: e.Doc, text: t})
 			b.textBytes += len(t)
 		}
+	}
+	// A big file's text is not held whole: it starts its own batch, and
+	// the first writer of a batch has no savepoint (its rollback is the
+	// batch's), so what it holds may go in now.
+	if w := b.w; w != nil && w.sp == "" && b.textBytes >= holdBatchText {
+		if err := b.flushText(ctx); err != nil {
+			return err
+		}
+		w.text = 0
 	}
 	return nil
 }
