@@ -43,17 +43,6 @@ func (a *Archive) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexSu
 			return sum, nil, false
 		}
 	}
-	if n == 0 {
-		// A search meanwhile says a first index is on its way.
-		if err := a.db.MarkTextPending(ctx, true); err != nil {
-			return sum, nil, false
-		}
-		defer func() {
-			if !ok || (err != nil && sum.Indexed == 0) {
-				a.db.MarkTextPending(context.WithoutCancel(ctx), false)
-			}
-		}()
-	}
 	tmp := RebuildPath(a.db.File())
 	if err := removeIndexFiles(tmp); err != nil {
 		return a.notCold(err)
@@ -110,7 +99,7 @@ func (a *Archive) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexSu
 			return a.notCold(ferr)
 		}
 		if ferr := a.db.RestoreFrom(keep, tmp); ferr != nil {
-			return sum, a.db.Classify(ferr), true
+			return a.notSwapped(keep, ferr)
 		}
 		return sum, err, true
 	}
@@ -118,7 +107,7 @@ func (a *Archive) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexSu
 		return a.notCold(ferr)
 	}
 	if ferr := a.db.RestoreFrom(keep, tmp); ferr != nil {
-		return sum, a.db.Classify(ferr), true
+		return a.notSwapped(keep, ferr)
 	}
 	// The listings answer from here on. A Ctrl-C while the text is built
 	// leaves it pending: the next `grove index` builds the index again.
@@ -143,4 +132,13 @@ func (a *Archive) notCold(err error) (IndexSummary, error, bool) {
 		a.note("warning: the first index could not be built in one go (" + errMsg(err) + "); indexing file by file instead")
 	}
 	return IndexSummary{}, nil, false
+}
+
+// notSwapped gives up a cold build whose swap failed (a full disk, most
+// likely): the swap is one transaction, so the index is as it was, empty;
+// the WAL the failed copy grew is given back before the caller indexes
+// the ordinary way.
+func (a *Archive) notSwapped(ctx context.Context, err error) (IndexSummary, error, bool) {
+	a.db.Checkpoint(ctx) // best effort: a WAL that stays is still whole
+	return a.notCold(err)
 }

@@ -57,6 +57,13 @@ func (b *Batch) Commit() error {
 		b.text = nil
 		return fmt.Errorf("index: insert search text: %w", err)
 	}
+	// FTS5 writes its pending terms at a savepoint (or else inside the
+	// commit, past roomToFold's look): a savepoint now puts them in pages
+	// that roomToFold counts.
+	if _, err := b.tx.tx.Exec("SAVEPOINT fts_flush; RELEASE fts_flush"); err != nil {
+		b.tx.Rollback()
+		return fmt.Errorf("index: commit: %w", err)
+	}
 	if err := b.roomToFold(); err != nil {
 		b.tx.Rollback()
 		return fmt.Errorf("index: commit: %w", err)

@@ -249,19 +249,6 @@ func (d *DB) EndEntries(ctx context.Context) error {
 	return syncFile(d.path)
 }
 
-// MarkTextPending marks this index, an empty one a cold build is about to
-// replace, as waiting for its search text (TextPending), so that a search
-// meanwhile says so; on is false to take the mark away again (the build
-// given up).
-func (d *DB) MarkTextPending(ctx context.Context, on bool) error {
-	q := "DELETE FROM counters WHERE name = ?"
-	if on {
-		q = "INSERT OR REPLACE INTO counters (name, value) VALUES (?, 1)"
-	}
-	_, err := d.db.ExecContext(ctx, q, textPending)
-	return err
-}
-
 // TextPending reports whether the index's search text is still being
 // built (see EndEntries): sessions, leaves, tree and path answer, search
 // does not yet.

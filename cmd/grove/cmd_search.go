@@ -175,9 +175,7 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 	for _, w := range a.UnknownValues(ctx, o) {
 		fmt.Fprintf(g.stderr, "grove: %s\n", w)
 	}
-	if res.TextPending && res.Pending == 0 {
-		fmt.Fprintf(g.stderr, "grove: a first `grove index` is building this index, or was stopped before it listed any session (then run `grove index` again): nothing is searchable yet\n")
-	} else if res.TextPending {
+	if res.TextPending {
 		fmt.Fprintf(g.stderr, "grove: the search text of %s is not in the index yet (none of their entries is searchable): a first `grove index` is building it, or was stopped before it finished (then run `grove index` again); sessions, workspaces, leaves, branches, tree and path answer already\n", counted(res.Pending, "session", "sessions"))
 	}
 	if res.Total == 0 && !res.TextPending {
