@@ -33,6 +33,9 @@ type DB struct {
 	mu     sync.Mutex
 	stmts  map[string]*sqlx.Stmt // prepared read statements, by SQL text
 	wstmts map[string]*sqlx.Stmt // prepared write statements (see wtx), by SQL text
+	// retired are the statements the last emptying let go: closed at
+	// the next one (cachedStmt), or by Close.
+	retired []*sqlx.Stmt
 }
 
 // selectCached is sqlx's SelectContext through the statement cache.
@@ -67,8 +70,15 @@ func (d *DB) cachedStmt(ctx context.Context, cache *map[string]*sqlx.Stmt, q str
 		*cache = map[string]*sqlx.Stmt{}
 	}
 	if limit > 0 && len(*cache) > limit {
-		for k, old := range *cache {
+		// The statements let go now may be in use by a query another
+		// goroutine just took them for (grove serve answers many at once):
+		// they are closed at the next emptying, not now.
+		for _, old := range d.retired {
 			old.Close()
+		}
+		d.retired = d.retired[:0]
+		for k, old := range *cache {
+			d.retired = append(d.retired, old)
 			delete(*cache, k)
 		}
 	}
@@ -214,7 +224,10 @@ func (d *DB) Close() error {
 	for _, st := range d.wstmts {
 		st.Close()
 	}
-	d.stmts, d.wstmts = nil, nil
+	for _, st := range d.retired {
+		st.Close()
+	}
+	d.stmts, d.wstmts, d.retired = nil, nil, nil
 	d.mu.Unlock()
 	return d.db.Close()
 }

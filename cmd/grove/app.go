@@ -118,7 +118,11 @@ func defaultDB() string {
 	return filepath.Join(home, ".local", "share", "grove", "index.db")
 }
 
-var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "machine output: exactly one JSON document on stdout"}
+// jsonFlag is --json. Each app gets its own flags (urfave/cli writes to a
+// flag as it applies it): grove serve runs many apps at once.
+func jsonFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "json", Usage: "machine output: exactly one JSON document on stdout"}
+}
 
 const exitHelp = `EXIT STATUS:
    0  success
@@ -141,7 +145,7 @@ func newApp(g *env) *cli.App {
 		Version:     version(),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "db", Usage: "index file", EnvVars: []string{"GROVE_DB"}, Value: defaultDB()},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Writer:         g.stdout,
 		ErrWriter:      g.stderr,
@@ -171,7 +175,7 @@ func newApp(g *env) *cli.App {
 	}
 	for _, c := range app.Commands {
 		c.OnUsageError = app.OnUsageError
-		c.Flags = append(c.Flags, jsonFlag)
+		c.Flags = append(c.Flags, jsonFlag())
 		before := c.Before
 		c.Before = func(cc *cli.Context) error {
 			g.json = g.json || cc.Bool("json")

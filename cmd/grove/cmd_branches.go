@@ -13,7 +13,7 @@ func branchesCommand(g *env) *cli.Command {
 	return &cli.Command{
 		Name:  "branches",
 		Usage: "list branch points (entries two or more entries name as parent) with their child branches and the leaves each holds",
-		Flags: filterFlags,
+		Flags: filterFlags(),
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 0, 0); err != nil {
 				return err

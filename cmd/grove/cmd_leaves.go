@@ -13,7 +13,7 @@ func leavesCommand(g *env) *cli.Command {
 	return &cli.Command{
 		Name:  "leaves",
 		Usage: "list leaves (entries no entry names as parent), newest activity first, with depth, label and the last user message on each path",
-		Flags: filterFlags,
+		Flags: filterFlags(),
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 0, 0); err != nil {
 				return err

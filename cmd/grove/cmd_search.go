@@ -21,10 +21,10 @@ const searchQueryHelp = `QUERY: words are ANDed; "quoted phrases"; -word exclude
    and Korean text matches any substring. An entry id or session id (or a
    unique prefix of 4+ characters) finds that entry or session.`
 
-// searchFlagNames are search's flags, to catch them typed after the query.
-var searchFlagNames = map[string]bool{}
-
 func searchCommand(g *env) *cli.Command {
+	// searchFlagNames are search's flags, to catch them typed after the
+	// query. Each app has its own: grove serve runs many at once.
+	searchFlagNames := map[string]bool{}
 	cmd := &cli.Command{
 		Name:        "search",
 		Usage:       "full-text search over every indexed session, newest hits first",

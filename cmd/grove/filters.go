@@ -20,10 +20,14 @@ func workspaceFlag() cli.Flag {
 	return &cli.StringFlag{Name: "workspace", Usage: workspaceUsage}
 }
 
-var filterFlags = []cli.Flag{
-	&cli.StringFlag{Name: "session", Usage: "only this session (id, unique id prefix of 4+ characters, or file path)"},
-	workspaceFlag(),
-	dialectFlag(),
+// filterFlags are --session, --workspace and --dialect, new for each app
+// (grove serve runs many at once).
+func filterFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "session", Usage: "only this session (id, unique id prefix of 4+ characters, or file path)"},
+		workspaceFlag(),
+		dialectFlag(),
+	}
 }
 
 // filterOf is the --session, --workspace and --dialect filter of c; the
