@@ -160,3 +160,20 @@ func (t *Transcript) render(write func(transcript.Doc) error) error {
 	}
 	return write(d)
 }
+
+// Fragment says which entries of a transcript HTMLFragment shows, how
+// their anchors are named and what follows each (transcript.Fragment).
+type Fragment = transcript.Fragment
+
+// HTMLFragment writes the blocks of the transcript's entries f.From to
+// f.To (indexes into the path, root first) as an HTML fragment without
+// page, facts or style: grove serve's transcript page (SPEC §9), which
+// links TranscriptCSS. Errors: those of Markdown. A transcript renders
+// once.
+func (t *Transcript) HTMLFragment(w io.Writer, f Fragment) error {
+	return t.render(func(d transcript.Doc) error { return transcript.HTMLFragment(w, d, f) })
+}
+
+// TranscriptCSS is the stylesheet of HTML's page, for a page that links
+// it (grove serve's strict Content-Security-Policy allows no inline style).
+func TranscriptCSS() string { return transcript.Stylesheet() }

@@ -2,9 +2,11 @@ package archive
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/grove-sessions/grove/errs"
@@ -458,4 +460,104 @@ func (a *Archive) Tree(ctx context.Context, session string, opt TreeOptions) (*T
 		return nil, err
 	}
 	return t, nil
+}
+
+// Connector is how a drawn tree row hangs under its branch point.
+type Connector uint8
+
+const (
+	ConnNone Connector = iota // on its parent's chain, at the parent's indentation
+	ConnMid                   // a branch point's child with siblings after it: ├──
+	ConnLast                  // a branch point's last child: └──
+)
+
+// TreeRow is one row of a drawn tree (`grove tree`, grove serve's tree
+// page): the node and the indentation it is drawn at.
+type TreeRow struct {
+	Node int
+	// Levels has one element per indentation level above the row: true
+	// when the branch at that level was its branch point's last child
+	// (drawn "    "), false otherwise ("│   "). Rows reuses it: copy it
+	// to keep it past the callback.
+	Levels []bool
+	Conn   Connector
+}
+
+// The indentation Prefix draws: deeper than MaxIndent levels, a row draws
+// only its deepest DeepWindow levels, after "+N " for the N left out, so a
+// session whose retries branch hundreds of levels deep stays in bounded
+// width.
+const (
+	MaxIndent  = 12
+	DeepWindow = 6
+)
+
+// Rows walks the tree under root depth first, in the order `grove tree`
+// draws it, and calls f for each row. A linear chain stays at one
+// indentation; a branch point's children hang one level deeper, in file
+// order (SPEC §4), the last with ConnLast; a cut below a branch point
+// (NodeCut) hangs as its last child.
+func (t *Tree) Rows(root int, f func(TreeRow)) {
+	type frame struct {
+		node, d int
+		conn    Connector
+	}
+	var last []bool
+	var kids []int
+	stack := []frame{{node: root}}
+	for len(stack) > 0 {
+		fr := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		last = last[:fr.d]
+		d := fr.d
+		f(TreeRow{Node: fr.node, Levels: last, Conn: fr.conn})
+		if fr.conn != ConnNone {
+			last = append(last, fr.conn == ConnLast)
+			d++
+		}
+		kids = kids[:0]
+		for c := t.Nodes[fr.node].FirstChild; c >= 0; c = t.Nodes[c].NextSibling {
+			kids = append(kids, c)
+		}
+		switch {
+		case len(kids) == 1 && t.Nodes[kids[0]].Kind == NodeCut:
+			stack = append(stack, frame{node: kids[0], d: d, conn: ConnLast})
+		case len(kids) == 1:
+			stack = append(stack, frame{node: kids[0], d: d})
+		default:
+			for i := len(kids) - 1; i >= 0; i-- {
+				conn := ConnMid
+				if i == len(kids)-1 {
+					conn = ConnLast
+				}
+				stack = append(stack, frame{node: kids[i], d: d, conn: conn})
+			}
+		}
+	}
+}
+
+// Prefix is the row's indentation as `grove tree` draws it: "│   " or
+// "    " per level (the deepest DeepWindow after "+N " when there are more
+// than MaxIndent), then "├── " or "└── " for a branch point's child.
+func (r TreeRow) Prefix() string {
+	var b strings.Builder
+	levels := r.Levels
+	if len(levels) > MaxIndent {
+		fmt.Fprintf(&b, "+%d ", len(levels)-DeepWindow)
+		levels = levels[len(levels)-DeepWindow:]
+	}
+	for _, l := range levels {
+		if l {
+			b.WriteString("    ")
+		} else {
+			b.WriteString("│   ")
+		}
+	}
+	switch r.Conn {
+	case ConnMid:
+		b.WriteString("├── ")
+	case ConnLast:
+		b.WriteString("└── ")
+	}
+	return b.String()
 }

@@ -101,15 +101,6 @@ func runTree(ctx context.Context, g *env, session string, opt archive.TreeOption
 // treeWidth is the width, in columns, a tree line is clipped to fit.
 const treeWidth = 120
 
-// maxIndent is how many levels of branching are drawn as indentation.
-// A deeper line draws only its deepest deepWindow levels, after "+N " for
-// the N levels left out: a session whose retries branch hundreds of levels
-// deep still draws in bounded width, and keeps most of it for the text.
-const (
-	maxIndent  = 12
-	deepWindow = 6
-)
-
 // writeTreeText draws t for people: a header line, the roots' trees, the
 // cycles, and a note on what was folded.
 func writeTreeText(w io.Writer, s *archive.Session, t *archive.Tree) error {
@@ -167,93 +158,16 @@ func writeTreeText(w io.Writer, s *archive.Session, t *archive.Tree) error {
 	return bw.Flush()
 }
 
-// treeWriter draws nodes with an explicit stack; last[i] says whether the
-// branch at indentation level i was its branch point's last child (drawn
-// "    ") or not ("│   ").
+// treeWriter draws the rows of a tree (archive.Tree.Rows).
 type treeWriter struct {
 	w         *bufio.Writer
 	t         *archive.Tree
 	idWidth   int // the widest shown id, at most 12 columns
 	kindWidth int // the widest shown role or type, at most 14 columns
-	last      []bool
-	stack     []treeFrame
-	kids      []int
 }
-
-// treeFrame is a node to draw: at indentation level d, with a connector
-// (├── or └──) when it is a branch point's child.
-type treeFrame struct {
-	node, d int
-	conn    connector
-}
-
-type connector uint8
-
-const (
-	connNone connector = iota
-	connMid            // ├──
-	connLast           // └──
-)
 
 func (tw *treeWriter) draw(root int) {
-	nodes := tw.t.Nodes
-	tw.stack = append(tw.stack[:0], treeFrame{node: root})
-	for len(tw.stack) > 0 {
-		f := tw.stack[len(tw.stack)-1]
-		tw.stack = tw.stack[:len(tw.stack)-1]
-		tw.last = tw.last[:f.d]
-		prefix := tw.prefix()
-		d := f.d
-		switch f.conn {
-		case connMid:
-			prefix += "├── "
-		case connLast:
-			prefix += "└── "
-		}
-		if f.conn != connNone {
-			tw.last = append(tw.last, f.conn == connLast)
-			d++
-		}
-		tw.line(prefix, &nodes[f.node])
-
-		tw.kids = tw.kids[:0]
-		for c := nodes[f.node].FirstChild; c >= 0; c = nodes[c].NextSibling {
-			tw.kids = append(tw.kids, c)
-		}
-		switch {
-		case len(tw.kids) == 1 && nodes[tw.kids[0]].Kind == archive.NodeCut:
-			tw.stack = append(tw.stack, treeFrame{node: tw.kids[0], d: d, conn: connLast})
-		case len(tw.kids) == 1:
-			tw.stack = append(tw.stack, treeFrame{node: tw.kids[0], d: d})
-		default:
-			for i := len(tw.kids) - 1; i >= 0; i-- {
-				conn := connMid
-				if i == len(tw.kids)-1 {
-					conn = connLast
-				}
-				tw.stack = append(tw.stack, treeFrame{node: tw.kids[i], d: d, conn: conn})
-			}
-		}
-	}
-}
-
-// prefix is the indentation of the current level: "│   " or "    " per
-// level, the deepest maxIndent levels only.
-func (tw *treeWriter) prefix() string {
-	var b strings.Builder
-	levels := tw.last
-	if len(levels) > maxIndent {
-		fmt.Fprintf(&b, "+%d ", len(levels)-deepWindow)
-		levels = levels[len(levels)-deepWindow:]
-	}
-	for _, l := range levels {
-		if l {
-			b.WriteString("    ")
-		} else {
-			b.WriteString("│   ")
-		}
-	}
-	return b.String()
+	tw.t.Rows(root, func(r archive.TreeRow) { tw.line(r.Prefix(), &tw.t.Nodes[r.Node]) })
 }
 
 // line writes one node: id, role or type, preview, label and marks.

@@ -228,7 +228,14 @@ func titleView(d Doc, b *builder) view {
 // is read as its block is made and let go after out. It stops at out's
 // first error, or at d.Line's, returned as a lineError.
 func eachBlock(d Doc, b *builder, out func(block) error) error {
-	for i := range d.Entries {
+	return eachBlockIn(d, b, 0, len(d.Entries), func(_ int, blk block) error { return out(blk) })
+}
+
+// eachBlockIn is eachBlock for the entries d.Entries[from:to] only,
+// handing out each block with its entry's index; the lines of the others
+// are not read.
+func eachBlockIn(d Doc, b *builder, from, to int, out func(i int, blk block) error) error {
+	for i := from; i < to; i++ {
 		if !b.shown(i) {
 			if d.Release {
 				d.Entries[i].Raw = nil
@@ -245,7 +252,7 @@ func eachBlock(d Doc, b *builder, out func(block) error) error {
 		if d.Release {
 			d.Entries[i].Raw = nil
 		}
-		if err := out(blk); err != nil {
+		if err := out(i, blk); err != nil {
 			return err
 		}
 	}
