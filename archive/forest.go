@@ -147,3 +147,53 @@ func (f *forest) firstUserBelow(entries []Entry, i int32, steps int) int32 {
 	}
 	return i
 }
+
+// latestLeaves gives, for every entry, the leaf at or below it on the
+// latest line (the greatest entry index), in one pass as belowCounts; -1
+// where there is none (a cycle with nothing hanging off it). Every entry
+// of a cycle gets the latest over the whole cycle.
+func (f *forest) latestLeaves() []int32 {
+	n := len(f.parent)
+	latest := make([]int32, n)
+	for i := range latest {
+		latest[i] = -1
+	}
+	pending := slices.Clone(f.nkids)
+	var ready []int32
+	for i := range int32(n) {
+		if pending[i] == 0 {
+			ready = append(ready, i)
+		}
+	}
+	done := make([]bool, n)
+	for len(ready) > 0 {
+		i := ready[len(ready)-1]
+		ready = ready[:len(ready)-1]
+		done[i] = true
+		if f.isLeaf(i) {
+			latest[i] = max(latest[i], i)
+		}
+		if p := f.parent[i]; p >= 0 {
+			latest[p] = max(latest[p], latest[i])
+			if pending[p]--; pending[p] == 0 {
+				ready = append(ready, p)
+			}
+		}
+	}
+	for i := range n {
+		if done[i] {
+			continue
+		}
+		var cycle []int32
+		best := int32(-1)
+		for j := int32(i); !done[j]; j = f.parent[j] {
+			done[j] = true
+			cycle = append(cycle, j)
+			best = max(best, latest[j])
+		}
+		for _, j := range cycle {
+			latest[j] = best
+		}
+	}
+	return latest
+}

@@ -161,6 +161,10 @@ func (t *Transcript) render(write func(transcript.Doc) error) error {
 	return write(d)
 }
 
+// Path is the path the transcript shows: its session and entries, root
+// first (nil for one made by NewTranscript).
+func (t *Transcript) Path() *Path { return t.path }
+
 // Fragment says which entries of a transcript HTMLFragment shows, how
 // their anchors are named and what follows each (transcript.Fragment).
 type Fragment = transcript.Fragment

@@ -170,7 +170,7 @@ func newApp(g *env) *cli.App {
 		Commands: []*cli.Command{
 			indexCommand(g), rebuildCommand(g), sessionsCommand(g), workspacesCommand(g), leavesCommand(g),
 			branchesCommand(g), treeCommand(g), pathCommand(g), messagesCommand(g), contextCommand(g), exportCommand(g),
-			verifyCommand(g), recoverCommand(g), appendCommand(g), repairCommand(g), searchCommand(g), watchCommand(g),
+			verifyCommand(g), recoverCommand(g), appendCommand(g), repairCommand(g), searchCommand(g), watchCommand(g), serveCommand(g),
 		},
 	}
 	for _, c := range app.Commands {
@@ -180,7 +180,7 @@ func newApp(g *env) *cli.App {
 		c.Before = func(cc *cli.Context) error {
 			g.json = g.json || cc.Bool("json")
 			switch cc.Command.Name {
-			case "index", "rebuild", "watch":
+			case "index", "rebuild", "watch", "serve":
 				g.writes = true
 			}
 			if before != nil {

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/pkg/browser"
+	"github.com/urfave/cli/v2"
+
+	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/serve"
+)
+
+// defaultServeAddr is where grove serve listens unless told: loopback only.
+const defaultServeAddr = "127.0.0.1:7420"
+
+const serveHelp = rootsHelp + `
+grove serve keeps the index current as grove watch does (one process, one writer) and serves the
+archive to a browser: / lists workspaces and recent sessions, /w?path=DIR a workspace's sessions
+and leaves, /s/SESSION the session's tree, /s/SESSION/LEAF the transcript of the path to LEAF,
+/search the search with grove search's filters, /api/... the --json documents of sessions,
+workspaces, leaves, branches, tree, path, messages, context, verify and search (GET /api/ lists
+them), /events a notice to open pages when sessions change. It prints its URL, then one line per
+pass that changed something, as grove watch does; Ctrl-C or SIGTERM stops it (exit 0).
+
+Safety (SPEC §9): it listens on loopback (127.0.0.1) unless --addr names another address; a
+request whose Host is not the listening address or localhost is refused (403: DNS rebinding), as
+is any method but GET and HEAD (405); every page carries a Content-Security-Policy that allows no
+inline script or style and nothing from elsewhere, and session text is always escaped.`
+
+type serveOptions struct {
+	roots  []string
+	addr   string
+	open   bool
+	quiet  time.Duration
+	rescan time.Duration
+}
+
+func serveCommand(g *env) *cli.Command {
+	return &cli.Command{
+		Name:        "serve",
+		Usage:       "the archive in a browser: workspaces, trees, transcripts and search, kept current as files change",
+		Description: serveHelp,
+		Flags: []cli.Flag{
+			rootFlag(),
+			&cli.StringFlag{Name: "addr", Value: defaultServeAddr, Usage: "listen on `HOST:PORT` (port 0: any free one); a host other than loopback lets other machines read your sessions"},
+			&cli.BoolFlag{Name: "open", Usage: "open the URL in the default browser once listening"},
+			&cli.DurationFlag{Name: "debounce", Value: archive.DefaultWatchQuiet, Usage: "index a batch of changes once none came for this long"},
+			&cli.DurationFlag{Name: "rescan", Value: archive.DefaultWatchRescan, Usage: "index everything again this often, to catch missed changes"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := needArgs(c, 0, 0); err != nil {
+				return err
+			}
+			roots, err := rootsOf(c)
+			if err != nil {
+				return err
+			}
+			opts := serveOptions{roots: roots, addr: c.String("addr"), open: c.Bool("open"), quiet: c.Duration("debounce"), rescan: c.Duration("rescan")}
+			if opts.quiet <= 0 || opts.rescan <= 0 {
+				return usagef("serve: --debounce and --rescan take a positive duration, such as 250ms or 5m")
+			}
+			if len(opts.roots) == 0 {
+				var found []archive.DefaultRoot
+				if opts.roots, found, err = defaultRoots("nothing is served"); err != nil {
+					return err
+				}
+				noteRoots(g, found)
+			}
+			return runServe(c.Context, g, opts)
+		},
+	}
+}
+
+// listenAddr is the address to listen on for --addr: one without a host
+// (":7420") is loopback's, since only an address named explicitly opens
+// grove to other machines (SPEC §9).
+func listenAddr(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", usagef("serve: --addr wants HOST:PORT, such as 127.0.0.1:7420 or localhost:0, got %q", addr)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+func runServe(ctx context.Context, g *env, opts serveOptions) error {
+	addr, err := listenAddr(opts.addr)
+	if err != nil {
+		return err
+	}
+	roots, missing := archive.SplitRoots(opts.roots)
+	if len(roots) == 0 {
+		return archive.CheckRoots(opts.roots, "nothing is served", rootsHint)
+	}
+	for _, m := range missing {
+		fmt.Fprintf(g.stderr, "grove: %s: %s; not watched\n", m.Path, m.Message)
+	}
+	wa, err := g.open(ctx) // the watch's: the one writer
+	if err != nil {
+		return err
+	}
+	defer wa.Close()
+	ra, err := archive.Open(ctx, g.dbPath) // the pages'
+	if err != nil {
+		return err
+	}
+	defer ra.Close()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("serve: listen on %s: %w", addr, err)
+	}
+	defer ln.Close()
+	tcp := ln.Addr().(*net.TCPAddr)
+	port := fmt.Sprint(tcp.Port)
+	hub := serve.NewHub()
+	o := serve.Options{Archive: ra, Port: port, Events: hub, Hosts: []string{strings.ToLower(ln.Addr().String())},
+		API: func(ctx context.Context, args []string, w io.Writer) int {
+			return run(ctx, append([]string{"grove", "--db", g.dbPath, "--json"}, args...), w, io.Discard)
+		}}
+	url := "http://" + ln.Addr().String() + "/"
+	if tcp.IP.IsUnspecified() {
+		o.AnyIP = true
+		if h, err := os.Hostname(); err == nil {
+			o.Hosts = append(o.Hosts, strings.ToLower(h)+":"+port)
+		}
+		url = "http://localhost:" + port + "/"
+		fmt.Fprintf(g.stderr, "grove: listening on every interface (%s): anyone who can reach this machine on port %s can read these sessions\n", ln.Addr(), port)
+	} else if !tcp.IP.IsLoopback() {
+		fmt.Fprintf(g.stderr, "grove: listening on %s, not loopback: anyone who can reach that address can read these sessions\n", ln.Addr())
+	}
+	srv := &http.Server{Handler: serve.New(o), ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	if g.json {
+		writeJSON(g.stdout, map[string]string{"url": url})
+	} else {
+		fmt.Fprintf(g.stdout, "grove serve: %s (Ctrl-C stops)\n", url)
+	}
+	if opts.open {
+		if err := browser.OpenURL(url); err != nil {
+			fmt.Fprintf(g.stderr, "grove: --open: %v; open %s yourself\n", err, url)
+		}
+	}
+
+	out := &watchOutput{g: g, reported: map[string]string{}}
+	watched := make(chan error, 1)
+	go func() {
+		watched <- serve.Watch(ctx, wa, ra, hub, archive.WatchOptions{Roots: roots, Quiet: opts.quiet, Rescan: opts.rescan, Busy: g.busy,
+			Problem: func(err error) { fmt.Fprintf(g.stderr, "grove: %s\n", cell(err.Error())) },
+		}, func(p archive.WatchPass) error {
+			if g.json {
+				return nil // stdout holds the one document
+			}
+			return out.pass(p.Trigger, p.Files, p.Summary)
+		})
+	}()
+	var failed error
+	select {
+	case err := <-watched:
+		failed = err // nil: Ctrl-C
+		if err == nil {
+			<-ctx.Done()
+		}
+	case err := <-served:
+		failed = fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	hub.Close()
+	stop, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(stop)
+	if failed != nil && !errors.Is(failed, http.ErrServerClosed) {
+		return failed
+	}
+	if !g.json {
+		fmt.Fprintln(g.stderr, "grove: stopped")
+	}
+	return nil
+}

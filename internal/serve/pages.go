@@ -1,0 +1,220 @@
+package serve
+
+import (
+	"bytes"
+	"errors"
+	"html/template"
+	"io/fs"
+	"log"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
+)
+
+// Limits of the listing pages: more is said, not shown.
+const (
+	recentSessions = 100  // sessions on /
+	workspaceLimit = 1000 // sessions and leaves on /w
+)
+
+// page is what every page's layout needs.
+type page struct {
+	Title   string
+	Kind    string // home, workspace, tree, transcript, search, error
+	Session string // the session id a tree or transcript shows, for live updates
+	Query   string // the search box's text
+}
+
+// parsePages parses the layout with each page's content.
+func parsePages() map[string]*template.Template {
+	funcs := template.FuncMap{
+		"when":      when,
+		"count":     count,
+		"wsHref":    func(dir string) string { return "/w?path=" + url.QueryEscape(dir) },
+		"sessHref":  sessionHref,
+		"entryHref": entryHref,
+		"plural":    plural,
+		"lastOf":    func(from, n int) int { return from + n - 1 },
+	}
+	base := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html"))
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		panic(err)
+	}
+	out := map[string]*template.Template{}
+	for _, n := range names {
+		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
+		if name == "layout" || name == "parts" {
+			continue
+		}
+		out[name] = template.Must(template.Must(base.Clone()).ParseFS(templateFS, n))
+	}
+	return out
+}
+
+// render writes page name with data and status: made whole first, so a
+// template error is a 500, not half a page.
+func (s *Server) render(w http.ResponseWriter, status int, name string, data any) {
+	var b bytes.Buffer
+	if err := s.pages[name].ExecuteTemplate(&b, "layout.html", data); err != nil {
+		log.Printf("grove serve: render %s: %v", name, err)
+		http.Error(w, "grove serve: this page could not be made: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(b.Bytes())
+}
+
+// errorView is the error page's data.
+type errorView struct {
+	page
+	Status     int
+	Code       string
+	Message    string
+	Hint       string
+	Candidates []archive.Candidate
+	Session    string // for ambiguous_session: the id asked for
+}
+
+// fail answers err as an error page: 404 for an unknown session or entry,
+// 300 with the candidates for an ambiguous session id, 409 for a session
+// file that changed since it was indexed (the index catches up), 400 for
+// a bad query or filter, else 500.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	v := errorView{page: page{Title: "error", Kind: "error", Query: r.URL.Query().Get("q")}, Status: http.StatusInternalServerError, Code: "error", Message: err.Error()}
+	var je *errs.Error
+	var se *archive.SessionError
+	switch {
+	case errors.As(err, &se):
+		v.Code, v.Message, v.Session = string(se.Code), se.Message(), se.Arg
+		v.Status = http.StatusNotFound
+		if se.Code == errs.CodeAmbiguousSession {
+			v.Status, v.Candidates = http.StatusMultipleChoices, se.Candidates
+		}
+	case errors.As(err, &je):
+		v.Code, v.Message, v.Hint = string(je.Code), je.Error(), je.Hint
+		switch je.Code {
+		case errs.CodeUnknownEntry, errs.CodeUnknownSession:
+			v.Status = http.StatusNotFound
+		case errs.CodeStaleIndex:
+			v.Status = http.StatusConflict
+			v.Hint = "the session file changed since it was indexed; this server indexes it again within a moment, and the page reloads then"
+		case errs.CodeBadQuery:
+			v.Status = http.StatusBadRequest
+		}
+	case errors.Is(err, errBadRequest):
+		v.Status, v.Code = http.StatusBadRequest, "usage"
+	case r.Context().Err() != nil:
+		return // the page went away
+	}
+	v.Title = http.StatusText(v.Status)
+	s.render(w, v.Status, "error", v)
+}
+
+// errBadRequest marks a request whose parameters are wrong (400).
+var errBadRequest = errors.New("bad request")
+
+func badRequest(msg string) error { return &wrapped{msg, errBadRequest} }
+
+type wrapped struct {
+	msg string
+	err error
+}
+
+func (e *wrapped) Error() string { return e.msg }
+func (e *wrapped) Unwrap() error { return e.err }
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	s.render(w, http.StatusNotFound, "error", errorView{page: page{Title: "Not found", Kind: "error"}, Status: http.StatusNotFound,
+		Code: "not_found", Message: "no page here: " + r.URL.Path})
+}
+
+// sessionArg is the session a request names: {session} of the path,
+// which is a session id or a unique prefix of one, never a file path
+// (SPEC §9: files are opened by the index's path for an id). With ?file=,
+// the file of one of the sessions that share that id (an ambiguous id):
+// it must be one the index lists for the id, and is what archive is asked
+// for then.
+func (s *Server) sessionArg(r *http.Request) (string, error) {
+	id := r.PathValue("session")
+	if id == "" || strings.ContainsAny(id, `/\`) || strings.HasSuffix(id, ".jsonl") || strings.HasSuffix(id, ".zst") {
+		return "", &archive.SessionError{Code: errs.CodeUnknownSession, Arg: id}
+	}
+	file := r.URL.Query().Get("file")
+	if file == "" {
+		return id, nil
+	}
+	_, err := s.a.Resolve(r.Context(), id)
+	var se *archive.SessionError
+	if errors.As(err, &se) && se.Code == errs.CodeAmbiguousSession {
+		for _, c := range se.Candidates {
+			if c.Path == file && c.ID == id {
+				return c.Path, nil
+			}
+		}
+	}
+	if err != nil && !errors.As(err, &se) {
+		return "", err
+	}
+	return "", &archive.SessionError{Code: errs.CodeUnknownSession, Arg: id + " in " + file}
+}
+
+// sessionHref links a session's tree; file is given when the id is not
+// unique (Hit.AmbiguousID).
+func sessionHref(id string, file ...string) string {
+	h := "/s/" + url.PathEscape(id)
+	if len(file) > 0 && file[0] != "" {
+		h += "?file=" + url.QueryEscape(file[0])
+	}
+	return h
+}
+
+// entryHref links the transcript of the path to entry (a leaf or any
+// entry) of a session, at that entry; file is given when the session id
+// is not unique.
+func entryHref(session, entry string, file ...string) string {
+	h := "/s/" + url.PathEscape(session) + "/" + url.PathEscape(entry)
+	if len(file) > 0 && file[0] != "" {
+		h += "?file=" + url.QueryEscape(file[0])
+	}
+	return h + "#entry-" + url.PathEscape(entry)
+}
+
+// when is a Unix-millisecond time in UTC, minutes; "" for none.
+func when(ms *int64) string {
+	if ms == nil {
+		return ""
+	}
+	return time.UnixMilli(*ms).UTC().Format("2006-01-02 15:04")
+}
+
+// count is "N one" or "N many", N grouped by thousands.
+func count(n int, one, many string) string {
+	return grouped(n) + " " + plural(n, one, many)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func grouped(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 {
+		return s
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -1,0 +1,210 @@
+package serve
+
+import (
+	"html/template"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/grove-sessions/grove/archive"
+)
+
+// searchLimit is how many hits a search page shows.
+const searchLimit = 50
+
+// searchView is /search: the form with the CLI's filters and the hits.
+type searchView struct {
+	page
+	F       searchForm
+	Hits    []hitView
+	Total   int
+	Exact   bool
+	Pending int // sessions whose search text is still being built
+	Asked   bool
+	Prev    string
+	Next    string
+	From    int
+	Dialect []string
+}
+
+// searchForm is the form's fields, as given.
+type searchForm struct {
+	Q, Workspace, Session, Role, Type, Dialect, Since, Until, Branch, Sort string
+	Offset                                                                 int
+}
+
+// hitView is one hit.
+type hitView struct {
+	Href      string
+	Session   string
+	Name      string
+	Workspace string
+	What      string
+	Time      string
+	Snippet   template.HTML
+	AlsoIn    int
+	ByID      bool
+	Stale     bool
+}
+
+func (s *Server) search(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := searchForm{Q: q.Get("q"), Workspace: q.Get("workspace"), Session: q.Get("session"), Role: q.Get("role"), Type: q.Get("type"),
+		Dialect: q.Get("dialect"), Since: q.Get("since"), Until: q.Get("until"), Branch: q.Get("branch"), Sort: q.Get("sort")}
+	v := searchView{page: page{Title: "Search", Kind: "search", Query: f.Q}, F: f}
+	for _, d := range archive.Dialects {
+		v.Dialect = append(v.Dialect, string(d))
+	}
+	if strings.TrimSpace(f.Q) == "" {
+		s.render(w, http.StatusOK, "search", v)
+		return
+	}
+	v.Title = f.Q + " · search"
+	o, err := searchOptions(f, q.Get("offset"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	res, err := s.a.Search(r.Context(), o)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v.Asked, v.Total, v.Exact, v.From = true, res.Total, res.Exact, o.Offset+1
+	if res.TextPending {
+		v.Pending = max(res.Pending, 1)
+	}
+	for _, h := range res.Hits {
+		v.Hits = append(v.Hits, hitOf(h))
+	}
+	page := func(off int) string {
+		q2 := r.URL.Query()
+		q2.Set("offset", strconv.Itoa(off))
+		return "/search?" + q2.Encode()
+	}
+	if o.Offset > 0 {
+		v.Prev = page(max(o.Offset-searchLimit, 0))
+	}
+	if o.Offset+len(res.Hits) < res.Total {
+		v.Next = page(o.Offset + searchLimit)
+	}
+	s.render(w, http.StatusOK, "search", v)
+}
+
+// searchOptions checks the form as grove search checks its flags (SPEC
+// §8): the same options, the same refusals (a 400 here).
+func searchOptions(f searchForm, offset string) (archive.SearchOptions, error) {
+	o := archive.SearchOptions{Query: f.Q, Session: f.Session, Dialect: f.Dialect, Roles: split(f.Role), Types: split(f.Type),
+		Sort: f.Sort, Limit: searchLimit}
+	if o.Sort == "" {
+		o.Sort = "recent"
+	}
+	if o.Sort != "recent" && o.Sort != "relevance" {
+		return o, badRequest("sort must be recent or relevance, not " + strconv.Quote(f.Sort))
+	}
+	switch f.Branch {
+	case "", "all":
+	case "active":
+		o.Active = true
+	default:
+		return o, badRequest("branch must be active or all, not " + strconv.Quote(f.Branch))
+	}
+	if f.Dialect != "" {
+		known := false
+		for _, d := range archive.Dialects {
+			known = known || string(d) == f.Dialect
+		}
+		if !known {
+			return o, badRequest("no dialect " + strconv.Quote(f.Dialect))
+		}
+	}
+	if f.Workspace != "" {
+		ws, err := archive.WorkspaceDir(f.Workspace)
+		if err != nil || !strings.HasPrefix(f.Workspace, "/") {
+			return o, badRequest("workspace must be an absolute directory, not " + strconv.Quote(f.Workspace))
+		}
+		o.Workspace = ws
+	}
+	if offset != "" {
+		n, err := strconv.Atoi(offset)
+		if err != nil || n < 0 {
+			return o, badRequest("offset must be 0 or more, not " + strconv.Quote(offset))
+		}
+		o.Offset = n
+	}
+	now := time.Now()
+	for _, w := range []struct {
+		name, v string
+		to      **time.Time
+	}{{"since", f.Since, &o.Since}, {"until", f.Until, &o.Until}} {
+		if w.v == "" {
+			continue
+		}
+		t, err := archive.ParseWhen(w.v, now, w.name == "until")
+		if err != nil {
+			return o, badRequest(w.name + ": " + err.Error())
+		}
+		*w.to = &t
+	}
+	if o.Since != nil && o.Until != nil && !o.Until.After(*o.Since) {
+		return o, badRequest("until is not after since: nothing can match")
+	}
+	return o, nil
+}
+
+// split is a comma-separated list, blanks dropped.
+func split(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// hitOf is h's view: a link to the transcript of the path to the hit's
+// entry, at it (a session hit: the session's tree), and its snippet with
+// the matched terms in <mark>, every part escaped.
+func hitOf(h archive.Hit) hitView {
+	file := ""
+	if h.AmbiguousID {
+		file = h.Path
+	}
+	v := hitView{Session: h.SessionID, Workspace: h.Workspace, What: h.Type, Time: when(h.TsMs), AlsoIn: len(h.AlsoIn),
+		ByID: h.ByID, Stale: h.Stale, Snippet: marked(h.Snippet)}
+	if h.Role != nil {
+		v.What = *h.Role
+	}
+	switch {
+	case h.Type == "session" || h.EntryID == "":
+		v.Href = sessionHref(h.SessionID, file)
+	default:
+		v.Href = entryHref(h.SessionID, h.EntryID, file)
+	}
+	return v
+}
+
+// marked is a snippet as HTML: its text escaped, each MarkOpen…MarkClose
+// span a <mark>.
+func marked(snippet string) template.HTML {
+	var b strings.Builder
+	for {
+		i := strings.Index(snippet, archive.MarkOpen)
+		if i < 0 {
+			break
+		}
+		j := strings.Index(snippet[i+len(archive.MarkOpen):], archive.MarkClose)
+		if j < 0 {
+			break
+		}
+		b.WriteString(template.HTMLEscapeString(snippet[:i]))
+		b.WriteString("<mark>")
+		b.WriteString(template.HTMLEscapeString(snippet[i+len(archive.MarkOpen) : i+len(archive.MarkOpen)+j]))
+		b.WriteString("</mark>")
+		snippet = snippet[i+len(archive.MarkOpen)+j+len(archive.MarkClose):]
+	}
+	b.WriteString(template.HTMLEscapeString(snippet))
+	return template.HTML(b.String())
+}

@@ -1,0 +1,116 @@
+// grove serve's only script (SPEC §9): keys, and live updates from
+// /events. The pages work without it. No inline script, no eval: the
+// Content-Security-Policy allows this file only.
+"use strict";
+(function () {
+  const body = document.body;
+  const page = body.dataset.page || "";
+  const session = body.dataset.session || "";
+
+  // Keys: "/" search, j/k next/previous entry, [ and ] sibling branch.
+  const entries = () => Array.from(document.querySelectorAll("#entries > [id^='entry-']"));
+  let current = -1;
+  function select(i) {
+    const list = entries();
+    if (list.length === 0) return;
+    i = Math.max(0, Math.min(list.length - 1, i));
+    if (current >= 0 && list[current]) list[current].classList.remove("current");
+    current = i;
+    list[i].classList.add("current");
+    list[i].scrollIntoView({ block: "start" });
+    history.replaceState(null, "", "#" + list[i].id);
+  }
+  function currentIndex() {
+    const list = entries();
+    if (current >= 0 && current < list.length) return current;
+    const h = location.hash.slice(1);
+    const at = list.findIndex((e) => e.id === h);
+    if (at >= 0) return at;
+    // The first entry whose top is in view.
+    const top = document.querySelector("header.top").getBoundingClientRect().bottom;
+    const seen = list.findIndex((e) => e.getBoundingClientRect().bottom > top);
+    return seen;
+  }
+  // The branch navigation that governs the current entry: the last one
+  // above it, else the first on the page.
+  function branchNav() {
+    const navs = Array.from(document.querySelectorAll("nav.branches"));
+    if (navs.length === 0) return null;
+    const list = entries();
+    const i = currentIndex();
+    const el = list[i];
+    let pick = null;
+    for (const n of navs) {
+      if (el && (n.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING)) pick = n;
+    }
+    return pick || navs[0];
+  }
+  function sibling(step) {
+    const nav = branchNav();
+    if (!nav) return;
+    const links = Array.from(nav.querySelectorAll("li > a"));
+    const here = links.findIndex((a) => a.getAttribute("aria-current") === "true");
+    const to = links[here + step];
+    if (to) location.href = to.href;
+  }
+  document.addEventListener("keydown", (ev) => {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const t = ev.target;
+    if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable)) {
+      if (ev.key === "Escape") t.blur();
+      return;
+    }
+    switch (ev.key) {
+      case "/": {
+        const q = document.getElementById("q");
+        if (q) { ev.preventDefault(); q.focus(); q.select(); }
+        break;
+      }
+      case "j": select(currentIndex() + 1); break;
+      case "k": select(currentIndex() - 1); break;
+      case "[": sibling(-1); break;
+      case "]": sibling(+1); break;
+    }
+  });
+
+  // Live updates: /events says which sessions changed (all when its list
+  // is empty); a page showing one of them fetches itself again and puts
+  // the new main in place, keeping the scroll position.
+  if (!window.EventSource) return;
+  const live = document.getElementById("live");
+  let busy = false, again = false;
+  async function refresh() {
+    if (busy) { again = true; return; }
+    busy = true;
+    try {
+      const res = await fetch(location.pathname + location.search, { headers: { "Accept": "text/html" } });
+      if (!res.ok && res.status !== 404 && res.status !== 409) return;
+      const doc = new DOMParser().parseFromString(await res.text(), "text/html");
+      const fresh = doc.getElementById("main");
+      const old = document.getElementById("main");
+      if (!fresh || !old) return;
+      if (fresh.innerHTML !== old.innerHTML) {
+        const y = window.scrollY;
+        old.replaceWith(document.adoptNode(fresh));
+        current = -1;
+        window.scrollTo(0, y);
+        if (live) { live.hidden = false; live.textContent = "updated " + new Date().toLocaleTimeString(); }
+        body.dispatchEvent(new CustomEvent("grove:updated"));
+      }
+    } catch (e) {
+      // the server is gone or restarting: the next notice tries again
+    } finally {
+      busy = false;
+      if (again) { again = false; refresh(); }
+    }
+  }
+  const es = new EventSource("/events");
+  es.addEventListener("ready", () => { body.dataset.live = "ready"; });
+  es.addEventListener("changed", (ev) => {
+    let sessions = [];
+    try { sessions = JSON.parse(ev.data).sessions || []; } catch (e) { sessions = []; }
+    if (session && sessions.length > 0 && !sessions.includes(session)) return;
+    if (page === "error" && !session) return;
+    refresh();
+  });
+})();

@@ -1,0 +1,222 @@
+package serve
+
+import (
+	"bufio"
+	"bytes"
+	"html/template"
+	"log"
+	"net/http"
+	"net/url"
+
+	"github.com/grove-sessions/grove/archive"
+)
+
+// PageEntries is how many entries of a path one transcript page shows at
+// most: a longer path is paged, the page holding the leaf first (SPEC §9).
+const PageEntries = 1000
+
+// transcriptView is the head and foot of /s/{session}/{leaf}; the entries
+// between them are archive's HTML fragment.
+type transcriptView struct {
+	page
+	S       *archive.Session
+	File    string
+	Leaf    string
+	Active  bool // the leaf is the session's active leaf
+	IsLeaf  bool // no entry names it as parent
+	Entries int  // on the path
+	From    int  // 1-based, the first entry shown
+	To      int  // the last shown
+	Earlier string
+	Later   string
+	First   string // the first page (the root's)
+	Last    string // the page with the leaf
+	Next    []childView
+	Forks   int // branch points on the path
+	TreeURL string
+}
+
+// childView is one branch at a branch point, or one way the path goes on.
+type childView struct {
+	ID      string
+	Href    string
+	Leaf    string
+	Leaves  int
+	Preview string
+	OnPath  bool
+}
+
+func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
+	arg, err := s.sessionArg(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ctx := r.Context()
+	t, err := s.a.Transcript(ctx, arg, r.PathValue("leaf"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	p := t.Path()
+	forks, next, err := s.a.PathBranches(ctx, p)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	file := r.URL.Query().Get("file")
+	sid := p.Session.SessionID
+	n := len(p.Entries)
+	v := transcriptView{page: page{Title: title(p.Session), Kind: "transcript", Session: sid}, S: p.Session, File: file,
+		Leaf: p.Leaf, Entries: n, IsLeaf: len(next) == 0, Forks: len(forks), TreeURL: sessionHref(sid, file)}
+	v.Active = p.Session.ActiveLeaf != nil && *p.Session.ActiveLeaf == p.Leaf
+	// The page: the one holding ?at=ENTRY, else the leaf's. Pages are cut
+	// back from the leaf, so the leaf's page is always a full one.
+	at := n - 1
+	if id := r.URL.Query().Get("at"); id != "" {
+		for i, e := range p.Entries {
+			if e.EntryID == id {
+				at = i
+				break
+			}
+		}
+	}
+	end := n - ((n-1-at)/PageEntries)*PageEntries // one past the page's last entry
+	from := max(end-PageEntries, 0)
+	v.From, v.To = from+1, end
+	page := func(i int) string { // the page holding entry i
+		q := url.Values{}
+		if file != "" {
+			q.Set("file", file)
+		}
+		if i != n-1 {
+			q.Set("at", p.Entries[i].EntryID)
+		}
+		h := "/s/" + url.PathEscape(sid) + "/" + url.PathEscape(p.Leaf)
+		if len(q) > 0 {
+			h += "?" + q.Encode()
+		}
+		return h
+	}
+	if from > 0 {
+		v.Earlier, v.First = page(from-1), page(0)
+	}
+	if end < n {
+		v.Later, v.Last = page(end), page(n-1)
+	}
+	for _, c := range next {
+		v.Next = append(v.Next, s.child(sid, file, c))
+	}
+	boundary := contextStart(p)
+	byAt := map[int]archive.PathBranch{}
+	for _, b := range forks {
+		byAt[b.At] = b
+	}
+	var nav bytes.Buffer
+	after := func(i int) template.HTML {
+		nav.Reset()
+		if b, ok := byAt[i]; ok {
+			bv := branchView{At: p.Entries[i].EntryID, Index: len(byAt)}
+			for _, c := range b.Children {
+				bv.Children = append(bv.Children, s.child(sid, file, c))
+			}
+			if err := s.pages["transcript"].ExecuteTemplate(&nav, "branches", bv); err != nil {
+				log.Printf("grove serve: branches: %v", err)
+			}
+		}
+		if i+1 == boundary {
+			if err := s.pages["transcript"].ExecuteTemplate(&nav, "boundary", p.Entries[i+1].EntryID); err != nil {
+				log.Printf("grove serve: boundary: %v", err)
+			}
+		}
+		return template.HTML(nav.String()) // made by html/template: escaped
+	}
+	var head, foot bytes.Buffer
+	if err := s.pages["transcript"].ExecuteTemplate(&head, "head", v); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	if r.Method == http.MethodHead {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.Write(head.Bytes())
+	if err := t.HTMLFragment(bw, archive.Fragment{From: from, To: end, Anchor: "entry-", After: after}); err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		s.pages["transcript"].ExecuteTemplate(bw, "broken", err.Error())
+	}
+	if err := s.pages["transcript"].ExecuteTemplate(&foot, "foot", v); err != nil {
+		log.Printf("grove serve: transcript foot: %v", err)
+	}
+	bw.Write(foot.Bytes())
+	bw.Flush()
+}
+
+// branchView is the navigation after a branch point on the path.
+type branchView struct {
+	At       string
+	Index    int
+	Children []childView
+}
+
+// child is the view of a branch: a link to the transcript of its newest
+// leaf, at the branch's first entry.
+func (s *Server) child(sid, file string, c archive.PathChild) childView {
+	v := childView{ID: c.ID, Leaf: c.Leaf, Leaves: c.Leaves, Preview: c.Preview, OnPath: c.OnPath}
+	if c.Leaf != "" {
+		q := url.Values{}
+		if file != "" {
+			q.Set("file", file)
+		}
+		if c.Leaf != c.ID {
+			q.Set("at", c.ID)
+		}
+		v.Href = "/s/" + url.PathEscape(sid) + "/" + url.PathEscape(c.Leaf)
+		if len(q) > 0 {
+			v.Href += "?" + q.Encode()
+		}
+		v.Href += "#entry-" + url.PathEscape(c.ID)
+	}
+	return v
+}
+
+// contextStart is the index on p of the first entry the model still saw
+// at the leaf, when a compaction on the path left out the ones before:
+// pi's last compaction's firstKeptEntryId (SPEC §4.1), Codex's last
+// compacted line (which replaces what came before, FORMATS.md). -1 when
+// the model saw the whole path (Claude Code starts a compacted path at
+// its compact_boundary, SPEC §3.4: nothing before it is on the path).
+func contextStart(p *archive.Path) int {
+	pos := map[string]int{}
+	for i, e := range p.Entries {
+		pos[e.EntryID] = i
+	}
+	for i := len(p.Entries) - 1; i >= 0; i-- {
+		e := p.Entries[i]
+		switch {
+		case p.Session.Dialect == archive.Pi && e.Type == "compaction":
+			if e.FirstKept != nil {
+				if k, ok := pos[*e.FirstKept]; ok && k > 0 && k <= i {
+					return k
+				}
+			}
+			if i > 0 {
+				return i // keeps nothing before it
+			}
+			return -1
+		case p.Session.Dialect == archive.Codex && e.Type == "compacted":
+			if i > 0 {
+				return i
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
