@@ -1,0 +1,320 @@
+package serve_test
+
+// grove serve in a real browser (SPEC §9, issue 17 item 4): headless
+// Chromium driven by chromedp against serve.New and serve.Watch over the
+// testdata sessions. Every test fails on a console error, an uncaught
+// exception or a CSP violation (see tab), and skips when no Chromium is
+// installed (see findChromium).
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/grove-sessions/grove/archive"
+)
+
+// The v3-tree fixture (testdata/pi/v3-tree.expected.txt): its active leaf
+// b7395fc2 and the newest leaf of the sibling branch that starts at
+// c7d24b98, at the branch point 6a1f9e07.
+const (
+	v3Session = "5b7e2c14-9a3d-4f60-b8e1-2d4c6a8f0e13"
+	v3Active  = "b7395fc2"
+	v3Sibling = "c7d24b98"
+	v3Other   = "35c7e0da"
+)
+
+// From / to a workspace, its session's tree and the active leaf's
+// transcript, each by clicking its link; the transcript holds the path's
+// entries in order.
+func TestBrowser_FollowLinks(t *testing.T) {
+	s := mustSite(t)
+	b := mustTab(t)
+	b.open(s, "/")
+	b.click(`table.rows a[href="/w?path=%2Fworkspace%2Fdemo-app"]`)
+	if got := b.location(); got != "/w?path=%2Fworkspace%2Fdemo-app" {
+		t.Fatalf("after the workspace link: at %s", got)
+	}
+	if got := eval[string](b, `document.body.dataset.page`); got != "workspace" {
+		t.Fatalf("the workspace link led to a %q page", got)
+	}
+	b.click(`table.sessions a.sess[href="/s/` + v3Session + `"]`)
+	if got := b.location(); got != "/s/"+v3Session {
+		t.Fatalf("after the session link: at %s", got)
+	}
+	b.click(`.rows-tree .tr.active a.id`)
+	if got, want := b.location(), "/s/"+v3Session+"/"+v3Active+"#entry-"+v3Active; got != want {
+		t.Fatalf("after the active leaf's link: at %s, want %s", got, want)
+	}
+	want := pathIDs(t, s.R, v3Session, v3Active)
+	if got := b.entryIDs(); !slices.Equal(got, want) {
+		t.Fatalf("transcript entries = %v, want the path's %v", got, want)
+	}
+	if got := eval[string](b, `document.querySelector(":target") ? document.querySelector(":target").id : ""`); got != "entry-"+v3Active {
+		t.Errorf(":target = %q, want entry-%s", got, v3Active)
+	}
+}
+
+// A sibling branch one click away in nav.branches, and "]" going back:
+// each time the URL names the other branch's newest leaf and the entries
+// are that leaf's path.
+func TestBrowser_BranchSwitch(t *testing.T) {
+	s := mustSite(t)
+	b := mustTab(t)
+	b.open(s, "/s/"+v3Session+"/"+v3Active)
+	b.click(`nav.branches a.sib[href*="#entry-` + v3Sibling + `"]`)
+	if got, want := b.location(), "/s/"+v3Session+"/"+v3Other+"?at="+v3Sibling+"#entry-"+v3Sibling; got != want {
+		t.Fatalf("after the sibling link: at %s, want %s", got, want)
+	}
+	if got, want := b.entryIDs(), pathIDs(t, s.R, v3Session, v3Other); !slices.Equal(got, want) {
+		t.Fatalf("sibling branch's entries = %v, want %v", got, want)
+	}
+	// The current entry is the branch's first (the hash): "]" goes to the
+	// next branch of the branch point above it, the one it came from.
+	b.follow(`key "]"`, press(']'))
+	if got, want := b.location(), "/s/"+v3Session+"/"+v3Active; !strings.HasPrefix(got, want+"?") && !strings.HasPrefix(got, want+"#") {
+		t.Fatalf(`after "]": at %s, want the transcript of %s`, got, want)
+	}
+	if got, want := b.entryIDs(), pathIDs(t, s.R, v3Session, v3Active); !slices.Equal(got, want) {
+		t.Fatalf(`entries after "]" = %v, want %v`, got, want)
+	}
+	// And "[" back again.
+	b.follow(`key "["`, press('['))
+	if got := b.location(); !strings.HasPrefix(got, "/s/"+v3Session+"/"+v3Other) {
+		t.Fatalf(`after "[": at %s, want the transcript of %s`, got, v3Other)
+	}
+}
+
+// j and k move the .current class from entry to entry and put its id in
+// the URL's fragment; "/" focuses the search box without typing into it.
+func TestBrowser_Keys(t *testing.T) {
+	s := mustSite(t)
+	b := mustTab(t)
+	ids := pathIDs(t, s.R, v3Session, v3Active)
+	b.open(s, "/s/"+v3Session+"/"+v3Active+"#entry-"+ids[2])
+	current := func() string {
+		t.Helper()
+		return eval[string](b, `Array.from(document.querySelectorAll("#entries .current"), (e) => e.id).join(" ")`)
+	}
+	for i, step := range []struct {
+		key  rune
+		want int // index on the path
+	}{{'j', 3}, {'j', 4}, {'k', 3}, {'k', 2}, {'k', 1}, {'k', 0}, {'k', 0}} {
+		b.do("key "+string(step.key), press(step.key))
+		want := "entry-" + ids[step.want]
+		if got := current(); got != want {
+			t.Fatalf("after key %d (%s): .current on %q, want %q (one entry)", i+1, string(step.key), got, want)
+		}
+		if got := eval[string](b, `location.hash`); got != "#"+want {
+			t.Fatalf("after key %d (%s): location.hash = %q, want #%s", i+1, string(step.key), got, want)
+		}
+	}
+	if got := eval[string](b, `document.activeElement ? document.activeElement.id : ""`); got == "q" {
+		t.Fatal("#q has the focus before any / key")
+	}
+	b.do(`key "/"`, press('/'))
+	if got := eval[string](b, `document.activeElement ? document.activeElement.id : ""`); got != "q" {
+		t.Fatalf(`after "/": the focus is on %q, want #q`, got)
+	}
+	if got := eval[string](b, `document.getElementById("q").value`); got != "" {
+		t.Fatalf(`"/" was typed into #q: %q`, got)
+	}
+	// Keys typed into the box are text, not commands.
+	b.do("type j into #q", press('j'))
+	if got := current(); got != "entry-"+ids[0] {
+		t.Fatalf("j typed into #q moved .current to %q", got)
+	}
+}
+
+// A search typed into the header's box: the first hit links to the
+// transcript of the path to its entry, with that entry as :target.
+func TestBrowser_Search(t *testing.T) {
+	s := mustSite(t)
+	b := mustTab(t)
+	b.open(s, "/")
+	b.do("type into #q", chromedp.Click(chromedp.ID("q")), chromedp.SendKeys(chromedp.ID("q"), "jsonwebtoken"))
+	b.follow("Enter in #q", press('\r'))
+	if got := b.location(); got != "/search?q=jsonwebtoken" {
+		t.Fatalf("after Enter: at %s, want /search?q=jsonwebtoken", got)
+	}
+	hits := eval[int](b, `document.querySelectorAll("ol.hitlist li.hit a.go").length`)
+	if hits == 0 {
+		t.Fatal("no hits for jsonwebtoken on the search page")
+	}
+	href := eval[string](b, `document.querySelector("ol.hitlist li.hit a.go").getAttribute("href")`)
+	_, frag, ok := strings.Cut(href, "#entry-")
+	if !ok || !strings.HasPrefix(href, "/s/") {
+		t.Fatalf("first hit links to %q, want /s/{session}/{entry}#entry-{id}", href)
+	}
+	b.click(`ol.hitlist li.hit a.go`)
+	if got := b.location(); got != href {
+		t.Fatalf("after the first hit's link: at %s, want %s", got, href)
+	}
+	if got := eval[string](b, `document.querySelector(":target") ? document.querySelector(":target").id : ""`); got != "entry-"+frag {
+		t.Fatalf(":target = %q, want entry-%s", got, frag)
+	}
+	// The hit's entry is on the transcript, and it is the path's last.
+	ids := b.entryIDs()
+	if len(ids) == 0 || ids[len(ids)-1] != frag {
+		t.Fatalf("transcript entries %v do not end at the hit's entry %s", ids, frag)
+	}
+	snippet := eval[string](b, `document.title`)
+	if !strings.Contains(snippet, frag) {
+		t.Errorf("title %q does not name the entry %s", snippet, frag)
+	}
+}
+
+// The tree page folds linear runs; its "Show all" link (?full=1) draws
+// every entry, and "Fold linear runs" folds them again.
+func TestBrowser_TreeFolds(t *testing.T) {
+	s := mustSite(t)
+	b := mustTab(t)
+	sess, err := s.R.Resolve(context.Background(), v3Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := func() (entries, folds int) {
+		t.Helper()
+		return eval[int](b, `document.querySelectorAll(".rows-tree .tr.k-entry").length`),
+			eval[int](b, `document.querySelectorAll(".rows-tree .tr.k-fold").length`)
+	}
+	b.open(s, "/s/"+v3Session)
+	entries, folds := rows()
+	if folds == 0 || entries >= sess.Entries {
+		t.Fatalf("folded tree: %d entry rows and %d folds, want fewer than %d entries and a fold", entries, folds, sess.Entries)
+	}
+	b.click(`.legend a[href$="?full=1"]`)
+	if got := b.location(); got != "/s/"+v3Session+"?full=1" {
+		t.Fatalf("after Show all: at %s", got)
+	}
+	if entries, folds := rows(); folds != 0 || entries != sess.Entries {
+		t.Fatalf("full tree: %d entry rows and %d folds, want %d and none", entries, folds, sess.Entries)
+	}
+	b.click(`.legend a[href="/s/` + v3Session + `"]`)
+	if e, f := rows(); e != entries || f != folds {
+		t.Fatalf("folded again: %d entry rows and %d folds, want %d and %d", e, f, entries, folds)
+	}
+}
+
+// Every page of every test session, each leaf's transcript and each tree
+// folded and whole, loads with no console error and no CSP violation; the
+// transcripts hold their paths' entries.
+func TestBrowser_EveryPage(t *testing.T) {
+	s := mustSite(t)
+	b := mustTab(t)
+	ctx := context.Background()
+	all, err := s.R.Sessions(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != len(siteFiles) {
+		t.Fatalf("the index holds %d sessions, want %d (one a file)", len(all), len(siteFiles))
+	}
+	b.open(s, "/")
+	b.open(s, "/search?q=test&branch=active&sort=relevance")
+	for _, se := range all {
+		if se.Workspace != "" {
+			b.open(s, "/w?path="+se.Workspace)
+		}
+		b.open(s, "/s/"+se.SessionID)
+		b.open(s, "/s/"+se.SessionID+"?full=1")
+		leaves, err := s.R.Leaves(ctx, archive.Filter{Session: se.SessionID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range leaves {
+			if l.Depth == nil {
+				continue // a broken path: no transcript
+			}
+			b.open(s, "/s/"+se.SessionID+"/"+l.EntryID)
+			got, want := b.entryIDs(), pathIDs(t, s.R, se.SessionID, l.EntryID)
+			if se.Dialect == archive.Codex {
+				want = shownCodex(t, s.R, se.SessionID, l.EntryID, got)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s %s (%s): entries %v, want %v", se.Dialect, se.SessionID, l.EntryID, got, want)
+			}
+		}
+		b.check() // name the session while it is fresh
+	}
+}
+
+// shownCodex is the path to leaf of a Codex session without the entries
+// export's renderer gives no block, which the page shows has left out:
+// Codex writes what it shows twice, and the event_msg copies (and token
+// counts, repeated turn_context lines) are not drawn (internal/transcript
+// hiddenCodex). Any other entry missing from shown stays, and fails the
+// comparison.
+//
+// So a hidden entry has no id="entry-{id}" on the page: a link to
+// #entry-{id} for it (the tree's row, a leaf that is a token count) lands
+// at the top of the transcript.
+func shownCodex(tb testing.TB, a *archive.Archive, session, leaf string, shown []string) []string {
+	tb.Helper()
+	p, err := a.Path(context.Background(), session, leaf)
+	if err != nil {
+		tb.Fatalf("Path(%s, %s): %v", session, leaf, err)
+	}
+	on := map[string]bool{}
+	for _, id := range shown {
+		on[id] = true
+	}
+	var ids []string
+	for _, e := range p.Entries {
+		if !on[e.EntryID] && (e.Type == "event_msg" || e.Type == "turn_context") {
+			continue
+		}
+		ids = append(ids, e.EntryID)
+	}
+	return ids
+}
+
+// A committed entry appended to a session's file while its tree page is
+// open appears in that page without a reload: the watch indexes it, the
+// Hub's notice reaches the page over /events, and the page fetches
+// itself again.
+func TestBrowser_LiveUpdate(t *testing.T) {
+	s := mustSite(t)
+	b := mustTab(t)
+	b.open(s, "/s/"+v3Session)
+	// The page is subscribed once /events said ready; a mark on window
+	// tells a reload (which would lose it) from an update in place.
+	b.do("wait for /events", chromedp.Poll[chromedp.Void](`document.body.dataset.live === "ready"`, chromedp.WithPollingInterval(20*time.Millisecond)))
+	b.do("mark the page", chromedp.Evaluate[chromedp.Void](`window.groveMark = 1`))
+	const id = "c0ffee01"
+	if eval[bool](b, `document.body.textContent.includes("`+id+`")`) {
+		t.Fatalf("%s is on the page before it is appended", id)
+	}
+	line := fmt.Sprintf(`{"type":"message","id":%q,"parentId":%q,"timestamp":"2026-03-03T08:05:00.000Z","message":{"role":"user","content":[{"type":"text","text":"Now the logout endpoint."}],"timestamp":1772525100000}}`+"\n", id, v3Active)
+	f, err := os.OpenFile(s.Files["v3-tree.jsonl"], os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(line); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := chromedp.Run(b.ctx, chromedp.Poll[string](
+		`(() => { const a = document.querySelector(".rows-tree .tr.active a.id"); return a && a.textContent === "`+id+`" ? a.getAttribute("href") : ""; })()`,
+		chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(0)))
+	if err != nil {
+		t.Fatalf("the appended entry %s never became the page's active leaf: %v", id, err)
+	}
+	if want := "/s/" + v3Session + "/" + id + "#entry-" + id; got != want {
+		t.Errorf("the new leaf links to %s, want %s", got, want)
+	}
+	if !eval[bool](b, `window.groveMark === 1`) {
+		t.Error("the page was reloaded, not updated in place")
+	}
+	if eval[bool](b, `document.getElementById("live").hidden`) {
+		t.Error("#live does not say the page was updated")
+	}
+}
