@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -32,10 +33,16 @@ import (
 	"github.com/grove-sessions/grove/internal/testutil"
 )
 
-// stepTimeout bounds each test's browser actions: a page that never loads
-// or an element that never comes fails the test after it, not go test's
-// whole -timeout later.
-const stepTimeout = 30 * time.Second
+// stepTimeout bounds each test's browser actions together: a page that
+// never loads or a live update that never comes fails the test after it,
+// not go test's whole -timeout later. The longest test takes about 6 s
+// on a loaded 2-core machine.
+const stepTimeout = 60 * time.Second
+
+// loadTimeout bounds the wait for the page a click or a key leads to: one
+// that leads nowhere fails in this time (a page loads in well under a
+// second here).
+const loadTimeout = 10 * time.Second
 
 // browserNames are the executables looked for on PATH, in this order,
 // when GROVE_CHROMIUM is not set: Debian's packages first, as .ci/run
@@ -210,7 +217,8 @@ type tab struct {
 	ctx  context.Context // the test's, bounded by stepTimeout
 	base context.Context // the tab's, without the deadline (screenshots)
 	mu   sync.Mutex
-	bad  []string
+	url  string   // the page the tab last navigated to, for the messages
+	bad  []string // what went wrong, each with its page's URL
 }
 
 // mustTab opens a tab in the shared browser (skipping the test when there
@@ -238,6 +246,13 @@ func mustTab(tb testing.TB) *tab {
 func (t *tab) listen(ev any) {
 	var msg string
 	switch ev := ev.(type) {
+	case *page.EventFrameNavigated:
+		if ev.Frame.ParentID == "" {
+			t.mu.Lock()
+			t.url = ev.Frame.URL + ev.Frame.URLFragment
+			t.mu.Unlock()
+		}
+		return
 	case *runtime.EventExceptionThrown:
 		d := ev.ExceptionDetails
 		msg = "uncaught exception: " + d.Text
@@ -270,7 +285,7 @@ func (t *tab) listen(ev any) {
 		return
 	}
 	t.mu.Lock()
-	t.bad = append(t.bad, msg)
+	t.bad = append(t.bad, "on "+t.url+": "+msg)
 	t.mu.Unlock()
 }
 
@@ -282,7 +297,7 @@ func (t *tab) check() {
 	t.bad = nil
 	t.mu.Unlock()
 	for _, m := range bad {
-		t.tb.Errorf("page at %s: %s", t.where(), m)
+		t.tb.Errorf("browser: %s", m)
 	}
 }
 
@@ -352,7 +367,12 @@ func (t *tab) open(s *site, path string) {
 // to to load.
 func (t *tab) follow(what string, trigger chromedp.Action[chromedp.Void]) {
 	t.tb.Helper()
-	if _, err := chromedp.Run(t.ctx, chromedp.WaitEvent(page.LoadEventFired, nil, trigger)); err != nil {
+	ctx, cancel := context.WithTimeout(t.ctx, loadTimeout)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.WaitEvent(page.LoadEventFired, nil, trigger)); err != nil {
+		if ctx.Err() != nil && t.ctx.Err() == nil {
+			err = fmt.Errorf("no page loaded within %v (still on %s)", loadTimeout, t.where())
+		}
 		t.tb.Fatalf("%s: %v", what, err)
 	}
 }
@@ -361,6 +381,9 @@ func (t *tab) follow(what string, trigger chromedp.Action[chromedp.Void]) {
 // click leads to.
 func (t *tab) click(css string) {
 	t.tb.Helper()
+	if n := eval[int](t, `document.querySelectorAll(`+strconv.Quote(css)+`).length`); n == 0 {
+		t.tb.Fatalf("click %s: no such element on %s", css, t.where())
+	}
 	t.follow("click "+css, chromedp.Click(chromedp.CSS(css)))
 }
 
