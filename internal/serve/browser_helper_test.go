@@ -149,9 +149,11 @@ var siteFiles = map[string]string{
 // quiet) whose passes are announced on a Hub, a reader archive for the
 // pages, and serve.New on a real loopback listener, its Host rule set to
 // that listener's address. It returns once the watch's first pass has
-// indexed the root; everything stops when the test ends.
+// indexed the root; everything stops when the test ends. It is for the
+// browser tests: without a browser it skips the test at once.
 func mustSite(tb testing.TB) *site {
 	tb.Helper()
+	mustBrowser(tb) // without a browser, skip before making the site
 	root := filepath.Join(tb.TempDir(), "sessions")
 	s := &site{Root: root, Files: map[string]string{}}
 	for name, src := range siteFiles {
