@@ -153,11 +153,21 @@ var siteFiles = map[string]string{
 // browser tests: without a browser it skips the test at once.
 func mustSite(tb testing.TB) *site {
 	tb.Helper()
+	return mustSiteOf(tb, siteFiles, nil)
+}
+
+// mustSiteOf is mustSite over files (root name -> testdata path) and
+// made (root name -> content).
+func mustSiteOf(tb testing.TB, files map[string]string, made map[string][]byte) *site {
+	tb.Helper()
 	mustBrowser(tb) // without a browser, skip before making the site
 	root := filepath.Join(tb.TempDir(), "sessions")
 	s := &site{Root: root, Files: map[string]string{}}
-	for name, src := range siteFiles {
+	for name, src := range files {
 		s.Files[name] = testutil.MustCopy(tb, testutil.Testdata(tb, src), root, name)
+	}
+	for name, b := range made {
+		s.Files[name] = testutil.MustWriteFile(tb, root, name, b)
 	}
 	db := testutil.MustTempDB(tb)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -386,6 +396,11 @@ func (t *tab) click(css string) {
 	if n := eval[int](t, `document.querySelectorAll(`+strconv.Quote(css)+`).length`); n == 0 {
 		t.tb.Fatalf("click %s: no such element on %s", css, t.where())
 	}
+	// A row of the tree scrolled into view is drawn (content-visibility)
+	// at the next frame; until then a click at it lands on the row, not
+	// on its link.
+	t.do("scroll to "+css, chromedp.ScrollIntoView(chromedp.CSS(css)),
+		chromedp.Evaluate[chromedp.Void](`new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))`, chromedp.EvalAwaitPromise))
 	t.follow("click "+css, chromedp.Click(chromedp.CSS(css)))
 }
 

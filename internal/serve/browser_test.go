@@ -23,6 +23,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/serve"
 )
 
 // The v3-tree fixture (testdata/pi/v3-tree.expected.txt): its active leaf
@@ -407,4 +408,75 @@ func TestBrowser_LiveUpdate(t *testing.T) {
 	if eval[bool](b, `document.getElementById("live").hidden`) {
 		t.Error("#live does not say the page was updated")
 	}
+}
+
+// Two files that share a session id (a copy): the lists' links name the
+// file, so a click on a session or a leaf lands on its tree or
+// transcript, not on the page that asks which file was meant.
+func TestBrowser_AmbiguousID(t *testing.T) {
+	s := mustSiteOf(t, map[string]string{"v3-tree.jsonl": "pi/v3-tree.jsonl", "copy/v3-tree.jsonl": "pi/v3-tree.jsonl"}, nil)
+	b := mustTab(t)
+	links := newLinkCheck(t, s)
+	b.open(s, "/")
+	links.page(b)
+	b.click(`table.sessions a.sess[href^="/s/` + v3Session + `"]`)
+	if got := eval[string](b, `document.body.dataset.page`); got != "tree" {
+		t.Fatalf("a session link of / led to a %q page (%s), want its tree", got, b.location())
+	}
+	links.page(b)
+	b.open(s, "/w?path=%2Fworkspace%2Fdemo-app")
+	links.page(b)
+	b.click(`table.leaves a[href*="/` + v3Active + `"]`)
+	if got := eval[string](b, `document.body.dataset.page`); got != "transcript" {
+		t.Fatalf("a leaf link of /w led to a %q page (%s), want its transcript", got, b.location())
+	}
+	want := pathIDs(t, s.R, s.Files["v3-tree.jsonl"], v3Active)
+	if got := b.entryIDs(); !slices.Equal(got, want) {
+		t.Fatalf("transcript entries = %v, want %v", got, want)
+	}
+	links.page(b)
+	links.run()
+}
+
+// A path of more than serve.PageEntries entries is paged around its
+// leaf: the leaf's page is the last PageEntries entries, and the pager's
+// links, clicked, show the pages before it and back.
+func TestBrowser_Paging(t *testing.T) {
+	const n = 2*serve.PageEntries + 300
+	var buf strings.Builder
+	buf.WriteString(`{"type":"session","version":3,"id":"long-0001","timestamp":"2026-03-03T08:00:00.000Z","cwd":"/workspace/long"}` + "\n")
+	parent := "null"
+	for i := range n {
+		id := fmt.Sprintf("e%05d", i)
+		role := []string{"user", "assistant"}[i%2]
+		fmt.Fprintf(&buf, `{"type":"message","id":%q,"parentId":%s,"timestamp":"2026-03-03T08:%02d:%02d.000Z","message":{"role":%q,"content":[{"type":"text","text":"message %d"}]}}`+"\n",
+			id, parent, i/60%60, i%60, role, i)
+		parent = `"` + id + `"`
+	}
+	s := mustSiteOf(t, nil, map[string][]byte{"long.jsonl": []byte(buf.String())})
+	b := mustTab(t)
+	path := pathIDs(t, s.R, "long-0001", fmt.Sprintf("e%05d", n-1))
+	if len(path) != n {
+		t.Fatalf("the path holds %d entries, want %d", len(path), n)
+	}
+	shows := func(what string, from, to int) {
+		t.Helper()
+		if got := b.entryIDs(); !slices.Equal(got, path[from:to]) {
+			t.Fatalf("%s: %d entries from %s, want entries %d to %d", what, len(got), strings.Join(got[:min(len(got), 1)], ""), from+1, to)
+		}
+	}
+	b.open(s, "/s/long-0001")
+	b.click(`.rows-tree .tr.active a.id`)
+	shows("the leaf's page", n-serve.PageEntries, n)
+	b.click(`nav.pager a[rel="prev"]`)
+	shows("earlier", n-2*serve.PageEntries, n-serve.PageEntries)
+	b.click(`nav.pager a[rel="prev"]`)
+	shows("earlier again", 0, n-2*serve.PageEntries)
+	if eval[int](b, `document.querySelectorAll('nav.pager a[rel="prev"]').length`) != 0 {
+		t.Error("the first page has an earlier link")
+	}
+	b.click(`nav.pager a[rel="next"]`)
+	shows("later", n-2*serve.PageEntries, n-serve.PageEntries)
+	b.click(`nav.pager a[href$="/e` + fmt.Sprintf("%05d", n-1) + `"]`)
+	shows("to the leaf", n-serve.PageEntries, n)
 }
