@@ -11,9 +11,52 @@ import (
 type homeView struct {
 	page
 	Workspaces []archive.Workspace
-	Recent     []archive.Session
+	Recent     []sessionRow
 	Sessions   int // sessions in the index
 	Pending    bool
+}
+
+// sessionRow is a session of a list, with the file its links name when
+// another file holds the same session id (else "": the id is enough).
+type sessionRow struct {
+	archive.Session
+	File string
+}
+
+// leafRow is a leaf of a list, File as sessionRow's.
+type leafRow struct {
+	archive.Leaf
+	File string
+}
+
+// sharedIDs are the session ids that more than one of all's files hold:
+// a link by one of them alone leads to the page that asks which file
+// (300), so the lists' links name the file too (sessionArg's ?file=).
+func sharedIDs(all []archive.Session) map[string]bool {
+	seen := map[string]bool{}
+	shared := map[string]bool{}
+	for _, s := range all {
+		shared[s.SessionID] = seen[s.SessionID]
+		seen[s.SessionID] = true
+	}
+	return shared
+}
+
+// fileIf is s's file when its id is shared, else "".
+func fileIf(shared map[string]bool, s *archive.Session) string {
+	if shared[s.SessionID] {
+		return s.Path
+	}
+	return ""
+}
+
+// sessionRows are the rows of sessions.
+func sessionRows(sessions []archive.Session, shared map[string]bool) []sessionRow {
+	rows := make([]sessionRow, len(sessions))
+	for i := range sessions {
+		rows[i] = sessionRow{Session: sessions[i], File: fileIf(shared, &sessions[i])}
+	}
+	return rows
 }
 
 func (s *Server) home(w http.ResponseWriter, r *http.Request) {
@@ -29,7 +72,7 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := homeView{page: page{Title: "grove", Kind: "home"}, Workspaces: ws, Sessions: len(all)}
-	v.Recent = all[:min(len(all), recentSessions)]
+	v.Recent = sessionRows(all[:min(len(all), recentSessions)], sharedIDs(all))
 	s.render(w, http.StatusOK, "home", v)
 }
 
@@ -37,8 +80,8 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 type workspaceView struct {
 	page
 	Dir      string
-	Sessions []archive.Session
-	Leaves   []archive.Leaf
+	Sessions []sessionRow
+	Leaves   []leafRow
 	More     int // leaves not shown
 }
 
@@ -56,16 +99,28 @@ func (s *Server) workspace(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	v := workspaceView{page: page{Title: dir, Kind: "workspace"}, Dir: dir, Sessions: sessions}
+	v := workspaceView{page: page{Title: dir, Kind: "workspace"}, Dir: dir}
+	var leaves []archive.Leaf
+	shared := map[string]bool{}
 	if len(sessions) > 0 {
-		if v.Leaves, err = s.a.Leaves(ctx, f); err != nil {
+		if leaves, err = s.a.Leaves(ctx, f); err != nil {
 			s.fail(w, r, err)
 			return
 		}
+		all, err := s.a.Sessions(ctx, "") // an id may be shared with a file elsewhere
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		shared = sharedIDs(all)
 	}
-	if len(v.Leaves) > workspaceLimit {
-		v.More = len(v.Leaves) - workspaceLimit
-		v.Leaves = v.Leaves[:workspaceLimit]
+	v.Sessions = sessionRows(sessions, shared)
+	if len(leaves) > workspaceLimit {
+		v.More = len(leaves) - workspaceLimit
+		leaves = leaves[:workspaceLimit]
+	}
+	for _, l := range leaves {
+		v.Leaves = append(v.Leaves, leafRow{Leaf: l, File: fileIf(shared, l.Session)})
 	}
 	s.render(w, http.StatusOK, "workspace", v)
 }
