@@ -35,14 +35,14 @@ import (
 
 // stepTimeout bounds each test's browser actions together: a page that
 // never loads or a live update that never comes fails the test after it,
-// not go test's whole -timeout later. The longest test takes about 6 s
-// on a loaded 2-core machine.
-const stepTimeout = 60 * time.Second
+// not go test's whole -timeout later. The longest test takes about 9 s
+// on a 2-core machine with a load of 8.
+const stepTimeout = 2 * time.Minute
 
 // loadTimeout bounds the wait for the page a click or a key leads to: one
 // that leads nowhere fails in this time (a page loads in well under a
 // second here).
-const loadTimeout = 10 * time.Second
+const loadTimeout = 20 * time.Second
 
 // browserNames are the executables looked for on PATH, in this order,
 // when GROVE_CHROMIUM is not set: Debian's packages first, as .ci/run

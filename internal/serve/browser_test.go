@@ -366,21 +366,31 @@ func shownCodex(tb testing.TB, a *archive.Archive, session, leaf string, shown [
 	return ids
 }
 
-// A committed entry appended to a session's file while its tree page is
-// open appears in that page without a reload: the watch indexes it, the
-// Hub's notice reaches the page over /events, and the page fetches
-// itself again.
+// A committed entry appended to a session's file appears without a
+// reload in the pages open on it: the watch indexes it, the Hub's notice
+// reaches each page over /events, and the page fetches itself again.
+// Three tabs: the session's tree (the new entry is its active leaf), the
+// transcript of the old leaf (its path now goes on) and / (the session's
+// entry count).
 func TestBrowser_LiveUpdate(t *testing.T) {
 	s := mustSite(t)
-	b := mustTab(t)
-	b.open(s, "/s/"+v3Session)
-	// The page is subscribed once /events said ready; a mark on window
-	// tells a reload (which would lose it) from an update in place.
-	b.do("wait for /events", chromedp.Poll[chromedp.Void](`document.body.dataset.live === "ready"`, chromedp.WithPollingInterval(20*time.Millisecond)))
-	b.do("mark the page", chromedp.Evaluate[chromedp.Void](`window.groveMark = 1`))
+	sess, err := s.R.Resolve(context.Background(), v3Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, path, home := mustTab(t), mustTab(t), mustTab(t)
+	tree.open(s, "/s/"+v3Session)
+	path.open(s, "/s/"+v3Session+"/"+v3Active)
+	home.open(s, "/")
 	const id = "c0ffee01"
-	if eval[bool](b, `document.body.textContent.includes("`+id+`")`) {
-		t.Fatalf("%s is on the page before it is appended", id)
+	for _, b := range []*tab{tree, path, home} {
+		// A page is subscribed once /events said ready; a mark on window
+		// tells a reload (which would lose it) from an update in place.
+		b.do("wait for /events", chromedp.Poll[chromedp.Void](`document.body.dataset.live === "ready"`, chromedp.WithPollingInterval(20*time.Millisecond)))
+		b.do("mark the page", chromedp.Evaluate[chromedp.Void](`window.groveMark = 1`))
+		if eval[bool](b, `document.body.textContent.includes("`+id+`")`) {
+			t.Fatalf("%s is on %s before it is appended", id, b.location())
+		}
 	}
 	line := fmt.Sprintf(`{"type":"message","id":%q,"parentId":%q,"timestamp":"2026-03-03T08:05:00.000Z","message":{"role":"user","content":[{"type":"text","text":"Now the logout endpoint."}],"timestamp":1772525100000}}`+"\n", id, v3Active)
 	f, err := os.OpenFile(s.Files["v3-tree.jsonl"], os.O_WRONLY|os.O_APPEND, 0)
@@ -393,20 +403,37 @@ func TestBrowser_LiveUpdate(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	got, err := chromedp.Run(b.ctx, chromedp.Poll[string](
-		`(() => { const a = document.querySelector(".rows-tree .tr.active a.id"); return a && a.textContent === "`+id+`" ? a.getAttribute("href") : ""; })()`,
-		chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(0)))
-	if err != nil {
-		t.Fatalf("the appended entry %s never became the page's active leaf: %v", id, err)
+	wait := func(b *tab, what, expr string) string {
+		t.Helper()
+		// The watch waits 50 ms for quiet; a page takes well under a
+		// second to fetch itself again.
+		ctx, cancel := context.WithTimeout(b.ctx, loadTimeout)
+		defer cancel()
+		got, err := chromedp.Run(ctx, chromedp.Poll[string](expr, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(0)))
+		if err != nil {
+			t.Fatalf("%s did not come in %v: %v", what, loadTimeout, err)
+		}
+		return got
 	}
-	if want := "/s/" + v3Session + "/" + id + "#entry-" + id; got != want {
+	if got, want := wait(tree, "the tree's new active leaf "+id,
+		`(() => { const a = document.querySelector(".rows-tree .tr.active a.id"); return a && a.textContent === "`+id+`" ? a.getAttribute("href") : ""; })()`),
+		"/s/"+v3Session+"/"+id+"#entry-"+id; got != want {
 		t.Errorf("the new leaf links to %s, want %s", got, want)
 	}
-	if !eval[bool](b, `window.groveMark === 1`) {
-		t.Error("the page was reloaded, not updated in place")
+	if got, want := wait(path, "the transcript's way on to "+id,
+		`(() => { const a = document.querySelector("section.continues a[href*='`+id+`']"); return a ? a.getAttribute("href") : ""; })()`),
+		"/s/"+v3Session+"/"+id+"#entry-"+id; got != want {
+		t.Errorf("the transcript's way on links to %s, want %s", got, want)
 	}
-	if eval[bool](b, `document.getElementById("live").hidden`) {
-		t.Error("#live does not say the page was updated")
+	wait(home, "the session's new entry count on /",
+		`(() => { const a = document.querySelector('table.sessions a.sess[href="/s/`+v3Session+`"]'); const n = a && a.closest("tr").querySelectorAll("td.n")[0]; return n && n.textContent === "`+fmt.Sprint(sess.Entries+1)+`" ? "yes" : ""; })()`)
+	for _, b := range []*tab{tree, path, home} {
+		if !eval[bool](b, `window.groveMark === 1`) {
+			t.Errorf("%s was reloaded, not updated in place", b.location())
+		}
+		if eval[bool](b, `document.getElementById("live").hidden`) {
+			t.Errorf("#live on %s does not say the page was updated", b.location())
+		}
 	}
 }
 
