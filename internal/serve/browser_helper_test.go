@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -126,10 +127,12 @@ func mustBrowser(tb testing.TB) context.Context {
 
 // site is a running grove serve over a temporary root of session files.
 type site struct {
-	URL   string           // "http://127.0.0.1:PORT", no slash
-	Root  string           // the watched folder
-	R     *archive.Archive // the pages' archive, for what the pages should show
-	Files map[string]string
+	URL   string            // "http://127.0.0.1:PORT", no slash
+	Root  string            // the watched folder
+	R     *archive.Archive  // the pages' archive, for what the pages should show
+	Files map[string]string // root name -> path
+	w     *archive.Archive  // the writer
+	hub   *serve.Hub
 }
 
 // siteFiles are the testdata sessions a site serves, by the name they get
@@ -144,29 +147,37 @@ var siteFiles = map[string]string{
 	"rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl": "codex/rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl",
 }
 
-// mustSite copies siteFiles into a temporary root and serves it as grove
-// serve does: a writer archive watching the root (serve.Watch, 50 ms
-// quiet) whose passes are announced on a Hub, a reader archive for the
-// pages, and serve.New on a real loopback listener, its Host rule set to
-// that listener's address. It returns once the watch's first pass has
-// indexed the root; everything stops when the test ends. It is for the
-// browser tests: without a browser it skips the test at once.
-func mustSite(tb testing.TB) *site {
-	tb.Helper()
-	return mustSiteOf(tb, siteFiles, nil)
+// siteOptions say what a site serves and how it keeps its index.
+type siteOptions struct {
+	Files map[string]string // root name -> testdata path
+	Made  map[string][]byte // root name -> content
+	// Manual: no watch; the root is indexed once, then only by
+	// site.index, so a test decides when the index catches up.
+	Manual bool
 }
 
-// mustSiteOf is mustSite over files (root name -> testdata path) and
-// made (root name -> content).
-func mustSiteOf(tb testing.TB, files map[string]string, made map[string][]byte) *site {
+// mustSite serves siteFiles as grove serve does: a writer archive
+// watching the root (serve.Watch, 50 ms quiet) whose passes are announced
+// on a Hub, a reader archive for the pages, and serve.New on a real
+// loopback listener, its Host rule set to that listener's address. It
+// returns once the watch's first pass has indexed the root; everything
+// stops when the test ends. It is for the browser tests: without a
+// browser it skips the test at once.
+func mustSite(tb testing.TB) *site {
+	tb.Helper()
+	return mustSiteOf(tb, siteOptions{Files: siteFiles})
+}
+
+// mustSiteOf is mustSite over o's files.
+func mustSiteOf(tb testing.TB, o siteOptions) *site {
 	tb.Helper()
 	mustBrowser(tb) // without a browser, skip before making the site
 	root := filepath.Join(tb.TempDir(), "sessions")
-	s := &site{Root: root, Files: map[string]string{}}
-	for name, src := range files {
+	s := &site{Root: root, Files: map[string]string{}, hub: serve.NewHub()}
+	for name, src := range o.Files {
 		s.Files[name] = testutil.MustCopy(tb, testutil.Testdata(tb, src), root, name)
 	}
-	for name, b := range made {
+	for name, b := range o.Made {
 		s.Files[name] = testutil.MustWriteFile(tb, root, name, b)
 	}
 	db := testutil.MustTempDB(tb)
@@ -179,37 +190,41 @@ func mustSiteOf(tb testing.TB, files map[string]string, made map[string][]byte) 
 	if err != nil {
 		tb.Fatalf("Open(%s): %v", db, err)
 	}
-	s.R = r
-	hub := serve.NewHub()
-	started := make(chan struct{})
+	s.R, s.w = r, w
 	watched := make(chan error, 1)
-	go func() {
-		first := true
-		watched <- serve.Watch(ctx, w, r, hub, archive.WatchOptions{Roots: []string{root}, Quiet: 50 * time.Millisecond, Rescan: time.Hour,
-			Problem: func(err error) { tb.Errorf("watch: %v", err) }},
-			func(archive.WatchPass) error {
-				if first {
-					first = false
-					close(started)
-				}
-				return nil
-			})
-	}()
-	select {
-	case <-started:
-	case err := <-watched:
-		tb.Fatalf("serve.Watch ended before its first pass: %v", err)
-	case <-time.After(stepTimeout):
-		tb.Fatalf("serve.Watch made no first pass in %v", stepTimeout)
+	if o.Manual {
+		s.index(tb)
+		watched <- nil
+	} else {
+		started := make(chan struct{})
+		go func() {
+			first := true
+			watched <- serve.Watch(ctx, w, r, s.hub, archive.WatchOptions{Roots: []string{root}, Quiet: 50 * time.Millisecond, Rescan: time.Hour,
+				Problem: func(err error) { tb.Errorf("watch: %v", err) }},
+				func(archive.WatchPass) error {
+					if first {
+						first = false
+						close(started)
+					}
+					return nil
+				})
+		}()
+		select {
+		case <-started:
+		case err := <-watched:
+			tb.Fatalf("serve.Watch ended before its first pass: %v", err)
+		case <-time.After(stepTimeout):
+			tb.Fatalf("serve.Watch made no first pass in %v", stepTimeout)
+		}
 	}
 	srv := httptest.NewUnstartedServer(nil)
 	host := srv.Listener.Addr().String()
 	_, port, _ := strings.Cut(host, ":")
-	srv.Config.Handler = serve.New(serve.Options{Archive: r, Events: hub, Port: port, Hosts: []string{host}})
+	srv.Config.Handler = serve.New(serve.Options{Archive: r, Events: s.hub, Port: port, Hosts: []string{host}})
 	srv.Start()
 	s.URL = srv.URL
 	tb.Cleanup(func() {
-		hub.Close() // ends the /events streams, which Close would wait for
+		s.hub.Close() // ends the /events streams, which Close would wait for
 		srv.Close()
 		cancel()
 		if err := <-watched; err != nil {
@@ -219,6 +234,27 @@ func mustSiteOf(tb testing.TB, files map[string]string, made map[string][]byte) 
 		r.Close()
 	})
 	return s
+}
+
+// index is a manual site's watch pass: the root indexed, and the
+// sessions of its files announced on the Hub when anything changed.
+func (s *site) index(tb testing.TB) {
+	tb.Helper()
+	ctx := context.Background()
+	sum, err := s.w.Index(ctx, archive.IndexOptions{Roots: []string{s.Root}})
+	if err != nil {
+		tb.Fatalf("Index(%s): %v", s.Root, err)
+	}
+	if sum.Indexed == 0 && sum.Removed == 0 {
+		return
+	}
+	var ids []string
+	for _, p := range s.Files {
+		if se, err := s.R.Resolve(ctx, p); err == nil {
+			ids = append(ids, se.SessionID)
+		}
+	}
+	s.hub.Notify(ids)
 }
 
 // tab is one browser tab of a test. Every console error, uncaught
@@ -231,6 +267,16 @@ type tab struct {
 	mu   sync.Mutex
 	url  string   // the page the tab last navigated to, for the messages
 	bad  []string // what went wrong, each with its page's URL
+	ok   []string // browser log texts that are expected (allow)
+}
+
+// allow lets browser log errors that hold text pass, such as Chromium's
+// "the server responded with a status of 409" for an error page a test
+// asks for.
+func (t *tab) allow(text string) {
+	t.mu.Lock()
+	t.ok = append(t.ok, text)
+	t.mu.Unlock()
 }
 
 // mustTab opens a tab in the shared browser (skipping the test when there
@@ -287,6 +333,12 @@ func (t *tab) listen(ev any) {
 		msg = "console.error: " + strings.Join(args, " ")
 	case *log.EventEntryAdded:
 		if ev.Entry.Level != log.EntryLevelError {
+			return
+		}
+		t.mu.Lock()
+		ok := slices.ContainsFunc(t.ok, func(s string) bool { return strings.Contains(ev.Entry.Text, s) })
+		t.mu.Unlock()
+		if ok {
 			return
 		}
 		msg = fmt.Sprintf("browser log (%s): %s", ev.Entry.Source, ev.Entry.Text)
@@ -456,6 +508,22 @@ func (t *tab) location() string {
 func (t *tab) entryIDs() []string {
 	t.tb.Helper()
 	return eval[[]string](t, `Array.from(document.querySelectorAll("#entries > [id^='entry-']"), (e) => e.id.slice(6))`)
+}
+
+// mustAppend appends line and a newline to the file at path: a committed
+// line, as an agent writes it.
+func mustAppend(tb testing.TB, path, line string) {
+	tb.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := f.WriteString(line + "\n"); err != nil {
+		tb.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // pathIDs are the ids of the path to leaf, as archive.Path answers it.

@@ -14,7 +14,6 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -34,6 +33,13 @@ const (
 	v3Active  = "b7395fc2"
 	v3Sibling = "c7d24b98"
 	v3Other   = "35c7e0da"
+)
+
+// newEntry is a committed pi line for v3-tree: a user message whose
+// parent is the active leaf, as pi appends the next prompt.
+const (
+	newID    = "c0ffee01"
+	newEntry = `{"type":"message","id":"` + newID + `","parentId":"` + v3Active + `","timestamp":"2026-03-03T08:05:00.000Z","message":{"role":"user","content":[{"type":"text","text":"Now the logout endpoint."}],"timestamp":1772525100000}}`
 )
 
 // From / to a workspace, its session's tree and the active leaf's
@@ -382,7 +388,7 @@ func TestBrowser_LiveUpdate(t *testing.T) {
 	tree.open(s, "/s/"+v3Session)
 	path.open(s, "/s/"+v3Session+"/"+v3Active)
 	home.open(s, "/")
-	const id = "c0ffee01"
+	const id = newID
 	for _, b := range []*tab{tree, path, home} {
 		// A page is subscribed once /events said ready; a mark on window
 		// tells a reload (which would lose it) from an update in place.
@@ -392,17 +398,7 @@ func TestBrowser_LiveUpdate(t *testing.T) {
 			t.Fatalf("%s is on %s before it is appended", id, b.location())
 		}
 	}
-	line := fmt.Sprintf(`{"type":"message","id":%q,"parentId":%q,"timestamp":"2026-03-03T08:05:00.000Z","message":{"role":"user","content":[{"type":"text","text":"Now the logout endpoint."}],"timestamp":1772525100000}}`+"\n", id, v3Active)
-	f, err := os.OpenFile(s.Files["v3-tree.jsonl"], os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(line); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	mustAppend(t, s.Files["v3-tree.jsonl"], newEntry)
 	wait := func(b *tab, what, expr string) string {
 		t.Helper()
 		// The watch waits 50 ms for quiet; a page takes well under a
@@ -441,7 +437,7 @@ func TestBrowser_LiveUpdate(t *testing.T) {
 // file, so a click on a session or a leaf lands on its tree or
 // transcript, not on the page that asks which file was meant.
 func TestBrowser_AmbiguousID(t *testing.T) {
-	s := mustSiteOf(t, map[string]string{"v3-tree.jsonl": "pi/v3-tree.jsonl", "copy/v3-tree.jsonl": "pi/v3-tree.jsonl"}, nil)
+	s := mustSiteOf(t, siteOptions{Files: map[string]string{"v3-tree.jsonl": "pi/v3-tree.jsonl", "copy/v3-tree.jsonl": "pi/v3-tree.jsonl"}})
 	b := mustTab(t)
 	links := newLinkCheck(t, s)
 	b.open(s, "/")
@@ -480,7 +476,7 @@ func TestBrowser_Paging(t *testing.T) {
 			id, parent, i/60%60, i%60, role, i)
 		parent = `"` + id + `"`
 	}
-	s := mustSiteOf(t, nil, map[string][]byte{"long.jsonl": []byte(buf.String())})
+	s := mustSiteOf(t, siteOptions{Made: map[string][]byte{"long.jsonl": []byte(buf.String())}})
 	b := mustTab(t)
 	path := pathIDs(t, s.R, "long-0001", fmt.Sprintf("e%05d", n-1))
 	if len(path) != n {
@@ -506,4 +502,29 @@ func TestBrowser_Paging(t *testing.T) {
 	shows("later", n-2*serve.PageEntries, n-serve.PageEntries)
 	b.click(`nav.pager a[href$="/e` + fmt.Sprintf("%05d", n-1) + `"]`)
 	shows("to the leaf", n-serve.PageEntries, n)
+}
+
+// A transcript asked for while its session's file is ahead of the index
+// (an agent writing it) is a 409 page that says it reloads once the
+// index catches up, and it does.
+func TestBrowser_StalePage(t *testing.T) {
+	s := mustSiteOf(t, siteOptions{Files: map[string]string{"v3-tree.jsonl": "pi/v3-tree.jsonl"}, Manual: true})
+	b := mustTab(t)
+	mustAppend(t, s.Files["v3-tree.jsonl"], newEntry)
+	b.allow("the server responded with a status of 409")
+	b.open(s, "/s/"+v3Session+"/"+v3Active)
+	if got := eval[string](b, `document.body.dataset.page + " " + document.title`); !strings.HasPrefix(got, "error Conflict") {
+		t.Fatalf("a transcript of a file ahead of the index is %q, want the 409 error page", got)
+	}
+	b.do("wait for /events", chromedp.Poll[chromedp.Void](`document.body.dataset.live === "ready"`, chromedp.WithPollingInterval(20*time.Millisecond)))
+	b.follow("the index catching up", chromedp.Func(func(context.Context, *chromedp.Target) error {
+		s.index(t)
+		return nil
+	}))
+	if got := eval[string](b, `document.body.dataset.page`); got != "transcript" {
+		t.Fatalf("once the index caught up, the 409 page is a %q page, want the transcript", got)
+	}
+	if got, want := b.entryIDs(), pathIDs(t, s.R, v3Session, v3Active); !slices.Equal(got, want) {
+		t.Fatalf("transcript entries = %v, want %v", got, want)
+	}
 }

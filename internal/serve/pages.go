@@ -81,7 +81,7 @@ type errorView struct {
 	Message    string
 	Hint       string
 	Candidates []archive.Candidate
-	Session    string // for ambiguous_session: the id asked for
+	Session    string // for a session error and stale_index: the id asked for (the page reloads when it changes)
 }
 
 // fail answers err as an error page: 404 for an unknown session or entry,
@@ -105,7 +105,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		case errs.CodeUnknownEntry, errs.CodeUnknownSession:
 			v.Status = http.StatusNotFound
 		case errs.CodeStaleIndex:
-			v.Status = http.StatusConflict
+			v.Status, v.Session = http.StatusConflict, r.PathValue("session")
 			v.Hint = "the session file changed since it was indexed; this server indexes it again within a moment, and the page reloads then"
 		case errs.CodeBadQuery:
 			v.Status = http.StatusBadRequest
