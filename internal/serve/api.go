@@ -23,7 +23,7 @@ type apiRoute struct {
 // apiRoutes are SPEC §9's /api routes: the CLI's --json documents.
 var apiRoutes = map[string]apiRoute{
 	"/api/sessions":                   {command: "sessions", flags: []string{"workspace", "dialect", "first"}},
-	"/api/workspaces":                 {command: "workspaces", flags: []string{"workspace"}},
+	"/api/workspaces":                 {command: "workspaces", flags: []string{"workspace", "dialect"}},
 	"/api/leaves":                     {command: "leaves", flags: []string{"session", "workspace", "dialect"}},
 	"/api/branches":                   {command: "branches", flags: []string{"session", "workspace", "dialect"}},
 	"/api/tree/{session}":             {command: "tree", flags: []string{"depth"}, bools: []string{"full", "flat"}, args: []string{"session"}},
