@@ -219,4 +219,3 @@ func contextStart(p *archive.Path) int {
 	}
 	return -1
 }
-
