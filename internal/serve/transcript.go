@@ -53,7 +53,11 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	t, err := s.a.Transcript(ctx, arg, r.PathValue("leaf"))
+	var t *archive.Transcript
+	err = s.fresh(r, func() (err error) {
+		t, err = s.a.Transcript(ctx, arg, r.PathValue("leaf"))
+		return err
+	})
 	if err != nil {
 		s.fail(w, r, err)
 		return
