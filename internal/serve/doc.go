@@ -23,7 +23,7 @@
 // line says so; a path to an entry that is no leaf ends with the ways it
 // goes on.
 //
-// Safety (Guard): a Host that is not the listening address or localhost
+// Safety (guard.go): a Host that is not the listening address or localhost
 // (with the port) is refused with 403, so a page of another site that
 // rebinds its DNS name to 127.0.0.1 cannot read the archive; only GET and
 // HEAD are served (405); every answer carries CSP, nosniff and
