@@ -99,6 +99,8 @@ func TestTranscript_Pages(t *testing.T) {
 		{"", "m1500", "m2499", true, false},
 		{"?at=m1499", "m0500", "m1499", true, true},
 		{"?at=m0003", "m0000", "m0499", false, true},
+		{"?at=m1500", "m1500", "m2499", true, false}, // a page's first entry
+		{"?at=m0500", "m0500", "m1499", true, true},
 		{"?at=nosuch", "m1500", "m2499", true, false},
 	} {
 		code, body := staleGet(t, ts.URL+"/s/long-0001/m2499"+c.query)
