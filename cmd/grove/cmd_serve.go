@@ -148,6 +148,9 @@ func runServe(ctx context.Context, g *env, opts serveOptions) error {
 		fmt.Fprintf(g.stdout, "grove serve: %s (Ctrl-C stops)\n", url)
 	}
 	if opts.open {
+		// The opener's own output (xdg-open's) is not grove's: stdout
+		// holds the URL line or the one JSON document.
+		browser.Stdout, browser.Stderr = io.Discard, io.Discard
 		if err := browser.OpenURL(url); err != nil {
 			fmt.Fprintf(g.stderr, "grove: --open: %v; open %s yourself\n", err, url)
 		}
