@@ -182,6 +182,40 @@ func TestBrowser_Search(t *testing.T) {
 	}
 }
 
+// The search page's filters are grove search's flags: a dialect chosen
+// and the form sent keeps to that dialect's sessions.
+func TestBrowser_SearchFilters(t *testing.T) {
+	s := mustSite(t)
+	b := mustTab(t)
+	b.open(s, "/search?q=the")
+	all := eval[int](b, `document.querySelectorAll("ol.hitlist li.hit").length`)
+	b.do("choose pi", chromedp.SetValue(chromedp.CSS(`form.filters select[name="dialect"]`), "pi"))
+	b.click(`form.filters button[type="submit"]`)
+	u, err := url.Parse(b.location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := u.Query(); u.Path != "/search" || q.Get("q") != "the" || q.Get("dialect") != "pi" {
+		t.Fatalf("the filters form sent %s, want /search with q=the and dialect=pi", u)
+	}
+	if got := eval[string](b, `document.querySelector('form.filters select[name="dialect"]').value`); got != "pi" {
+		t.Errorf("the dialect shown after the search is %q, want pi", got)
+	}
+	sessions := eval[[]string](b, `Array.from(document.querySelectorAll("ol.hitlist li.hit span.sid"), (e) => e.textContent)`)
+	if len(sessions) == 0 || len(sessions) >= all {
+		t.Fatalf("dialect=pi: %d hits, want some and fewer than the %d of every dialect", len(sessions), all)
+	}
+	for _, id := range sessions {
+		se, err := s.R.Resolve(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if se.Dialect != archive.Pi {
+			t.Errorf("dialect=pi found a hit in %s, a %s session", id, se.Dialect)
+		}
+	}
+}
+
 // The tree page folds linear runs; its "Show all" link (?full=1) draws
 // every entry, and "Fold linear runs" folds them again.
 func TestBrowser_TreeFolds(t *testing.T) {
@@ -447,6 +481,16 @@ func TestBrowser_AmbiguousID(t *testing.T) {
 		t.Fatalf("a session link of / led to a %q page (%s), want its tree", got, b.location())
 	}
 	links.page(b)
+	// The id alone asks which file, and each answer is a link to its tree.
+	b.open(s, "/s/"+v3Session)
+	links.page(b)
+	if n := eval[int](b, `document.querySelectorAll("main ul a[href*='?file=']").length`); n != 2 {
+		t.Fatalf("/s/%s offers %d files, want 2", v3Session, n)
+	}
+	b.click(`main ul a[href*="?file="]`)
+	if got := eval[string](b, `document.body.dataset.page`); got != "tree" {
+		t.Fatalf("a file offered for the shared id led to a %q page (%s), want its tree", got, b.location())
+	}
 	b.open(s, "/w?path=%2Fworkspace%2Fdemo-app")
 	links.page(b)
 	b.click(`table.leaves a[href*="/` + v3Active + `"]`)
