@@ -8,6 +8,7 @@ package serve_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -108,7 +109,17 @@ func mustBrowser(tb testing.TB) context.Context {
 		}
 		actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
 		bctx, bcancel := chromedp.NewContext(actx)
-		if err := chromedp.Do(bctx); err != nil { // starts the browser, with no deadline
+		// The first Do starts the browser and ties its life to bctx, so
+		// it gets no deadline of its own: a browser that hangs is
+		// given up after a minute here.
+		started := make(chan error, 1)
+		go func() { started <- chromedp.Do(bctx) }()
+		select {
+		case err = <-started:
+		case <-time.After(time.Minute):
+			err = errors.New("it did not answer in a minute")
+		}
+		if err != nil {
 			bcancel()
 			acancel()
 			chromium.err = fmt.Errorf("start %s: %w", path, err)
@@ -174,6 +185,9 @@ func mustSiteOf(tb testing.TB, o siteOptions) *site {
 	mustBrowser(tb) // without a browser, skip before making the site
 	root := filepath.Join(tb.TempDir(), "sessions")
 	s := &site{Root: root, Files: map[string]string{}, hub: serve.NewHub()}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		tb.Fatal(err)
+	}
 	for name, src := range o.Files {
 		s.Files[name] = testutil.MustCopy(tb, testutil.Testdata(tb, src), root, name)
 	}

@@ -572,3 +572,23 @@ func TestBrowser_StalePage(t *testing.T) {
 		t.Fatalf("transcript entries = %v, want %v", got, want)
 	}
 }
+
+// An empty index: / says so, a search finds nothing, an unknown session
+// is a 404 page; none of them errs in the browser.
+func TestBrowser_Empty(t *testing.T) {
+	s := mustSiteOf(t, siteOptions{})
+	b := mustTab(t)
+	b.open(s, "/")
+	if got := eval[string](b, `(document.querySelector("main .empty") || {}).textContent || ""`); !strings.Contains(got, "no sessions yet") {
+		t.Errorf("/ of an empty index says %q, want that it holds no sessions yet", got)
+	}
+	b.open(s, "/search?q=anything")
+	if got := eval[string](b, `document.querySelector("section.hits h2").textContent`); got != "No hits" {
+		t.Errorf("a search of an empty index says %q, want No hits", got)
+	}
+	b.allow("the server responded with a status of 404")
+	b.open(s, "/s/nothing")
+	if got := eval[string](b, `document.title`); !strings.HasPrefix(got, "Not Found") {
+		t.Errorf("an unknown session's page is titled %q, want Not Found", got)
+	}
+}
