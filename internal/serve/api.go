@@ -65,7 +65,8 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request, rt apiRoute) {
 	q := r.URL.Query()
 	args := []string{rt.command}
 	for name := range q {
-		if !slices.Contains(rt.flags, name) && !slices.Contains(rt.bools, name) && !(rt.query && name == "q") && name != "file" {
+		file := name == "file" && slices.Contains(rt.args, "session") // the file of an ambiguous id: see sessionArg
+		if !slices.Contains(rt.flags, name) && !slices.Contains(rt.bools, name) && !(rt.query && name == "q") && !file {
 			apiError(w, http.StatusBadRequest, "usage", "/api/"+rt.command+" takes no parameter "+name+"; it takes "+strings.Join(append(append([]string{}, rt.flags...), rt.bools...), ", "))
 			return
 		}
