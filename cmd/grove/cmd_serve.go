@@ -121,20 +121,12 @@ func runServe(ctx context.Context, g *env, opts serveOptions) error {
 	}
 	defer ln.Close()
 	tcp := ln.Addr().(*net.TCPAddr)
-	port := fmt.Sprint(tcp.Port)
 	hub := serve.NewHub()
-	o := serve.Options{Archive: ra, Port: port, Events: hub, Hosts: []string{strings.ToLower(ln.Addr().String())},
-		API: func(ctx context.Context, args []string, w io.Writer) int {
-			return run(ctx, append([]string{"grove", "--db", g.dbPath, "--json"}, args...), w, io.Discard)
-		}}
+	o := handlerOptions(g.dbPath, ra, hub, tcp)
 	url := "http://" + ln.Addr().String() + "/"
 	if tcp.IP.IsUnspecified() {
-		o.AnyIP = true
-		if h, err := os.Hostname(); err == nil {
-			o.Hosts = append(o.Hosts, strings.ToLower(h)+":"+port)
-		}
-		url = "http://localhost:" + port + "/"
-		fmt.Fprintf(g.stderr, "grove: listening on every interface (%s): anyone who can reach this machine on port %s can read these sessions\n", ln.Addr(), port)
+		url = "http://localhost:" + o.Port + "/"
+		fmt.Fprintf(g.stderr, "grove: listening on every interface (%s): anyone who can reach this machine on port %s can read these sessions\n", ln.Addr(), o.Port)
 	} else if !tcp.IP.IsLoopback() {
 		fmt.Fprintf(g.stderr, "grove: listening on %s, not loopback: anyone who can reach that address can read these sessions\n", ln.Addr())
 	}
@@ -186,4 +178,31 @@ func runServe(ctx context.Context, g *env, opts serveOptions) error {
 		fmt.Fprintln(g.stderr, "grove: stopped")
 	}
 	return nil
+}
+
+// handlerOptions are grove serve's handler options for a listener on
+// addr: the pages read ra, /events subscribes to hub (nil: no /events),
+// /api runs this grove in process against the index at dbPath
+// (apiRunner), and the Host header may name addr or localhost with its
+// port, or on every interface (0.0.0.0, ::) any IP literal with it or
+// this machine's name (SPEC §9).
+func handlerOptions(dbPath string, ra *archive.Archive, hub *serve.Hub, addr *net.TCPAddr) serve.Options {
+	port := fmt.Sprint(addr.Port)
+	o := serve.Options{Archive: ra, Port: port, Events: hub, Hosts: []string{strings.ToLower(addr.String())}, API: apiRunner(dbPath)}
+	if addr.IP.IsUnspecified() {
+		o.AnyIP = true
+		if h, err := os.Hostname(); err == nil {
+			o.Hosts = append(o.Hosts, strings.ToLower(h)+":"+port)
+		}
+	}
+	return o
+}
+
+// apiRunner is serve.Options.API for the index at dbPath: `grove --db
+// dbPath --json ARGS...` run in this process, its document on w, its
+// stderr dropped, its exit status returned (SPEC §8).
+func apiRunner(dbPath string) func(ctx context.Context, args []string, w io.Writer) int {
+	return func(ctx context.Context, args []string, w io.Writer) int {
+		return run(ctx, append([]string{"grove", "--db", dbPath, "--json"}, args...), w, io.Discard)
+	}
 }
