@@ -19,9 +19,9 @@ const (
 // show as text, byte for byte: escaped, not dropped, not run.
 var hostileTexts = []string{
 	`<script>alert("name")</script> & "quotes"`, // the session name
-	hostileCWD,                                  // the workspace
-	`<img src=x onerror=alert("label")>`,        // a label
-	`Hello <script>alert(1)</script>`,           // Markdown's raw HTML is text
+	hostileCWD,                           // the workspace
+	`<img src=x onerror=alert("label")>`, // a label
+	`Hello <script>alert(1)</script>`,    // Markdown's raw HTML is text
 	`<b onclick="alert(1)">bold</b>`,
 	`<img src=x onerror=alert(1)>`,
 	`</pre></code></div><script>alert(1)</script><style>*{color:red}</style>`, // tool output
