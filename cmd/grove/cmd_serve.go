@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pkg/browser"
@@ -201,8 +202,20 @@ func handlerOptions(dbPath string, ra *archive.Archive, hub *serve.Hub, addr *ne
 // apiRunner is serve.Options.API for the index at dbPath: `grove --db
 // dbPath --json ARGS...` run in this process, its document on w, its
 // stderr dropped, its exit status returned (SPEC §8).
+//
+// One run at a time: urfave/cli's package-level cli.HelpFlag and
+// cli.VersionFlag (a BoolFlag's Apply writes to it) and its help command
+// (Command.setup writes to each subcommand) are shared by every app, so
+// two apps running at once race (go test -race: TestServe_Concurrent).
+// The pages do not wait on it; they read the archive directly.
 func apiRunner(dbPath string) func(ctx context.Context, args []string, w io.Writer) int {
+	var one sync.Mutex
 	return func(ctx context.Context, args []string, w io.Writer) int {
+		one.Lock()
+		defer one.Unlock()
+		if ctx.Err() != nil {
+			return exitFailed // the request went while it waited
+		}
 		return run(ctx, append([]string{"grove", "--db", dbPath, "--json"}, args...), w, io.Discard)
 	}
 }
