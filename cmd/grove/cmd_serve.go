@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/internal/serve"
 )
 
@@ -106,6 +107,11 @@ func runServe(ctx context.Context, g *env, opts serveOptions) error {
 	for _, m := range missing {
 		fmt.Fprintf(g.stderr, "grove: %s: %s; not watched\n", m.Path, m.Message)
 	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return errs.Wrap(errs.CodeIO, err, "cannot listen there: "+err.Error()).In(addr).WithHint("the address must be this machine's and the port free: pick another with --addr HOST:PORT (port 0: any free one)")
+	}
+	defer ln.Close()
 	wa, err := g.open(ctx) // the watch's: the one writer
 	if err != nil {
 		return err
@@ -116,11 +122,6 @@ func runServe(ctx context.Context, g *env, opts serveOptions) error {
 		return err
 	}
 	defer ra.Close()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("serve: listen on %s: %w", addr, err)
-	}
-	defer ln.Close()
 	tcp := ln.Addr().(*net.TCPAddr)
 	hub := serve.NewHub()
 	o := handlerOptions(g.dbPath, ra, hub, tcp)
@@ -140,6 +141,9 @@ func runServe(ctx context.Context, g *env, opts serveOptions) error {
 		fmt.Fprintf(g.stdout, "grove serve: %s (Ctrl-C stops)\n", url)
 	}
 	if opts.open {
+		// The opener's own output (xdg-open's) is not grove's: stdout
+		// holds the URL line or the one JSON document.
+		browser.Stdout, browser.Stderr = io.Discard, io.Discard
 		if err := browser.OpenURL(url); err != nil {
 			fmt.Fprintf(g.stderr, "grove: --open: %v; open %s yourself\n", err, url)
 		}

@@ -22,19 +22,19 @@ type apiRoute struct {
 
 // apiRoutes are SPEC §9's /api routes: the CLI's --json documents.
 var apiRoutes = map[string]apiRoute{
-	"/api/sessions":                   {command: "sessions", flags: []string{"workspace", "dialect", "first"}},
-	"/api/workspaces":                 {command: "workspaces", flags: []string{"workspace"}},
-	"/api/leaves":                     {command: "leaves", flags: []string{"session", "workspace", "dialect"}},
-	"/api/branches":                   {command: "branches", flags: []string{"session", "workspace", "dialect"}},
-	"/api/tree/{session}":             {command: "tree", flags: []string{"depth"}, bools: []string{"full", "flat"}, args: []string{"session"}},
-	"/api/path/{session}":             {command: "path", args: []string{"session"}},
-	"/api/path/{session}/{leaf}":      {command: "path", args: []string{"session", "leaf"}},
-	"/api/messages/{session}":         {command: "messages", args: []string{"session"}},
-	"/api/messages/{session}/{leaf}":  {command: "messages", args: []string{"session", "leaf"}},
-	"/api/context/{session}":          {command: "context", args: []string{"session"}},
-	"/api/context/{session}/{leaf}":   {command: "context", args: []string{"session", "leaf"}},
-	"/api/verify":                     {command: "verify", flags: []string{"session"}},
-	"/api/search":                     {command: "search", flags: []string{"workspace", "session", "dialect", "role", "type", "since", "until", "branch", "sort", "limit", "offset"}, bools: []string{"no-dedupe"}, query: true},
+	"/api/sessions":                  {command: "sessions", flags: []string{"workspace", "dialect", "first"}},
+	"/api/workspaces":                {command: "workspaces", flags: []string{"workspace", "dialect"}},
+	"/api/leaves":                    {command: "leaves", flags: []string{"session", "workspace", "dialect"}},
+	"/api/branches":                  {command: "branches", flags: []string{"session", "workspace", "dialect"}},
+	"/api/tree/{session}":            {command: "tree", flags: []string{"depth"}, bools: []string{"full", "flat"}, args: []string{"session"}},
+	"/api/path/{session}":            {command: "path", args: []string{"session"}},
+	"/api/path/{session}/{leaf}":     {command: "path", args: []string{"session", "leaf"}},
+	"/api/messages/{session}":        {command: "messages", args: []string{"session"}},
+	"/api/messages/{session}/{leaf}": {command: "messages", args: []string{"session", "leaf"}},
+	"/api/context/{session}":         {command: "context", args: []string{"session"}},
+	"/api/context/{session}/{leaf}":  {command: "context", args: []string{"session", "leaf"}},
+	"/api/verify":                    {command: "verify", flags: []string{"session"}},
+	"/api/search":                    {command: "search", flags: []string{"workspace", "session", "dialect", "role", "type", "since", "until", "branch", "sort", "limit", "offset"}, bools: []string{"no-dedupe"}, query: true},
 }
 
 // apiRoutes adds the /api routes to the mux, and /api itself: the list

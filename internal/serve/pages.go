@@ -128,6 +128,37 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	s.render(w, v.Status, "error", v)
 }
 
+// staleWait is how long a page whose session file changed since it was
+// indexed waits for the watch to index it (its batches wait at most 2 s)
+// before it answers 409.
+const staleWait = 3 * time.Second
+
+// fresh runs read, and once more after the watch's next pass when its
+// error is stale_index: a session an agent is writing is often a little
+// ahead of the index, and the server's own watch catches up within its
+// debounce. next is s.opts.Events.Next(), taken before read ran.
+func (s *Server) fresh(r *http.Request, read func() error) error {
+	var next <-chan struct{}
+	if s.opts.Events != nil {
+		next = s.opts.Events.Next()
+	}
+	err := read()
+	var je *errs.Error
+	if next == nil || !errors.As(err, &je) || je.Code != errs.CodeStaleIndex {
+		return err
+	}
+	t := time.NewTimer(staleWait)
+	defer t.Stop()
+	select {
+	case <-next:
+		return read()
+	case <-t.C:
+		return err
+	case <-r.Context().Done():
+		return r.Context().Err()
+	}
+}
+
 // errBadRequest marks a request whose parameters are wrong (400).
 var errBadRequest = errors.New("bad request")
 
