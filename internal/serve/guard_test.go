@@ -223,6 +223,10 @@ func TestGuard_Paths(t *testing.T) {
 		"/../go.mod",
 		"/%2e%2e/go.mod",
 		"/index.db",
+		"//evil.example/",
+		"//evil.example/%2e%2e/x",
+		"/.//evil.example/",
+		"/static//evil.example",
 	} {
 		seen := map[string]bool{}
 		got := get(t, f.h, target)
