@@ -108,7 +108,7 @@ func TestServeAPI_SameAsCLI(t *testing.T) {
 		{"/api/tree/" + v2ID, []string{"tree", v2ID}},
 		{"/api/tree/" + v2ID[:6] + "?full=1&depth=2", []string{"tree", "--depth", "2", "--full", v2ID[:6]}},
 		{"/api/tree/chapter-tree?flat=true", []string{"tree", "--flat", "chapter-tree"}},
-		{"/api/tree/9d3f6b21?full=1", []string{"tree", "--full", "9d3f6b21"}}, // v1-linear: --full changes it
+		{"/api/tree/9d3f6b21?full=1", []string{"tree", "--full", "9d3f6b21"}},              // v1-linear: --full changes it
 		{"/api/search?q=login&no-dedupe=true", []string{"search", "--no-dedupe", "login"}}, // v3-tree's copy: forks
 		{"/api/path/" + v2ID, []string{"path", v2ID}},
 		{"/api/path/" + v2ID + "/" + leaf, []string{"path", v2ID, leaf}},
