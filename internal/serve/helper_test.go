@@ -39,6 +39,11 @@ type fixture struct {
 // index for reading and returns a handler serve.New made over it, told it
 // listens on testAddr. edit, when not nil, changes the Options first (set
 // API or Events, say).
+// hostileNames are the names testdata files get in the test's root: a
+// name the repository cannot hold (Go's module zips refuse <, & and ' in
+// file names, so `go install` of the module would fail), given at copy.
+var hostileNames = map[string]string{"claude-hostile.jsonl": `claude-<i>&'x.jsonl`}
+
 func mustServer(tb testing.TB, edit func(*serve.Options), dirs ...string) *fixture {
 	tb.Helper()
 	ctx := context.Background()
@@ -52,6 +57,9 @@ func mustServer(tb testing.TB, edit func(*serve.Options), dirs ...string) *fixtu
 			rel, err := filepath.Rel(testutil.Testdata(tb, ""), p)
 			if err != nil {
 				return err
+			}
+			if name, ok := hostileNames[filepath.Base(rel)]; ok {
+				rel = filepath.Join(filepath.Dir(rel), name)
 			}
 			testutil.MustCopy(tb, p, f.dir, rel)
 			return nil
