@@ -59,12 +59,14 @@ func (s *Server) apiRoutes() {
 // api runs rt's command with the request's parameters and answers its
 // JSON document: 200 for exit status 0; for a failure the error document
 // with 400 (usage, bad_query), 404 (unknown_session, unknown_entry), 300
-// (ambiguous_session), 409 (stale_index) or 500.
+// (ambiguous_session), 409 (stale_index), 422 (a path the file's damage
+// breaks: missing_parent, cycle, duplicate_id) or 500.
 func (s *Server) api(w http.ResponseWriter, r *http.Request, rt apiRoute) {
 	q := r.URL.Query()
 	args := []string{rt.command}
 	for name := range q {
-		if !slices.Contains(rt.flags, name) && !slices.Contains(rt.bools, name) && !(rt.query && name == "q") && name != "file" {
+		file := name == "file" && slices.Contains(rt.args, "session") // the file of an ambiguous id: see sessionArg
+		if !slices.Contains(rt.flags, name) && !slices.Contains(rt.bools, name) && !(rt.query && name == "q") && !file {
 			apiError(w, http.StatusBadRequest, "usage", "/api/"+rt.command+" takes no parameter "+name+"; it takes "+strings.Join(append(append([]string{}, rt.flags...), rt.bools...), ", "))
 			return
 		}
@@ -137,6 +139,8 @@ func statusOf(doc []byte, exit int) int {
 		return http.StatusMultipleChoices
 	case "stale_index":
 		return http.StatusConflict
+	case "missing_parent", "cycle", "duplicate_id":
+		return http.StatusUnprocessableEntity
 	}
 	if exit == 2 {
 		return http.StatusBadRequest

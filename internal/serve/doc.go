@@ -52,4 +52,8 @@
 //     part keeps its scroll offset, not its entry.
 //   - Search hits link to the path to the hit's entry, which ends there;
 //     the page then shows how it goes on.
+//   - /api as grove serve wires it (cmd/grove apiRunner) runs one command
+//     at a time: urfave/cli's help flag and help command are shared by
+//     every app. A slow /api search delays the next /api request, never a
+//     page.
 package serve

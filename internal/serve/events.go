@@ -14,8 +14,8 @@ import (
 type Hub struct {
 	mu   sync.Mutex
 	subs map[chan struct{}]bool
-	gen  int    // notices sent so far
-	last []byte // the last notice's data line
+	gen  int           // notices sent so far
+	last []byte        // the last notice's data line
 	next chan struct{} // closed by the next Notify (Next)
 	done chan struct{}
 	// Heartbeat is the period of the comment line that keeps an idle

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"net/http"
 	"path/filepath"
 
@@ -16,49 +17,6 @@ type homeView struct {
 	Pending    bool
 }
 
-// sessionRow is a session of a list, with the file its links name when
-// another file holds the same session id (else "": the id is enough).
-type sessionRow struct {
-	archive.Session
-	File string
-}
-
-// leafRow is a leaf of a list, File as sessionRow's.
-type leafRow struct {
-	archive.Leaf
-	File string
-}
-
-// sharedIDs are the session ids that more than one of all's files hold:
-// a link by one of them alone leads to the page that asks which file
-// (300), so the lists' links name the file too (sessionArg's ?file=).
-func sharedIDs(all []archive.Session) map[string]bool {
-	seen := map[string]bool{}
-	shared := map[string]bool{}
-	for _, s := range all {
-		shared[s.SessionID] = seen[s.SessionID]
-		seen[s.SessionID] = true
-	}
-	return shared
-}
-
-// fileIf is s's file when its id is shared, else "".
-func fileIf(shared map[string]bool, s *archive.Session) string {
-	if shared[s.SessionID] {
-		return s.Path
-	}
-	return ""
-}
-
-// sessionRows are the rows of sessions.
-func sessionRows(sessions []archive.Session, shared map[string]bool) []sessionRow {
-	rows := make([]sessionRow, len(sessions))
-	for i := range sessions {
-		rows[i] = sessionRow{Session: sessions[i], File: fileIf(shared, &sessions[i])}
-	}
-	return rows
-}
-
 func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	ws, err := s.a.Workspaces(ctx, "")
@@ -72,7 +30,7 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := homeView{page: page{Title: "grove", Kind: "home"}, Workspaces: ws, Sessions: len(all)}
-	v.Recent = sessionRows(all[:min(len(all), recentSessions)], sharedIDs(all))
+	v.Recent = rowsOf(all[:min(len(all), recentSessions)], sharedIDs(all))
 	s.render(w, http.StatusOK, "home", v)
 }
 
@@ -99,28 +57,79 @@ func (s *Server) workspace(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	v := workspaceView{page: page{Title: dir, Kind: "workspace"}, Dir: dir}
+	shared, err := s.sharedIDs(ctx, sessions)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v := workspaceView{page: page{Title: dir, Kind: "workspace"}, Dir: dir, Sessions: rowsOf(sessions, shared)}
 	var leaves []archive.Leaf
-	shared := map[string]bool{}
 	if len(sessions) > 0 {
 		if leaves, err = s.a.Leaves(ctx, f); err != nil {
 			s.fail(w, r, err)
 			return
 		}
-		all, err := s.a.Sessions(ctx, "") // an id may be shared with a file elsewhere
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		shared = sharedIDs(all)
 	}
-	v.Sessions = sessionRows(sessions, shared)
 	if len(leaves) > workspaceLimit {
 		v.More = len(leaves) - workspaceLimit
 		leaves = leaves[:workspaceLimit]
 	}
 	for _, l := range leaves {
-		v.Leaves = append(v.Leaves, leafRow{Leaf: l, File: fileIf(shared, l.Session)})
+		row := leafRow{Leaf: l}
+		if shared[l.Session.SessionID] {
+			row.File = l.Session.Path
+		}
+		v.Leaves = append(v.Leaves, row)
 	}
 	s.render(w, http.StatusOK, "workspace", v)
+}
+
+// sessionRow is a listed session; File is its path when another session
+// has its id, so that its link names the file (/s/ID?file=), not the
+// ambiguous id (SPEC §3.3: a 300 listing the candidates).
+type sessionRow struct {
+	archive.Session
+	File string
+}
+
+// leafRow is a listed leaf; File as sessionRow's.
+type leafRow struct {
+	archive.Leaf
+	File string
+}
+
+func rowsOf(list []archive.Session, shared map[string]bool) []sessionRow {
+	rows := make([]sessionRow, len(list))
+	for i, s := range list {
+		rows[i].Session = s
+		if shared[s.SessionID] {
+			rows[i].File = s.Path
+		}
+	}
+	return rows
+}
+
+// sharedIDs are the session ids that more than one of all has.
+func sharedIDs(all []archive.Session) map[string]bool {
+	n := map[string]int{}
+	shared := map[string]bool{}
+	for _, s := range all {
+		if n[s.SessionID]++; n[s.SessionID] > 1 {
+			shared[s.SessionID] = true
+		}
+	}
+	return shared
+}
+
+// sharedIDs are the ids of some that another session of the index has
+// too (perhaps one outside the list).
+func (s *Server) sharedIDs(ctx context.Context, some []archive.Session) (map[string]bool, error) {
+	if len(some) == 0 {
+		return nil, nil
+	}
+	all, err := s.a.Sessions(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	return sharedIDs(all), nil
 }

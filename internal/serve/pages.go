@@ -85,7 +85,9 @@ type errorView struct {
 }
 
 // fail answers err as an error page: 404 for an unknown session or entry,
-// 300 with the candidates for an ambiguous session id, 409 for a session
+// 422 for an entry whose path the file's damage breaks (missing_parent,
+// cycle, duplicate_id), 300 with the candidates for an ambiguous session
+// id, 409 for a session
 // file that changed since it was indexed (the index catches up), 400 for
 // a bad query or filter, else 500.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
@@ -100,10 +102,17 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 			v.Status, v.Candidates = http.StatusMultipleChoices, se.Candidates
 		}
 	case errors.As(err, &je):
-		v.Code, v.Message, v.Hint = string(je.Code), je.Error(), je.Hint
+		v.Code, v.Message, v.Hint = string(je.Code), strings.TrimSuffix(je.Error(), " ["+string(je.Code)+"]"), je.Hint
 		switch je.Code {
 		case errs.CodeUnknownEntry, errs.CodeUnknownSession:
 			v.Status = http.StatusNotFound
+		case errs.CodeMissingParent, errs.CodeCycle, errs.CodeDuplicateID:
+			// The file's damage, not the server's: no path reaches
+			// this entry (SPEC §4.2); the tree shows where it breaks.
+			v.Status = http.StatusUnprocessableEntity
+			if v.Hint == "" {
+				v.Hint = "the session's tree shows the damage; grove recover " + je.Path + " gives every line"
+			}
 		case errs.CodeStaleIndex:
 			v.Status, v.Session = http.StatusConflict, r.PathValue("session")
 			v.Hint = "the session file changed since it was indexed; this server indexes it again within a moment, and the page reloads then"

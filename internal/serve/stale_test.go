@@ -3,8 +3,8 @@ package serve_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
