@@ -518,10 +518,11 @@ func (t *tab) location() string {
 }
 
 // entryIDs are the ids of the transcript's entries, in page order: the
-// elements id="entry-{id}" of #entries.
+// elements id="entry-{id}" of #entries that show an entry (not the empty
+// anchors of the entries the renderer leaves out).
 func (t *tab) entryIDs() []string {
 	t.tb.Helper()
-	return eval[[]string](t, `Array.from(document.querySelectorAll("#entries > [id^='entry-']"), (e) => e.id.slice(6))`)
+	return eval[[]string](t, `Array.from(document.querySelectorAll("#entries > [id^='entry-']:not(.unshown)"), (e) => e.id.slice(6))`)
 }
 
 // mustAppend appends line and a newline to the file at path: a committed

@@ -8,7 +8,7 @@
   const session = body.dataset.session || "";
 
   // Keys: "/" search, j/k next/previous entry, [ and ] sibling branch.
-  const entries = () => Array.from(document.querySelectorAll("#entries > [id^='entry-']"));
+  const entries = () => Array.from(document.querySelectorAll("#entries > [id^='entry-']:not(.unshown)"));
   let current = -1;
   function select(i) {
     const list = entries();
