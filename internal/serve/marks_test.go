@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -126,4 +127,50 @@ func last(s []string) string {
 		return ""
 	}
 	return s[len(s)-1]
+}
+
+// A tree of more rows than TreeRows is paged: each page draws its rows
+// with their previews, and links the others; ?rows= past the end gives
+// the last page.
+func TestTree_Pages(t *testing.T) {
+	w, file, _, ts := staleServer(t)
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"wide-0001","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w/wide"}` + "\n")
+	parent := "null"
+	for i := 0; i < 2500; i++ { // every user message is a row
+		fmt.Fprintf(&b, `{"type":"message","id":"u%04d","parentId":%s,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"entry %d"}}`+"\n", i, parent, i)
+		parent = fmt.Sprintf(`"u%04d"`, i)
+	}
+	long := filepath.Join(filepath.Dir(file), "wide.jsonl")
+	if err := os.WriteFile(long, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := w.IndexFile(context.Background(), long, true); err != nil {
+		t.Fatal(err)
+	}
+	rows := regexp.MustCompile(`<a class="id" href="[^"]*">(u\d+)</a> <span class="what">user</span> <span class="pv">entry (\d+)</span>`)
+	for _, c := range []struct {
+		query       string
+		first, last string
+		later       bool
+	}{
+		{"", "u0000", "u1999", true},
+		{"?rows=2001", "u2000", "u2499", false},
+		{"?rows=2500", "u2000", "u2499", false},
+		{"?rows=99999", "u2000", "u2499", false},
+	} {
+		code, body := staleGet(t, ts.URL+"/s/wide-0001"+c.query)
+		m := rows.FindAllStringSubmatch(body, -1)
+		if code != 200 || len(m) == 0 || m[0][1] != c.first || m[len(m)-1][1] != c.last {
+			t.Fatalf("tree page %q = %d, %d rows; want rows %s to %s with their previews", c.query, code, len(m), c.first, c.last)
+		}
+		for _, r := range m {
+			if n, _ := strconv.Atoi(r[2]); r[1] != fmt.Sprintf("u%04d", n) {
+				t.Fatalf("tree page %q: row %s has the preview of entry %s", c.query, r[1], r[2])
+			}
+		}
+		if strings.Contains(body, `rel="next"`) != c.later || strings.Contains(body, `rel="prev"`) == (c.query == "") {
+			t.Fatalf("tree page %q: later link %v, earlier link %v", c.query, strings.Contains(body, `rel="next"`), strings.Contains(body, `rel="prev"`))
+		}
+	}
 }
