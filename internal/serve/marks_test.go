@@ -174,3 +174,39 @@ func TestTree_Pages(t *testing.T) {
 		}
 	}
 }
+
+// A branch point of 200 retries: the branch box lists the
+// archive.PreviewSiblings branches on each side of the path's and says how
+// many it leaves to the tree.
+func TestTranscript_ManySiblings(t *testing.T) {
+	w, file, _, ts := staleServer(t)
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"star-0001","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w/star"}` + "\n")
+	b.WriteString(`{"type":"message","id":"root","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"go"}}` + "\n")
+	for i := 0; i < 200; i++ {
+		fmt.Fprintf(&b, `{"type":"message","id":"r%03d","parentId":"root","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"retry %d"}}`+"\n", i, i)
+	}
+	star := filepath.Join(filepath.Dir(file), "star.jsonl")
+	if err := os.WriteFile(star, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := w.IndexFile(context.Background(), star, true); err != nil {
+		t.Fatal(err)
+	}
+	_, body := staleGet(t, ts.URL+"/s/star-0001/r100")
+	listed := regexp.MustCompile(`<li(?: class="here")?><a class="(?:this|sib)"[^>]*><code>(r\d+)</code>`).FindAllStringSubmatch(body, -1)
+	if len(listed) != 51 || listed[0][1] != "r075" || listed[50][1] != "r125" {
+		t.Fatalf("branch box lists %d branches (%v…), want the 51 from r075 to r125", len(listed), first(flat(listed)))
+	}
+	if !strings.Contains(body, "75 earlier branches") || !strings.Contains(body, "74 later branches") {
+		t.Fatalf("branch box does not say 75 earlier and 74 later branches are left to the tree")
+	}
+}
+
+func flat(m [][]string) []string {
+	var out []string
+	for _, x := range m {
+		out = append(out, x[1])
+	}
+	return out
+}
