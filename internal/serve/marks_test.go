@@ -210,3 +210,30 @@ func flat(m [][]string) []string {
 	}
 	return out
 }
+
+// A workspace that is no absolute path here (a session made on Windows)
+// has its page by its exact name, as / links it; another relative path is
+// a 400.
+func TestWorkspace_AsWritten(t *testing.T) {
+	w, file, _, ts := staleServer(t)
+	win := filepath.Join(filepath.Dir(file), "win.jsonl")
+	line := `{"type":"session","version":3,"id":"win-0001","timestamp":"2026-01-01T00:00:00.000Z","cwd":"C:\\Users\\ana\\app"}` + "\n" +
+		`{"type":"message","id":"w1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"hi"}}` + "\n"
+	if err := os.WriteFile(win, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := w.IndexFile(context.Background(), win, true); err != nil {
+		t.Fatal(err)
+	}
+	_, home := staleGet(t, ts.URL+"/")
+	href := `/w?path=C%3A%5CUsers%5Cana%5Capp`
+	if !strings.Contains(home, `href="`+href+`"`) {
+		t.Fatalf("/ does not link the workspace C:\\Users\\ana\\app as %s", href)
+	}
+	if code, body := staleGet(t, ts.URL+href); code != 200 || !strings.Contains(body, "win-0001") {
+		t.Fatalf("GET %s = %d, want 200 listing win-0001", href, code)
+	}
+	if code, _ := staleGet(t, ts.URL+"/w?path=relative%2Fdir"); code != 400 {
+		t.Fatalf("GET /w?path=relative/dir = %d, want 400", code)
+	}
+}
