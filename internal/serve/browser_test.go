@@ -535,6 +535,9 @@ func TestBrowser_Paging(t *testing.T) {
 		}
 	}
 	b.open(s, "/s/long-0001")
+	// Its tree has more than serve.TreeRows rows: the active leaf's row
+	// is on the tree's last page.
+	b.click(`nav.pager[aria-label="rows"] a[rel="next"]`)
 	b.click(`.rows-tree .tr.active a.id`)
 	shows("the leaf's page", n-serve.PageEntries, n)
 	b.click(`nav.pager a[rel="prev"]`)
