@@ -142,6 +142,12 @@ func TestBrowser_Keys(t *testing.T) {
 	if got := current(); got != "entry-"+ids[0] {
 		t.Fatalf("j typed into #q moved .current to %q", got)
 	}
+	// With nothing selected, the first j selects the first entry in view.
+	b.open(s, "/s/"+v3Session+"/"+v3Active)
+	b.do("key j", press('j'))
+	if got := current(); got != "entry-"+ids[0] {
+		t.Fatalf("the first j on a page opened at its top selects %q, want the first entry %q", got, "entry-"+ids[0])
+	}
 }
 
 // A search typed into the header's box: the first hit links to the
