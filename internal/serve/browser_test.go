@@ -14,6 +14,7 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -473,6 +474,15 @@ func TestBrowser_LiveUpdate(t *testing.T) {
 			t.Errorf("#live on %s does not say the page was updated", b.location())
 		}
 	}
+	// The session's file is removed: its open tree says it is gone
+	// instead of keeping what it showed.
+	tree.allow("the server responded with a status of 404")
+	path.allow("the server responded with a status of 404") // it fetches itself again too
+	if err := os.Remove(s.Files["v3-tree.jsonl"]); err != nil {
+		t.Fatal(err)
+	}
+	wait(tree, "the tree of a removed session to say so",
+		`(() => { const h = document.querySelector("main h1"); return h && h.textContent.includes("404") ? "yes" : ""; })()`)
 }
 
 // Two files that share a session id (a copy): the lists' links name the
