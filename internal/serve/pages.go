@@ -99,6 +99,12 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &se):
 		v.Code, v.Message, v.Session = string(se.Code), se.Message(), se.Arg
 		v.Status = http.StatusNotFound
+		if se.Code == errs.CodeUnknownSession {
+			// The CLI's message tells how to name a session on a command
+			// line; here it is named by id, and the watch indexes.
+			v.Message = "no indexed session is named " + strconv.Quote(se.Arg)
+			v.Hint = "a session is named by its id or a unique prefix of 4+ characters; grove serve indexes the files under its roots as they change, so one outside them is not here"
+		}
 		if se.Code == errs.CodeAmbiguousSession {
 			v.Status, v.Candidates = http.StatusMultipleChoices, se.Candidates
 		}
