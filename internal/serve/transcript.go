@@ -73,7 +73,7 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 	file := r.URL.Query().Get("file")
 	sid := p.Session.SessionID
 	n := len(p.Entries)
-	v := transcriptView{page: page{Title: title(p.Session), Kind: "transcript", Session: sid}, S: p.Session, File: file,
+	v := transcriptView{page: page{Title: title(p.Session), Sub: p.Leaf, Kind: "transcript", Session: sid}, S: p.Session, File: file,
 		Leaf: p.Leaf, Entries: n, IsLeaf: len(next) == 0, Forks: len(forks), TreeURL: sessionHref(sid, file)}
 	v.Active = p.Session.ActiveLeaf != nil && *p.Session.ActiveLeaf == p.Leaf
 	// The page: the one holding ?at=ENTRY, else the leaf's. Pages are cut
