@@ -49,6 +49,18 @@ func (a *Archive) Resolve(ctx context.Context, arg string) (*Session, error) {
 	return sessionOf(s), nil
 }
 
+// ResolveID is Resolve for a name that is only ever an id: the session
+// whose id is arg, else the one whose id starts with arg (4+ characters);
+// arg is never taken as a file path, whatever it holds (grove serve names
+// sessions by id in its URLs, SPEC §9). Errors: those of Resolve.
+func (a *Archive) ResolveID(ctx context.Context, arg string) (*Session, error) {
+	s, err := a.resolveID(ctx, arg)
+	if err != nil {
+		return nil, err
+	}
+	return sessionOf(s), nil
+}
+
 // resolve is Resolve with the index row.
 func (a *Archive) resolve(ctx context.Context, arg string) (*index.Session, error) {
 	if strings.ContainsRune(arg, os.PathSeparator) || strings.HasSuffix(arg, ".jsonl") {
@@ -64,6 +76,11 @@ func (a *Archive) resolve(ctx context.Context, arg string) (*index.Session, erro
 			}
 		}
 	}
+	return a.resolveID(ctx, arg)
+}
+
+// resolveID is ResolveID with the index row.
+func (a *Archive) resolveID(ctx context.Context, arg string) (*index.Session, error) {
 	found, err := a.db.SessionsByIDPrefix(ctx, arg)
 	if err != nil {
 		return nil, err

@@ -3,10 +3,14 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/grove-sessions/grove/archive"
 )
 
 // apiRoute is one /api route: the grove command it runs, the query
@@ -65,11 +69,15 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request, rt apiRoute) {
 	q := r.URL.Query()
 	args := []string{rt.command}
 	for name := range q {
-		file := name == "file" && slices.Contains(rt.args, "session") // the file of an ambiguous id: see sessionArg
+		named := slices.Contains(rt.args, "session") || slices.Contains(rt.flags, "session")
+		file := name == "file" && named // the file of an ambiguous id: see sessionArg
 		if !slices.Contains(rt.flags, name) && !slices.Contains(rt.bools, name) && !(rt.query && name == "q") && !file {
 			takes := append(append([]string{}, rt.flags...), rt.bools...)
 			if rt.query {
 				takes = append([]string{"q"}, takes...)
+			}
+			if named {
+				takes = append(takes, "file")
 			}
 			what := "no parameters"
 			if len(takes) > 0 {
@@ -79,11 +87,17 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request, rt apiRoute) {
 			return
 		}
 	}
+	if q.Has("file") && !slices.Contains(rt.args, "session") && !q.Has("session") {
+		apiError(w, http.StatusBadRequest, "usage", "file picks one of the sessions that share the id given as session")
+		return
+	}
 	for _, name := range rt.flags {
 		for _, v := range q[name] {
-			if name == "session" && !idLike(v) {
-				apiError(w, http.StatusBadRequest, "usage", "session is a session id or a unique prefix of one, not a path")
-				return
+			if name == "session" {
+				var ok bool
+				if v, ok = s.apiSession(w, r, v); !ok {
+					return
+				}
 			}
 			if name == "workspace" && !strings.HasPrefix(v, "/") {
 				apiError(w, http.StatusBadRequest, "usage", "workspace must be an absolute directory")
@@ -93,20 +107,23 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request, rt apiRoute) {
 		}
 	}
 	for _, name := range rt.bools {
-		if v := q.Get(name); v == "1" || v == "true" {
+		switch v := q.Get(name); v {
+		case "1", "true":
 			args = append(args, "--"+name)
+		case "", "0", "false":
+		default:
+			apiError(w, http.StatusBadRequest, "usage", name+" is 1 or true, 0 or false, not "+strconv.Quote(v))
+			return
 		}
 	}
 	args = append(args, "--")
 	for _, name := range rt.args {
 		v := r.PathValue(name)
 		if name == "session" {
-			arg, err := s.sessionArg(r)
-			if err != nil {
-				apiError(w, http.StatusNotFound, "unknown_session", err.Error())
+			var ok bool
+			if v, ok = s.apiSession(w, r, v); !ok {
 				return
 			}
-			v = arg
 		}
 		args = append(args, v)
 	}
@@ -156,9 +173,27 @@ func statusOf(doc []byte, exit int) int {
 	return http.StatusInternalServerError
 }
 
-// idLike reports whether v can only be a session id or prefix: no path.
-func idLike(v string) bool {
-	return v != "" && !strings.ContainsAny(v, `/\`) && !strings.HasSuffix(v, ".jsonl") && !strings.HasSuffix(v, ".zst")
+// apiSession is what the command is given for the session id: the file
+// the index holds for it (pickSession), so that the CLI never reads a
+// name from the request as a path. When there is none, an id the CLI
+// would read as an id is given as it is, and the CLI answers its own
+// error (unknown_session, ambiguous_session with the candidates); any
+// other is answered here as unknown_session (false: answered).
+func (s *Server) apiSession(w http.ResponseWriter, r *http.Request, id string) (string, bool) {
+	arg, err := s.pickSession(r, id)
+	if err == nil {
+		return arg, true
+	}
+	var se *archive.SessionError
+	if errors.As(err, &se) && id != "" && !strings.ContainsAny(id, `/\`) && !strings.HasSuffix(id, ".jsonl") && r.URL.Query().Get("file") == "" {
+		return id, true
+	}
+	if errors.As(err, &se) {
+		writeDoc(w, http.StatusNotFound, map[string]any{"error": map[string]string{"code": string(se.Code), "message": se.Message(), "session": se.Arg}})
+		return "", false
+	}
+	apiError(w, http.StatusInternalServerError, "error", err.Error())
+	return "", false
 }
 
 func apiError(w http.ResponseWriter, status int, code, msg string) {

@@ -237,3 +237,32 @@ func TestWorkspace_AsWritten(t *testing.T) {
 		t.Fatalf("GET /w?path=relative/dir = %d, want 400", code)
 	}
 }
+
+// A session id is only ever an id: one that holds a slash has its pages
+// (the lists link it escaped), and a file path in its place names no
+// session.
+func TestSession_IDNotPath(t *testing.T) {
+	w, file, _, ts := staleServer(t)
+	odd := filepath.Join(filepath.Dir(file), "odd.jsonl")
+	body := `{"type":"session","version":3,"id":"odd/slash","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w/odd"}` + "\n" +
+		`{"type":"message","id":"o1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"hi"}}` + "\n"
+	if err := os.WriteFile(odd, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := w.IndexFile(context.Background(), odd, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, home := staleGet(t, ts.URL+"/"); !strings.Contains(home, `href="/s/odd%2Fslash"`) {
+		t.Fatalf("/ does not link the session odd/slash as /s/odd%%2Fslash")
+	}
+	for _, u := range []string{"/s/odd%2Fslash", "/s/odd%2Fslash/o1"} {
+		if code, page := staleGet(t, ts.URL+u); code != 200 || !strings.Contains(page, "odd/slash") {
+			t.Fatalf("GET %s = %d, want 200 showing odd/slash", u, code)
+		}
+	}
+	for _, u := range []string{"/s/" + strings.ReplaceAll(odd, "/", "%2F"), "/s/odd.jsonl"} {
+		if code, _ := staleGet(t, ts.URL+u); code != 404 {
+			t.Fatalf("GET %s (a file, not an id) = %d, want 404", u, code)
+		}
+	}
+}

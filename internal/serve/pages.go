@@ -185,31 +185,32 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 		Code: "not_found", Message: "no page here: " + r.URL.Path})
 }
 
-// sessionArg is the session a request names: {session} of the path,
-// which is a session id or a unique prefix of one, never a file path
-// (SPEC §9: files are opened by the index's path for an id). With ?file=,
-// the file of one of the sessions that share that id (an ambiguous id):
-// it must be one the index lists for the id, and is what archive is asked
-// for then.
+// sessionArg is the session a request names, as what archive is then
+// asked for: the file the index holds for it. {session} of the path is a
+// session id or a unique prefix of one, never a file path, whatever it
+// holds (SPEC §9: files are opened by the index's path for an id); ?file=
+// picks one of the sessions that share that id (an ambiguous id), and
+// must be one the index lists for it.
 func (s *Server) sessionArg(r *http.Request) (string, error) {
-	id := r.PathValue("session")
-	if id == "" || strings.ContainsAny(id, `/\`) || strings.HasSuffix(id, ".jsonl") || strings.HasSuffix(id, ".zst") {
-		return "", &archive.SessionError{Code: errs.CodeUnknownSession, Arg: id}
-	}
+	return s.pickSession(r, r.PathValue("session"))
+}
+
+// pickSession is sessionArg for the id given: the index's file for it,
+// chosen by the request's ?file= when the id is shared.
+func (s *Server) pickSession(r *http.Request, id string) (string, error) {
 	file := r.URL.Query().Get("file")
-	if file == "" {
-		return id, nil
-	}
-	_, err := s.a.Resolve(r.Context(), id)
+	se0, err := s.a.ResolveID(r.Context(), id)
 	var se *archive.SessionError
-	if errors.As(err, &se) && se.Code == errs.CodeAmbiguousSession {
+	switch {
+	case err == nil && (file == "" || file == se0.Path):
+		return se0.Path, nil
+	case errors.As(err, &se) && se.Code == errs.CodeAmbiguousSession && file != "":
 		for _, c := range se.Candidates {
-			if c.Path == file && c.ID == id {
+			if c.Path == file {
 				return c.Path, nil
 			}
 		}
-	}
-	if err != nil && !errors.As(err, &se) {
+	case err != nil:
 		return "", err
 	}
 	return "", &archive.SessionError{Code: errs.CodeUnknownSession, Arg: id + " in " + file}

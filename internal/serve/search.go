@@ -62,6 +62,11 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Title = f.Q + " · search"
 	o, err := searchOptions(f, q.Get("offset"))
+	if err == nil && o.Session != "" {
+		// An id, never a path (SPEC §9); ?file= picks among sessions
+		// that share it.
+		o.Session, err = s.pickSession(r, o.Session)
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -97,9 +102,6 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 func searchOptions(f searchForm, offset string) (archive.SearchOptions, error) {
 	o := archive.SearchOptions{Query: f.Q, Session: f.Session, Dialect: f.Dialect, Roles: split(f.Role), Types: split(f.Type),
 		Sort: f.Sort, Limit: searchLimit}
-	if f.Session != "" && !idLike(f.Session) {
-		return o, badRequest("session is a session id or a unique prefix of one, not a path")
-	}
 	if o.Sort == "" {
 		o.Sort = "recent"
 	}

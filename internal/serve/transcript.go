@@ -207,4 +207,3 @@ func (s *Server) child(sid, file string, c archive.PathChild) childView {
 	}
 	return v
 }
-
