@@ -67,6 +67,9 @@ func serveCommand(g *env) *cli.Command {
 			if opts.quiet <= 0 || opts.rescan <= 0 {
 				return usagef("serve: --debounce and --rescan take a positive duration, such as 250ms or 5m")
 			}
+			if _, err := listenAddr(opts.addr); err != nil {
+				return err // before the default roots are looked for and named
+			}
 			if len(opts.roots) == 0 {
 				var found []archive.DefaultRoot
 				if opts.roots, found, err = defaultRoots("nothing is served"); err != nil {

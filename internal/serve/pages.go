@@ -84,6 +84,7 @@ type errorView struct {
 	Hint       string
 	Candidates []archive.Candidate
 	Session    string // for a session error and stale_index: the id asked for (the page reloads when it changes)
+	Tree       string // the session's tree, for a path its damage breaks
 }
 
 // fail answers err as an error page: 404 for an unknown session or entry,
@@ -120,6 +121,9 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 			v.Status = http.StatusUnprocessableEntity
 			if v.Hint == "" {
 				v.Hint = "the session's tree shows the damage; grove recover " + je.Path + " gives every line"
+			}
+			if id := r.PathValue("session"); id != "" {
+				v.Tree = sessionHref(id, r.URL.Query().Get("file"))
 			}
 		case errs.CodeStaleIndex:
 			v.Status, v.Session = http.StatusConflict, r.PathValue("session")
