@@ -58,6 +58,7 @@ type serveSession struct {
 // Timing entry (ms from navigation start, bytes) and how many entries it
 // drew.
 type navTiming struct {
+	Status        int     `json:"status"` // HTTP status of the document
 	ResponseStart float64 `json:"responseStart"`
 	DOMContent    float64 `json:"domContentLoadedEventEnd"`
 	LoadEnd       float64 `json:"loadEventEnd"`
@@ -72,7 +73,7 @@ type navTiming struct {
 const navScript = `(() => {
   const n = performance.getEntriesByType("navigation")[0];
   if (!n || !(n.loadEventEnd > 0)) return "";
-  return JSON.stringify({responseStart: n.responseStart, domContentLoadedEventEnd: n.domContentLoadedEventEnd,
+  return JSON.stringify({status: n.responseStatus, responseStart: n.responseStart, domContentLoadedEventEnd: n.domContentLoadedEventEnd,
     loadEventEnd: n.loadEventEnd, transferSize: n.transferSize, encodedBodySize: n.encodedBodySize,
     decodedBodySize: n.decodedBodySize, anchors: document.querySelectorAll('[id^="entry-"]').length,
     rows: document.querySelectorAll(".rows-tree .tr").length});
@@ -258,9 +259,9 @@ func (s *suite) servePages(ctx context.Context, sec, browser, base string, sessi
 			s.add(figureOf(sec, name+": DOMContentLoaded", "ms", dcl))
 			s.add(figureOf(sec, name+": finished page (load event end)", "ms", load))
 			f = figureOf(sec, name+": transferred", "KB", kb)
-			f.Note = fmt.Sprintf("%s of HTML decoded; %d tree rows drawn", mb(int64(last.Decoded)), last.Rows)
+			f.Note = fmt.Sprintf("%s of HTML decoded; %d tree rows drawn", kbOf(int(last.Decoded)), last.Rows)
 			if pg.kind == "transcript" {
-				f.Note = fmt.Sprintf("%s of HTML decoded; %d entries drawn", mb(int64(last.Decoded)), last.Anchors)
+				f.Note = fmt.Sprintf("%s of HTML decoded; %d entries drawn", kbOf(int(last.Decoded)), last.Anchors)
 			}
 			s.add(f)
 		}
@@ -285,7 +286,13 @@ func loadPage(bctx context.Context, u string) (navTiming, error) {
 			return t, err
 		}
 		if v != "" {
-			return t, json.Unmarshal([]byte(v), &t)
+			if err := json.Unmarshal([]byte(v), &t); err != nil {
+				return t, err
+			}
+			if t.Status != http.StatusOK {
+				return t, fmt.Errorf("GET %s: status %d", u, t.Status)
+			}
+			return t, nil
 		}
 		select {
 		case <-tctx.Done():
@@ -366,11 +373,15 @@ func (s *suite) serveSearch(ctx context.Context, sec, base string) error {
 	return nil
 }
 
+// kbOf prints a byte count as B, KB or MB.
 func kbOf(n int) string {
-	if n < 1024 {
+	switch {
+	case n < 1024:
 		return fmt.Sprintf("%d B", n)
+	case n < 1e6:
+		return fmt.Sprintf("%.1f KB", float64(n)/1024)
 	}
-	return fmt.Sprintf("%.1f KB", float64(n)/1024)
+	return mb(int64(n))
 }
 
 // thousands prints n with a comma every three digits.
