@@ -134,21 +134,25 @@ func (s *suite) serveStep(ctx context.Context) error {
 		fmt.Fprintf(s.log, "   %s: %s, leaf %s at depth %d of %d entries\n", ss.Label, ss.ID, ss.Leaf, ss.Depth, ss.Entries)
 	}
 
+	var peak float64 // the largest VmHWM of one page's loads; 0 when not reset
 	browser := s.cfg.Chromium
 	if browser == "" {
 		browser = findChromium()
 	}
 	if browser == "" {
 		s.skip(sec, "pages in Chromium", "no Chromium: install Debian's chromium-headless-shell (or chromium), or pass --chromium PATH")
-	} else if err := s.servePages(ctx, sec, browser, srv.url, sessions); err != nil {
+	} else if peak, err = s.servePages(ctx, sec, browser, srv, sessions); err != nil {
 		return err
 	}
 	served := srv.status()
 	s.add(Figure{Section: sec, Name: "server RSS after the first pass (idle)", Median: idle.rss, Min: idle.rss, Max: idle.rss, Unit: "MB", Runs: 1,
 		Note: fmt.Sprintf("VmHWM %.1f MB: the first pass's peak", idle.hwm)})
 	note := "VmHWM since the first pass (reset through /proc/PID/clear_refs)"
-	if !srv.peakReset {
+	switch {
+	case !srv.peakReset:
 		note = "VmHWM of the whole run: clear_refs could not reset it"
+	case peak > 0:
+		served.hwm, note = peak, "the largest VmHWM of one page's loads (reset before each page)"
 	}
 	s.add(Figure{Section: sec, Name: "server RSS after serving the pages", Median: served.rss, Min: served.rss, Max: served.rss, Unit: "MB", Runs: 1})
 	s.add(Figure{Section: sec, Name: "server peak RSS while serving the pages", Median: served.hwm, Min: served.hwm, Max: served.hwm, Unit: "MB", Runs: 1, Note: note})
@@ -220,8 +224,11 @@ func findChromium() string {
 }
 
 // servePages opens the tree and the transcript page of each session
-// ServeRuns times in headless Chromium, each load in a new tab.
-func (s *suite) servePages(ctx context.Context, sec, browser, base string, sessions []*serveSession) error {
+// ServeRuns times in headless Chromium, each load in a new tab, and reads
+// the server's peak RSS over each page's runs (VmHWM reset before them,
+// when it can be).
+func (s *suite) servePages(ctx context.Context, sec, browser string, srv *serveProc, sessions []*serveSession) (peak float64, err error) {
+	base := srv.url
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.DisableGPU)
 	if os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox)
@@ -231,7 +238,7 @@ func (s *suite) servePages(ctx context.Context, sec, browser, base string, sessi
 	bctx, cancelB := chromedp.NewContext(actx)
 	defer cancelB()
 	if err := chromedp.Do(bctx, chromedp.Navigate("about:blank")); err != nil {
-		return fmt.Errorf("start %s: %w", browser, err)
+		return 0, fmt.Errorf("start %s: %w", browser, err)
 	}
 	for _, ss := range sessions {
 		for _, pg := range []struct{ kind, path, what string }{
@@ -240,10 +247,11 @@ func (s *suite) servePages(ctx context.Context, sec, browser, base string, sessi
 		} {
 			var ttfb, dcl, load, kb []float64
 			var last navTiming
+			reset := srv.resetPeak() == nil
 			for i := 0; i < s.cfg.ServeRuns; i++ {
 				t, err := loadPage(bctx, base+strings.TrimPrefix(pg.path, "/"))
 				if err != nil {
-					return fmt.Errorf("%s %s page: %w", ss.Label, pg.kind, err)
+					return 0, fmt.Errorf("%s %s page: %w", ss.Label, pg.kind, err)
 				}
 				ttfb = append(ttfb, t.ResponseStart)
 				dcl = append(dcl, t.DOMContent)
@@ -264,9 +272,15 @@ func (s *suite) servePages(ctx context.Context, sec, browser, base string, sessi
 				f.Note = fmt.Sprintf("%s of HTML decoded; %d entries drawn", kbOf(int(last.Decoded)), last.Anchors)
 			}
 			s.add(f)
+			if reset {
+				hwm := srv.status().hwm
+				peak = max(peak, hwm)
+				s.add(Figure{Section: sec, Name: name + ": server peak RSS", Median: hwm, Min: hwm, Max: hwm, Unit: "MB", Runs: 1,
+					Note: "VmHWM over this page's loads"})
+			}
 		}
 	}
-	return nil
+	return peak, nil
 }
 
 // loadPage opens u in a new tab and returns its navTiming once the load
