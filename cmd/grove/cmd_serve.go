@@ -9,12 +9,14 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pkg/browser"
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/internal/serve"
 )
 
@@ -105,6 +107,11 @@ func runServe(ctx context.Context, g *env, opts serveOptions) error {
 	for _, m := range missing {
 		fmt.Fprintf(g.stderr, "grove: %s: %s; not watched\n", m.Path, m.Message)
 	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return errs.Wrap(errs.CodeIO, err, "cannot listen there: "+err.Error()).In(addr).WithHint("the address must be this machine's and the port free: pick another with --addr HOST:PORT (port 0: any free one)")
+	}
+	defer ln.Close()
 	wa, err := g.open(ctx) // the watch's: the one writer
 	if err != nil {
 		return err
@@ -115,26 +122,13 @@ func runServe(ctx context.Context, g *env, opts serveOptions) error {
 		return err
 	}
 	defer ra.Close()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("serve: listen on %s: %w", addr, err)
-	}
-	defer ln.Close()
 	tcp := ln.Addr().(*net.TCPAddr)
-	port := fmt.Sprint(tcp.Port)
 	hub := serve.NewHub()
-	o := serve.Options{Archive: ra, Port: port, Events: hub, Hosts: []string{strings.ToLower(ln.Addr().String())},
-		API: func(ctx context.Context, args []string, w io.Writer) int {
-			return run(ctx, append([]string{"grove", "--db", g.dbPath, "--json"}, args...), w, io.Discard)
-		}}
+	o := handlerOptions(g.dbPath, ra, hub, tcp)
 	url := "http://" + ln.Addr().String() + "/"
 	if tcp.IP.IsUnspecified() {
-		o.AnyIP = true
-		if h, err := os.Hostname(); err == nil {
-			o.Hosts = append(o.Hosts, strings.ToLower(h)+":"+port)
-		}
-		url = "http://localhost:" + port + "/"
-		fmt.Fprintf(g.stderr, "grove: listening on every interface (%s): anyone who can reach this machine on port %s can read these sessions\n", ln.Addr(), port)
+		url = "http://localhost:" + o.Port + "/"
+		fmt.Fprintf(g.stderr, "grove: listening on every interface (%s): anyone who can reach this machine on port %s can read these sessions\n", ln.Addr(), o.Port)
 	} else if !tcp.IP.IsLoopback() {
 		fmt.Fprintf(g.stderr, "grove: listening on %s, not loopback: anyone who can reach that address can read these sessions\n", ln.Addr())
 	}
@@ -147,6 +141,9 @@ func runServe(ctx context.Context, g *env, opts serveOptions) error {
 		fmt.Fprintf(g.stdout, "grove serve: %s (Ctrl-C stops)\n", url)
 	}
 	if opts.open {
+		// The opener's own output (xdg-open's) is not grove's: stdout
+		// holds the URL line or the one JSON document.
+		browser.Stdout, browser.Stderr = io.Discard, io.Discard
 		if err := browser.OpenURL(url); err != nil {
 			fmt.Fprintf(g.stderr, "grove: --open: %v; open %s yourself\n", err, url)
 		}
@@ -186,4 +183,43 @@ func runServe(ctx context.Context, g *env, opts serveOptions) error {
 		fmt.Fprintln(g.stderr, "grove: stopped")
 	}
 	return nil
+}
+
+// handlerOptions are grove serve's handler options for a listener on
+// addr: the pages read ra, /events subscribes to hub (nil: no /events),
+// /api runs this grove in process against the index at dbPath
+// (apiRunner), and the Host header may name addr or localhost with its
+// port, or on every interface (0.0.0.0, ::) any IP literal with it or
+// this machine's name (SPEC §9).
+func handlerOptions(dbPath string, ra *archive.Archive, hub *serve.Hub, addr *net.TCPAddr) serve.Options {
+	port := fmt.Sprint(addr.Port)
+	o := serve.Options{Archive: ra, Port: port, Events: hub, Hosts: []string{strings.ToLower(addr.String())}, API: apiRunner(dbPath)}
+	if addr.IP.IsUnspecified() {
+		o.AnyIP = true
+		if h, err := os.Hostname(); err == nil {
+			o.Hosts = append(o.Hosts, strings.ToLower(h)+":"+port)
+		}
+	}
+	return o
+}
+
+// apiRunner is serve.Options.API for the index at dbPath: `grove --db
+// dbPath --json ARGS...` run in this process, its document on w, its
+// stderr dropped, its exit status returned (SPEC §8).
+//
+// One run at a time: urfave/cli's package-level cli.HelpFlag and
+// cli.VersionFlag (a BoolFlag's Apply writes to it) and its help command
+// (Command.setup writes to each subcommand) are shared by every app, so
+// two apps running at once race (go test -race: TestServe_Concurrent).
+// The pages do not wait on it; they read the archive directly.
+func apiRunner(dbPath string) func(ctx context.Context, args []string, w io.Writer) int {
+	var one sync.Mutex
+	return func(ctx context.Context, args []string, w io.Writer) int {
+		one.Lock()
+		defer one.Unlock()
+		if ctx.Err() != nil {
+			return exitFailed // the request went while it waited
+		}
+		return run(ctx, append([]string{"grove", "--db", dbPath, "--json"}, args...), w, io.Discard)
+	}
 }

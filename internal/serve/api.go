@@ -22,19 +22,19 @@ type apiRoute struct {
 
 // apiRoutes are SPEC §9's /api routes: the CLI's --json documents.
 var apiRoutes = map[string]apiRoute{
-	"/api/sessions":                   {command: "sessions", flags: []string{"workspace", "dialect", "first"}},
-	"/api/workspaces":                 {command: "workspaces", flags: []string{"workspace"}},
-	"/api/leaves":                     {command: "leaves", flags: []string{"session", "workspace", "dialect"}},
-	"/api/branches":                   {command: "branches", flags: []string{"session", "workspace", "dialect"}},
-	"/api/tree/{session}":             {command: "tree", flags: []string{"depth"}, bools: []string{"full", "flat"}, args: []string{"session"}},
-	"/api/path/{session}":             {command: "path", args: []string{"session"}},
-	"/api/path/{session}/{leaf}":      {command: "path", args: []string{"session", "leaf"}},
-	"/api/messages/{session}":         {command: "messages", args: []string{"session"}},
-	"/api/messages/{session}/{leaf}":  {command: "messages", args: []string{"session", "leaf"}},
-	"/api/context/{session}":          {command: "context", args: []string{"session"}},
-	"/api/context/{session}/{leaf}":   {command: "context", args: []string{"session", "leaf"}},
-	"/api/verify":                     {command: "verify", flags: []string{"session"}},
-	"/api/search":                     {command: "search", flags: []string{"workspace", "session", "dialect", "role", "type", "since", "until", "branch", "sort", "limit", "offset"}, bools: []string{"no-dedupe"}, query: true},
+	"/api/sessions":                  {command: "sessions", flags: []string{"workspace", "dialect", "first"}},
+	"/api/workspaces":                {command: "workspaces", flags: []string{"workspace", "dialect"}},
+	"/api/leaves":                    {command: "leaves", flags: []string{"session", "workspace", "dialect"}},
+	"/api/branches":                  {command: "branches", flags: []string{"session", "workspace", "dialect"}},
+	"/api/tree/{session}":            {command: "tree", flags: []string{"depth"}, bools: []string{"full", "flat"}, args: []string{"session"}},
+	"/api/path/{session}":            {command: "path", args: []string{"session"}},
+	"/api/path/{session}/{leaf}":     {command: "path", args: []string{"session", "leaf"}},
+	"/api/messages/{session}":        {command: "messages", args: []string{"session"}},
+	"/api/messages/{session}/{leaf}": {command: "messages", args: []string{"session", "leaf"}},
+	"/api/context/{session}":         {command: "context", args: []string{"session"}},
+	"/api/context/{session}/{leaf}":  {command: "context", args: []string{"session", "leaf"}},
+	"/api/verify":                    {command: "verify", flags: []string{"session"}},
+	"/api/search":                    {command: "search", flags: []string{"workspace", "session", "dialect", "role", "type", "since", "until", "branch", "sort", "limit", "offset"}, bools: []string{"no-dedupe"}, query: true},
 }
 
 // apiRoutes adds the /api routes to the mux, and /api itself: the list
@@ -59,12 +59,14 @@ func (s *Server) apiRoutes() {
 // api runs rt's command with the request's parameters and answers its
 // JSON document: 200 for exit status 0; for a failure the error document
 // with 400 (usage, bad_query), 404 (unknown_session, unknown_entry), 300
-// (ambiguous_session), 409 (stale_index) or 500.
+// (ambiguous_session), 409 (stale_index), 422 (a path the file's damage
+// breaks: missing_parent, cycle, duplicate_id) or 500.
 func (s *Server) api(w http.ResponseWriter, r *http.Request, rt apiRoute) {
 	q := r.URL.Query()
 	args := []string{rt.command}
 	for name := range q {
-		if !slices.Contains(rt.flags, name) && !slices.Contains(rt.bools, name) && !(rt.query && name == "q") && name != "file" {
+		file := name == "file" && slices.Contains(rt.args, "session") // the file of an ambiguous id: see sessionArg
+		if !slices.Contains(rt.flags, name) && !slices.Contains(rt.bools, name) && !(rt.query && name == "q") && !file {
 			apiError(w, http.StatusBadRequest, "usage", "/api/"+rt.command+" takes no parameter "+name+"; it takes "+strings.Join(append(append([]string{}, rt.flags...), rt.bools...), ", "))
 			return
 		}
@@ -137,6 +139,8 @@ func statusOf(doc []byte, exit int) int {
 		return http.StatusMultipleChoices
 	case "stale_index":
 		return http.StatusConflict
+	case "missing_parent", "cycle", "duplicate_id":
+		return http.StatusUnprocessableEntity
 	}
 	if exit == 2 {
 		return http.StatusBadRequest

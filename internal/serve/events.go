@@ -14,8 +14,9 @@ import (
 type Hub struct {
 	mu   sync.Mutex
 	subs map[chan struct{}]bool
-	gen  int    // notices sent so far
-	last []byte // the last notice's data line
+	gen  int           // notices sent so far
+	last []byte        // the last notice's data line
+	next chan struct{} // closed by the next Notify (Next)
 	done chan struct{}
 	// Heartbeat is the period of the comment line that keeps an idle
 	// stream open through proxies; 0 means 25 s.
@@ -23,7 +24,16 @@ type Hub struct {
 }
 
 // NewHub returns a Hub with no subscriber.
-func NewHub() *Hub { return &Hub{subs: map[chan struct{}]bool{}, done: make(chan struct{})} }
+func NewHub() *Hub {
+	return &Hub{subs: map[chan struct{}]bool{}, done: make(chan struct{}), next: make(chan struct{})}
+}
+
+// Next returns a channel closed by the next Notify (or Close).
+func (h *Hub) Next() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.next
+}
 
 // Notify tells every open page that the sessions with these ids changed
 // (none: any may have, as when a file was removed). The data is
@@ -35,6 +45,8 @@ func (h *Hub) Notify(sessions []string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.gen++
+	close(h.next)
+	h.next = make(chan struct{})
 	if sessions == nil {
 		sessions = []string{}
 	}

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"net/http"
 	"path/filepath"
 
@@ -11,7 +12,7 @@ import (
 type homeView struct {
 	page
 	Workspaces []archive.Workspace
-	Recent     []archive.Session
+	Recent     []sessionRow
 	Sessions   int // sessions in the index
 	Pending    bool
 }
@@ -29,7 +30,7 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := homeView{page: page{Title: "grove", Kind: "home"}, Workspaces: ws, Sessions: len(all)}
-	v.Recent = all[:min(len(all), recentSessions)]
+	v.Recent = rowsOf(all[:min(len(all), recentSessions)], sharedIDs(all))
 	s.render(w, http.StatusOK, "home", v)
 }
 
@@ -37,8 +38,8 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 type workspaceView struct {
 	page
 	Dir      string
-	Sessions []archive.Session
-	Leaves   []archive.Leaf
+	Sessions []sessionRow
+	Leaves   []leafRow
 	More     int // leaves not shown
 }
 
@@ -56,16 +57,79 @@ func (s *Server) workspace(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	v := workspaceView{page: page{Title: dir, Kind: "workspace"}, Dir: dir, Sessions: sessions}
+	shared, err := s.sharedIDs(ctx, sessions)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v := workspaceView{page: page{Title: dir, Kind: "workspace"}, Dir: dir, Sessions: rowsOf(sessions, shared)}
+	var leaves []archive.Leaf
 	if len(sessions) > 0 {
-		if v.Leaves, err = s.a.Leaves(ctx, f); err != nil {
+		if leaves, err = s.a.Leaves(ctx, f); err != nil {
 			s.fail(w, r, err)
 			return
 		}
 	}
-	if len(v.Leaves) > workspaceLimit {
-		v.More = len(v.Leaves) - workspaceLimit
-		v.Leaves = v.Leaves[:workspaceLimit]
+	if len(leaves) > workspaceLimit {
+		v.More = len(leaves) - workspaceLimit
+		leaves = leaves[:workspaceLimit]
+	}
+	for _, l := range leaves {
+		row := leafRow{Leaf: l}
+		if shared[l.Session.SessionID] {
+			row.File = l.Session.Path
+		}
+		v.Leaves = append(v.Leaves, row)
 	}
 	s.render(w, http.StatusOK, "workspace", v)
+}
+
+// sessionRow is a listed session; File is its path when another session
+// has its id, so that its link names the file (/s/ID?file=), not the
+// ambiguous id (SPEC §3.3: a 300 listing the candidates).
+type sessionRow struct {
+	archive.Session
+	File string
+}
+
+// leafRow is a listed leaf; File as sessionRow's.
+type leafRow struct {
+	archive.Leaf
+	File string
+}
+
+func rowsOf(list []archive.Session, shared map[string]bool) []sessionRow {
+	rows := make([]sessionRow, len(list))
+	for i, s := range list {
+		rows[i].Session = s
+		if shared[s.SessionID] {
+			rows[i].File = s.Path
+		}
+	}
+	return rows
+}
+
+// sharedIDs are the session ids that more than one of all has.
+func sharedIDs(all []archive.Session) map[string]bool {
+	n := map[string]int{}
+	shared := map[string]bool{}
+	for _, s := range all {
+		if n[s.SessionID]++; n[s.SessionID] > 1 {
+			shared[s.SessionID] = true
+		}
+	}
+	return shared
+}
+
+// sharedIDs are the ids of some that another session of the index has
+// too (perhaps one outside the list).
+func (s *Server) sharedIDs(ctx context.Context, some []archive.Session) (map[string]bool, error) {
+	if len(some) == 0 {
+		return nil, nil
+	}
+	all, err := s.a.Sessions(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	return sharedIDs(all), nil
 }

@@ -81,11 +81,13 @@ type errorView struct {
 	Message    string
 	Hint       string
 	Candidates []archive.Candidate
-	Session    string // for ambiguous_session: the id asked for
+	Session    string // for a session error and stale_index: the id asked for (the page reloads when it changes)
 }
 
 // fail answers err as an error page: 404 for an unknown session or entry,
-// 300 with the candidates for an ambiguous session id, 409 for a session
+// 422 for an entry whose path the file's damage breaks (missing_parent,
+// cycle, duplicate_id), 300 with the candidates for an ambiguous session
+// id, 409 for a session
 // file that changed since it was indexed (the index catches up), 400 for
 // a bad query or filter, else 500.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
@@ -100,12 +102,19 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 			v.Status, v.Candidates = http.StatusMultipleChoices, se.Candidates
 		}
 	case errors.As(err, &je):
-		v.Code, v.Message, v.Hint = string(je.Code), je.Error(), je.Hint
+		v.Code, v.Message, v.Hint = string(je.Code), strings.TrimSuffix(je.Error(), " ["+string(je.Code)+"]"), je.Hint
 		switch je.Code {
 		case errs.CodeUnknownEntry, errs.CodeUnknownSession:
 			v.Status = http.StatusNotFound
+		case errs.CodeMissingParent, errs.CodeCycle, errs.CodeDuplicateID:
+			// The file's damage, not the server's: no path reaches
+			// this entry (SPEC §4.2); the tree shows where it breaks.
+			v.Status = http.StatusUnprocessableEntity
+			if v.Hint == "" {
+				v.Hint = "the session's tree shows the damage; grove recover " + je.Path + " gives every line"
+			}
 		case errs.CodeStaleIndex:
-			v.Status = http.StatusConflict
+			v.Status, v.Session = http.StatusConflict, r.PathValue("session")
 			v.Hint = "the session file changed since it was indexed; this server indexes it again within a moment, and the page reloads then"
 		case errs.CodeBadQuery:
 			v.Status = http.StatusBadRequest
@@ -117,6 +126,37 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	v.Title = http.StatusText(v.Status)
 	s.render(w, v.Status, "error", v)
+}
+
+// staleWait is how long a page whose session file changed since it was
+// indexed waits for the watch to index it (its batches wait at most 2 s)
+// before it answers 409.
+const staleWait = 3 * time.Second
+
+// fresh runs read, and once more after the watch's next pass when its
+// error is stale_index: a session an agent is writing is often a little
+// ahead of the index, and the server's own watch catches up within its
+// debounce. next is s.opts.Events.Next(), taken before read ran.
+func (s *Server) fresh(r *http.Request, read func() error) error {
+	var next <-chan struct{}
+	if s.opts.Events != nil {
+		next = s.opts.Events.Next()
+	}
+	err := read()
+	var je *errs.Error
+	if next == nil || !errors.As(err, &je) || je.Code != errs.CodeStaleIndex {
+		return err
+	}
+	t := time.NewTimer(staleWait)
+	defer t.Stop()
+	select {
+	case <-next:
+		return read()
+	case <-t.C:
+		return err
+	case <-r.Context().Done():
+		return r.Context().Err()
+	}
 }
 
 // errBadRequest marks a request whose parameters are wrong (400).

@@ -97,6 +97,9 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 func searchOptions(f searchForm, offset string) (archive.SearchOptions, error) {
 	o := archive.SearchOptions{Query: f.Q, Session: f.Session, Dialect: f.Dialect, Roles: split(f.Role), Types: split(f.Type),
 		Sort: f.Sort, Limit: searchLimit}
+	if f.Session != "" && !idLike(f.Session) {
+		return o, badRequest("session is a session id or a unique prefix of one, not a path")
+	}
 	if o.Sort == "" {
 		o.Sort = "recent"
 	}

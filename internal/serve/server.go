@@ -6,7 +6,6 @@ import (
 	"html/template"
 	"io"
 	"net/http"
-	"sync"
 
 	"github.com/grove-sessions/grove/archive"
 )
@@ -39,7 +38,6 @@ type Server struct {
 	a     *archive.Archive
 	pages map[string]*template.Template
 	mux   *http.ServeMux
-	once  sync.Once
 }
 
 //go:embed templates/*.html

@@ -3,6 +3,7 @@ package serve
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"html/template"
 	"log"
 	"net/http"
@@ -53,7 +54,11 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	t, err := s.a.Transcript(ctx, arg, r.PathValue("leaf"))
+	var t *archive.Transcript
+	err = s.fresh(r, func() (err error) {
+		t, err = s.a.Transcript(ctx, arg, r.PathValue("leaf"))
+		return err
+	})
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -107,7 +112,7 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 	for _, c := range next {
 		v.Next = append(v.Next, s.child(sid, file, c))
 	}
-	boundary := contextStart(p)
+	boundary := s.contextStart(ctx, arg, p)
 	byAt := map[int]archive.PathBranch{}
 	for _, b := range forks {
 		byAt[b.At] = b
@@ -187,36 +192,37 @@ func (s *Server) child(sid, file string, c archive.PathChild) childView {
 }
 
 // contextStart is the index on p of the first entry the model still saw
-// at the leaf, when a compaction on the path left out the ones before:
-// pi's last compaction's firstKeptEntryId (SPEC §4.1), Codex's last
-// compacted line (which replaces what came before, FORMATS.md). -1 when
-// the model saw the whole path (Claude Code starts a compacted path at
-// its compact_boundary, SPEC §3.4: nothing before it is on the path).
-func contextStart(p *archive.Path) int {
-	pos := map[string]int{}
-	for i, e := range p.Entries {
-		pos[e.EntryID] = i
+// at the leaf, when a compaction on the path (pi's compaction, Codex's
+// compacted) left the entries before it out of the model's context: the
+// earliest entry of the path whose message archive's Context keeps (SPEC
+// §4.1, FORMATS.md §2.5). -1 when the path has no compaction, when the
+// model saw the path from its start, or when the context cannot be made
+// (the transcript says what is wrong with the lines). A Claude Code path
+// after a compaction starts at its compact_boundary (SPEC §3.4), so
+// nothing before it is on the path to mark.
+func (s *Server) contextStart(ctx context.Context, arg string, p *archive.Path) int {
+	compacted := false
+	for _, e := range p.Entries {
+		compacted = compacted || e.Type == "compaction" || e.Type == "compacted"
 	}
-	for i := len(p.Entries) - 1; i >= 0; i-- {
-		e := p.Entries[i]
-		switch {
-		case p.Session.Dialect == archive.Pi && e.Type == "compaction":
-			if e.FirstKept != nil {
-				if k, ok := pos[*e.FirstKept]; ok && k > 0 && k <= i {
-					return k
-				}
+	if !compacted {
+		return -1
+	}
+	_, c, err := s.a.Context(ctx, arg, p.Leaf)
+	if err != nil {
+		return -1
+	}
+	kept := map[string]bool{}
+	for _, id := range c.KeptEntryIDs {
+		kept[id] = true
+	}
+	for i, e := range p.Entries {
+		if kept[e.EntryID] {
+			if i == 0 {
+				return -1
 			}
-			if i > 0 {
-				return i // keeps nothing before it
-			}
-			return -1
-		case p.Session.Dialect == archive.Codex && e.Type == "compacted":
-			if i > 0 {
-				return i
-			}
-			return -1
+			return i
 		}
 	}
 	return -1
 }
-

@@ -53,7 +53,11 @@ func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	full := r.URL.Query().Get("full") == "1"
-	t, err := s.a.Tree(r.Context(), arg, archive.TreeOptions{Full: full})
+	var t *archive.Tree
+	err = s.fresh(r, func() (err error) {
+		t, err = s.a.Tree(r.Context(), arg, archive.TreeOptions{Full: full})
+		return err
+	})
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -21,7 +21,8 @@ type Fragment struct {
 	// it: "e-" (export's) when empty.
 	Anchor string
 	// After, when set, gives markup written after entry i's block (i
-	// indexes Doc.Entries), also after an entry that gets no block.
+	// indexes Doc.Entries), also after an entry that gets no block (such
+	// an entry gets an empty <a class="unshown"> with its anchor id).
 	// It is written as it is: the caller escapes what it holds.
 	After func(i int) template.HTML
 }
@@ -54,6 +55,12 @@ func HTMLFragment(w io.Writer, d Doc, f Fragment) error {
 		next := from // the next entry whose After is due
 		after := func(upto int) {
 			for ; next < upto; next++ {
+				if !bd.shown(next) {
+					// An entry the page does not show (a Codex copy, a
+					// token count) still has its anchor, so a link to
+					// it lands where it is.
+					sp.Write([]byte(`<a class="unshown" id="` + template.HTMLEscapeString(prefix+clean(d.Entries[next].ID)) + `"></a>`))
+				}
 				if f.After != nil {
 					if h := f.After(next); h != "" {
 						sp.Write([]byte(h))

@@ -8,7 +8,7 @@
   const session = body.dataset.session || "";
 
   // Keys: "/" search, j/k next/previous entry, [ and ] sibling branch.
-  const entries = () => Array.from(document.querySelectorAll("#entries > [id^='entry-']"));
+  const entries = () => Array.from(document.querySelectorAll("#entries > [id^='entry-']:not(.unshown)"));
   let current = -1;
   function select(i) {
     const list = entries();
@@ -109,8 +109,15 @@
   es.addEventListener("changed", (ev) => {
     let sessions = [];
     try { sessions = JSON.parse(ev.data).sessions || []; } catch (e) { sessions = []; }
-    if (session && sessions.length > 0 && !sessions.includes(session)) return;
-    if (page === "error" && !session) return;
+    // data-session may be a prefix of the id (an error page says what
+    // was asked for); the notice names whole ids.
+    if (session && sessions.length > 0 && !sessions.some((id) => id.startsWith(session))) return;
+    if (page === "error") {
+      // The session this page could not show changed (a file ahead of
+      // the index, one not indexed yet): load it again, whole.
+      if (session) location.reload();
+      return;
+    }
     refresh();
   });
 })();

@@ -1,0 +1,129 @@
+package serve_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// entryIDs are the ids of the entry elements of a transcript page, in
+// page order.
+func entryIDs(body string) []string {
+	var ids []string
+	for _, m := range regexp.MustCompile(`<(?:section|div) class="(?:entry|note)[^"]*" id="entry-([^"]+)"`).FindAllStringSubmatch(body, -1) {
+		ids = append(ids, m[1])
+	}
+	return ids
+}
+
+// The transcript of the v3 demo's refresh-token leaf: every entry of the
+// path in order, a branch box after each branch point naming the child the
+// path takes and linking the sibling's newest leaf at the sibling, and the
+// model context's boundary right before the compaction's first kept entry.
+func TestTranscript_Marks(t *testing.T) {
+	_, _, _, ts := staleServer(t)
+	code, body := staleGet(t, ts.URL+"/s/5b7e/1b3f5d9a")
+	if code != 200 {
+		t.Fatalf("GET transcript = %d", code)
+	}
+	ids := entryIDs(body)
+	if len(ids) != 24 || ids[0] != "a3f0c912" || ids[len(ids)-1] != "1b3f5d9a" {
+		t.Fatalf("entries = %d (%v…), want the 24 of the path, a3f0c912 first and 1b3f5d9a last", len(ids), ids[:min(3, len(ids))])
+	}
+	// The branch box after 6a1f9e07 comes before c7d24b98's entry.
+	box := strings.Index(body, `aria-label="branches at 6a1f9e07"`)
+	next := strings.Index(body, `id="entry-c7d24b98"`)
+	if box < 0 || next < box || box < strings.Index(body, `id="entry-6a1f9e07"`) {
+		t.Fatalf("branch box at 6a1f9e07 at byte %d, entry c7d24b98 at %d: want the box right after the branch point", box, next)
+	}
+	if !strings.Contains(body, `<a class="this" aria-current="true" href="#entry-c7d24b98">`) {
+		t.Fatalf("the branch box does not mark c7d24b98 as this path")
+	}
+	if !strings.Contains(body, `href="/s/5b7e2c14-9a3d-4f60-b8e1-2d4c6a8f0e13/b7395fc2?at=f20a9b6e#entry-f20a9b6e"`) {
+		t.Fatalf("the branch box does not link the sibling f20a9b6e's newest leaf b7395fc2 at f20a9b6e")
+	}
+	b := strings.Index(body, `class="boundary"`)
+	kept := strings.Index(body, `id="entry-d5c80e6b"`)
+	before := strings.Index(body, `id="entry-13e5f8a2"`)
+	if b < 0 || !(before < b && b < kept) {
+		t.Fatalf("context boundary at byte %d, want between 13e5f8a2 (%d) and the first kept entry d5c80e6b (%d)", b, before, kept)
+	}
+	// The other leaf of that compaction keeps the same boundary; the
+	// jose branch has no compaction: no boundary.
+	if _, body := staleGet(t, ts.URL+"/s/5b7e/b7395fc2"); strings.Contains(body, `class="boundary"`) {
+		t.Fatalf("the path to b7395fc2 has no compaction, but a boundary is marked")
+	}
+}
+
+// A path to an entry that is no leaf ends with the ways it goes on.
+func TestTranscript_GoesOn(t *testing.T) {
+	_, _, _, ts := staleServer(t)
+	_, body := staleGet(t, ts.URL+"/s/5b7e/6a1f9e07")
+	i := strings.Index(body, `class="continues"`)
+	if i < 0 || !strings.Contains(body[i:], `/35c7e0da?at=c7d24b98#entry-c7d24b98`) || !strings.Contains(body[i:], `/b7395fc2?at=f20a9b6e#entry-f20a9b6e`) {
+		t.Fatalf("the path to 6a1f9e07 does not end with its two children c7d24b98 and f20a9b6e")
+	}
+	if _, body := staleGet(t, ts.URL+"/s/5b7e/1b3f5d9a"); strings.Contains(body, `class="continues"`) {
+		t.Fatalf("a path to a leaf says it goes on")
+	}
+}
+
+// A path of 2,500 entries is paged 1,000 at a time back from the leaf:
+// the leaf's page first, ?at= any entry gives the page holding it, and
+// the pages link each other.
+func TestTranscript_Pages(t *testing.T) {
+	w, file, _, ts := staleServer(t)
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"long-0001","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w/long"}` + "\n")
+	parent := "null"
+	for i := 0; i < 2500; i++ {
+		fmt.Fprintf(&b, `{"type":"message","id":"m%04d","parentId":%s,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"entry %d"}}`+"\n", i, parent, i)
+		parent = fmt.Sprintf(`"m%04d"`, i)
+	}
+	long := filepath.Join(filepath.Dir(file), "long.jsonl")
+	if err := os.WriteFile(long, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := w.IndexFile(context.Background(), long, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		query        string
+		first, last  string
+		earlier, lat bool
+	}{
+		{"", "m1500", "m2499", true, false},
+		{"?at=m1499", "m0500", "m1499", true, true},
+		{"?at=m0003", "m0000", "m0499", false, true},
+		{"?at=m1500", "m1500", "m2499", true, false}, // a page's first entry
+		{"?at=m0500", "m0500", "m1499", true, true},
+		{"?at=nosuch", "m1500", "m2499", true, false},
+	} {
+		code, body := staleGet(t, ts.URL+"/s/long-0001/m2499"+c.query)
+		ids := entryIDs(body)
+		if code != 200 || len(ids) == 0 || ids[0] != c.first || ids[len(ids)-1] != c.last {
+			t.Fatalf("page %q = %d, entries %d from %v to %v; want %s to %s", c.query, code, len(ids), first(ids), last(ids), c.first, c.last)
+		}
+		if strings.Contains(body, `rel="prev"`) != c.earlier || strings.Contains(body, `rel="next"`) != c.lat {
+			t.Fatalf("page %q: earlier link %v, later link %v; want %v, %v", c.query, strings.Contains(body, `rel="prev"`), strings.Contains(body, `rel="next"`), c.earlier, c.lat)
+		}
+	}
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+func last(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[len(s)-1]
+}
