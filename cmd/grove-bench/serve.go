@@ -152,7 +152,7 @@ func (s *suite) serveStep(ctx context.Context) error {
 	case !srv.peakReset:
 		note = "VmHWM of the whole run: clear_refs could not reset it"
 	case peak > 0:
-		served.hwm, note = peak, "the largest VmHWM of one page's loads (reset before each page)"
+		served.hwm, note = peak, "the largest VmHWM of one page's loads (reset before each page, to the RSS then)"
 	}
 	s.add(Figure{Section: sec, Name: "server RSS after serving the pages", Median: served.rss, Min: served.rss, Max: served.rss, Unit: "MB", Runs: 1})
 	s.add(Figure{Section: sec, Name: "server peak RSS while serving the pages", Median: served.hwm, Min: served.hwm, Max: served.hwm, Unit: "MB", Runs: 1, Note: note})
@@ -248,6 +248,7 @@ func (s *suite) servePages(ctx context.Context, sec, browser string, srv *serveP
 			var ttfb, dcl, load, kb []float64
 			var last navTiming
 			reset := srv.resetPeak() == nil
+			before := srv.status().rss // a reset peak starts here: what earlier pages left resident
 			for i := 0; i < s.cfg.ServeRuns; i++ {
 				t, err := loadPage(bctx, base+strings.TrimPrefix(pg.path, "/"))
 				if err != nil {
@@ -276,7 +277,7 @@ func (s *suite) servePages(ctx context.Context, sec, browser string, srv *serveP
 				hwm := srv.status().hwm
 				peak = max(peak, hwm)
 				s.add(Figure{Section: sec, Name: name + ": server peak RSS", Median: hwm, Min: hwm, Max: hwm, Unit: "MB", Runs: 1,
-					Note: "VmHWM over this page's loads"})
+					Note: fmt.Sprintf("VmHWM over this page's loads; RSS was %.0f MB before them", before)})
 			}
 		}
 	}
