@@ -19,9 +19,16 @@ type PathChild struct {
 	Leaves int // leaves in the child's branch (1 for a child that is a leaf)
 	// Preview is one line of the first user message in the branch (its
 	// first child at each step, up to 64 entries down), else of the child,
-	// as Branch.ChildPreviews; "" when the file cannot be read back.
+	// as Branch.ChildPreviews; "" when the file cannot be read back, and
+	// for a child more than PreviewSiblings away from the path's.
 	Preview string
 }
+
+// PreviewSiblings bounds the previews PathBranches reads at one branch
+// point: those of the PreviewSiblings children on each side of the one the
+// path takes (of the first ones, for the children of the last entry). A
+// branch point of 20,000 retries then costs 50 line reads, not 20,000.
+const PreviewSiblings = 25
 
 // PathBranches lists the branch points on p (Path's answer) in path
 // order, each with its children, the newest leaf and the leaf count of
@@ -53,12 +60,18 @@ func (a *Archive) PathBranches(ctx context.Context, p *Path) (branches []PathBra
 			counts, latest = f.belowCounts(), f.latestLeaves()
 		}
 		out := make([]PathChild, len(kids))
+		here := 0 // the child on the path, for which previews are read near it
+		for k, c := range kids {
+			if int(c) == on {
+				here = k
+			}
+		}
 		for k, c := range kids {
 			pc := PathChild{ID: entries[c].EntryID, OnPath: int(c) == on, Leaves: counts[c]}
 			if lf := latest[c]; lf >= 0 {
 				pc.Leaf = entries[lf].EntryID
 			}
-			if !pc.OnPath && file != nil {
+			if !pc.OnPath && file != nil && k >= here-PreviewSiblings && k <= here+PreviewSiblings {
 				pc.Preview = l.preview(file, entries[f.firstUserBelow(entries, c, branchPreviewSteps)])
 			}
 			out[k] = pc

@@ -22,6 +22,9 @@ type TreeOptions struct {
 	// it. Below a branch point at level Depth, everything is summarized by
 	// one NodeCut. 0 means no limit.
 	Depth int
+	// NoPreviews leaves every Preview empty in Archive.Tree: the caller
+	// reads those of the rows it draws with ReadPreviewsOf.
+	NoPreviews bool
 }
 
 // TreePreviewWidth is the length, in runes, of the previews Archive.Tree
@@ -397,17 +400,25 @@ func (b *treeBuilder) entryNode(x int32) int {
 // file order, among one goroutine per CPU. Errors: stale_index when the
 // file cannot be opened or a line changed (the first in file order).
 func (t *Tree) ReadPreviews(path string, d Dialect, width int) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(path).WithHint("run `grove index`")
-	}
-	defer f.Close()
 	var shown []int
 	for i := range t.Nodes {
 		if t.Nodes[i].Kind == NodeEntry {
 			shown = append(shown, i)
 		}
 	}
+	return t.ReadPreviewsOf(path, d, width, shown)
+}
+
+// ReadPreviewsOf is ReadPreviews for the nodes given (indexes into
+// t.Nodes; nodes that are no entry are passed over): a page that draws
+// some rows of a large tree reads only theirs. It reorders nodes.
+func (t *Tree) ReadPreviewsOf(path string, d Dialect, width int, nodes []int) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(path).WithHint("run `grove index`")
+	}
+	defer f.Close()
+	shown := slices.DeleteFunc(nodes, func(i int) bool { return t.Nodes[i].Kind != NodeEntry })
 	slices.SortFunc(shown, func(a, b int) int { return t.Nodes[a].Entry - t.Nodes[b].Entry })
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(shown)/256))
 	errs := make([]error, workers)
@@ -456,6 +467,9 @@ func (a *Archive) Tree(ctx context.Context, session string, opt TreeOptions) (*T
 	}
 	t := BuildTree(l.entries, l.labels, active, opt)
 	t.Session = l.s
+	if opt.NoPreviews {
+		return t, nil
+	}
 	if err := t.ReadPreviews(s.Path, l.s.Dialect, TreePreviewWidth); err != nil {
 		return nil, err
 	}

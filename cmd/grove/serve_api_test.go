@@ -118,6 +118,7 @@ func TestServeAPI_SameAsCLI(t *testing.T) {
 		{"/api/context/" + v2ID, []string{"context", v2ID}},
 		{"/api/context/" + v2ID + "/" + leaf, []string{"context", v2ID, leaf}},
 		{"/api/context/context-compact", []string{"context", "context-compact"}},
+		{"/api/context/" + v2ID + "/" + leaf + "?llm=1", []string{"context", "--llm", v2ID, leaf}},
 		{"/api/verify", []string{"verify"}},
 		{"/api/verify?session=chapter-tree", []string{"verify", "--session", "chapter-tree"}},
 		{"/api/search?q=login", []string{"search", "login"}},

@@ -31,9 +31,9 @@ var apiRoutes = map[string]apiRoute{
 	"/api/path/{session}/{leaf}":     {command: "path", args: []string{"session", "leaf"}},
 	"/api/messages/{session}":        {command: "messages", args: []string{"session"}},
 	"/api/messages/{session}/{leaf}": {command: "messages", args: []string{"session", "leaf"}},
-	"/api/context/{session}":         {command: "context", args: []string{"session"}},
-	"/api/context/{session}/{leaf}":  {command: "context", args: []string{"session", "leaf"}},
-	"/api/verify":                    {command: "verify", flags: []string{"session"}},
+	"/api/context/{session}":         {command: "context", bools: []string{"llm"}, args: []string{"session"}},
+	"/api/context/{session}/{leaf}":  {command: "context", bools: []string{"llm"}, args: []string{"session", "leaf"}},
+	"/api/verify":                    {command: "verify", flags: []string{"session", "dialect"}},
 	"/api/search":                    {command: "search", flags: []string{"workspace", "session", "dialect", "role", "type", "since", "until", "branch", "sort", "limit", "offset"}, bools: []string{"no-dedupe"}, query: true},
 }
 
@@ -67,7 +67,15 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request, rt apiRoute) {
 	for name := range q {
 		file := name == "file" && slices.Contains(rt.args, "session") // the file of an ambiguous id: see sessionArg
 		if !slices.Contains(rt.flags, name) && !slices.Contains(rt.bools, name) && !(rt.query && name == "q") && !file {
-			apiError(w, http.StatusBadRequest, "usage", "/api/"+rt.command+" takes no parameter "+name+"; it takes "+strings.Join(append(append([]string{}, rt.flags...), rt.bools...), ", "))
+			takes := append(append([]string{}, rt.flags...), rt.bools...)
+			if rt.query {
+				takes = append([]string{"q"}, takes...)
+			}
+			what := "no parameters"
+			if len(takes) > 0 {
+				what = strings.Join(takes, ", ")
+			}
+			apiError(w, http.StatusBadRequest, "usage", "/api/"+rt.command+" takes no parameter "+name+"; it takes "+what)
 			return
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -141,6 +142,12 @@ func TestBrowser_Keys(t *testing.T) {
 	b.do("type j into #q", press('j'))
 	if got := current(); got != "entry-"+ids[0] {
 		t.Fatalf("j typed into #q moved .current to %q", got)
+	}
+	// With nothing selected, the first j selects the first entry in view.
+	b.open(s, "/s/"+v3Session+"/"+v3Active)
+	b.do("key j", press('j'))
+	if got := current(); got != "entry-"+ids[0] {
+		t.Fatalf("the first j on a page opened at its top selects %q, want the first entry %q", got, "entry-"+ids[0])
 	}
 }
 
@@ -467,6 +474,15 @@ func TestBrowser_LiveUpdate(t *testing.T) {
 			t.Errorf("#live on %s does not say the page was updated", b.location())
 		}
 	}
+	// The session's file is removed: its open tree says it is gone
+	// instead of keeping what it showed.
+	tree.allow("the server responded with a status of 404")
+	path.allow("the server responded with a status of 404") // it fetches itself again too
+	if err := os.Remove(s.Files["v3-tree.jsonl"]); err != nil {
+		t.Fatal(err)
+	}
+	wait(tree, "the tree of a removed session to say so",
+		`(() => { const h = document.querySelector("main h1"); return h && h.textContent.includes("404") ? "yes" : ""; })()`)
 }
 
 // Two files that share a session id (a copy): the lists' links name the
@@ -535,6 +551,9 @@ func TestBrowser_Paging(t *testing.T) {
 		}
 	}
 	b.open(s, "/s/long-0001")
+	// Its tree has more than serve.TreeRows rows: the active leaf's row
+	// is on the tree's last page.
+	b.click(`nav.pager[aria-label="rows"] a[rel="next"]`)
 	b.click(`.rows-tree .tr.active a.id`)
 	shows("the leaf's page", n-serve.PageEntries, n)
 	b.click(`nav.pager a[rel="prev"]`)

@@ -45,12 +45,18 @@ type workspaceView struct {
 
 func (s *Server) workspace(w http.ResponseWriter, r *http.Request) {
 	dir := r.URL.Query().Get("path")
-	if dir == "" || !filepath.IsAbs(dir) {
-		s.fail(w, r, badRequest("/w wants ?path= an absolute directory, as /'s workspace links give"))
+	ctx := r.Context()
+	switch {
+	case filepath.IsAbs(dir):
+		dir = filepath.Clean(dir)
+	case dir != "" && s.holdsWorkspace(r, dir):
+		// A workspace as a session wrote it that is no absolute path
+		// here (C:\Users\ana\app, from a Codex session made on
+		// Windows): its sessions, by that exact name.
+	default:
+		s.fail(w, r, badRequest("/w wants ?path= an absolute directory, or a workspace as / lists it"))
 		return
 	}
-	dir = filepath.Clean(dir)
-	ctx := r.Context()
 	f := archive.Filter{Workspace: dir}
 	sessions, err := s.a.Pick(ctx, f)
 	if err != nil {
@@ -132,4 +138,19 @@ func (s *Server) sharedIDs(ctx context.Context, some []archive.Session) (map[str
 		return nil, err
 	}
 	return sharedIDs(all), nil
+}
+
+// holdsWorkspace reports whether the index lists dir as a workspace, byte
+// for byte.
+func (s *Server) holdsWorkspace(r *http.Request, dir string) bool {
+	ws, err := s.a.Workspaces(r.Context(), "")
+	if err != nil {
+		return false
+	}
+	for _, w := range ws {
+		if w.Workspace == dir {
+			return true
+		}
+	}
+	return false
 }

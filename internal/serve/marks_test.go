@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -126,4 +127,113 @@ func last(s []string) string {
 		return ""
 	}
 	return s[len(s)-1]
+}
+
+// A tree of more rows than TreeRows is paged: each page draws its rows
+// with their previews, and links the others; ?rows= past the end gives
+// the last page.
+func TestTree_Pages(t *testing.T) {
+	w, file, _, ts := staleServer(t)
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"wide-0001","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w/wide"}` + "\n")
+	parent := "null"
+	for i := 0; i < 2500; i++ { // every user message is a row
+		fmt.Fprintf(&b, `{"type":"message","id":"u%04d","parentId":%s,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"entry %d"}}`+"\n", i, parent, i)
+		parent = fmt.Sprintf(`"u%04d"`, i)
+	}
+	long := filepath.Join(filepath.Dir(file), "wide.jsonl")
+	if err := os.WriteFile(long, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := w.IndexFile(context.Background(), long, true); err != nil {
+		t.Fatal(err)
+	}
+	rows := regexp.MustCompile(`<a class="id" href="[^"]*">(u\d+)</a> <span class="what">user</span> <span class="pv">entry (\d+)</span>`)
+	for _, c := range []struct {
+		query       string
+		first, last string
+		later       bool
+	}{
+		{"", "u0000", "u1999", true},
+		{"?rows=2001", "u2000", "u2499", false},
+		{"?rows=2500", "u2000", "u2499", false},
+		{"?rows=99999", "u2000", "u2499", false},
+	} {
+		code, body := staleGet(t, ts.URL+"/s/wide-0001"+c.query)
+		m := rows.FindAllStringSubmatch(body, -1)
+		if code != 200 || len(m) == 0 || m[0][1] != c.first || m[len(m)-1][1] != c.last {
+			t.Fatalf("tree page %q = %d, %d rows; want rows %s to %s with their previews", c.query, code, len(m), c.first, c.last)
+		}
+		for _, r := range m {
+			if n, _ := strconv.Atoi(r[2]); r[1] != fmt.Sprintf("u%04d", n) {
+				t.Fatalf("tree page %q: row %s has the preview of entry %s", c.query, r[1], r[2])
+			}
+		}
+		if strings.Contains(body, `rel="next"`) != c.later || strings.Contains(body, `rel="prev"`) == (c.query == "") {
+			t.Fatalf("tree page %q: later link %v, earlier link %v", c.query, strings.Contains(body, `rel="next"`), strings.Contains(body, `rel="prev"`))
+		}
+	}
+}
+
+// A branch point of 200 retries: the branch box lists the
+// archive.PreviewSiblings branches on each side of the path's and says how
+// many it leaves to the tree.
+func TestTranscript_ManySiblings(t *testing.T) {
+	w, file, _, ts := staleServer(t)
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"star-0001","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w/star"}` + "\n")
+	b.WriteString(`{"type":"message","id":"root","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"go"}}` + "\n")
+	for i := 0; i < 200; i++ {
+		fmt.Fprintf(&b, `{"type":"message","id":"r%03d","parentId":"root","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"retry %d"}}`+"\n", i, i)
+	}
+	star := filepath.Join(filepath.Dir(file), "star.jsonl")
+	if err := os.WriteFile(star, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := w.IndexFile(context.Background(), star, true); err != nil {
+		t.Fatal(err)
+	}
+	_, body := staleGet(t, ts.URL+"/s/star-0001/r100")
+	listed := regexp.MustCompile(`<li(?: class="here")?><a class="(?:this|sib)"[^>]*><code>(r\d+)</code>`).FindAllStringSubmatch(body, -1)
+	if len(listed) != 51 || listed[0][1] != "r075" || listed[50][1] != "r125" {
+		t.Fatalf("branch box lists %d branches (%v…), want the 51 from r075 to r125", len(listed), first(flat(listed)))
+	}
+	if !strings.Contains(body, "75 earlier branches") || !strings.Contains(body, "74 later branches") {
+		t.Fatalf("branch box does not say 75 earlier and 74 later branches are left to the tree")
+	}
+}
+
+func flat(m [][]string) []string {
+	var out []string
+	for _, x := range m {
+		out = append(out, x[1])
+	}
+	return out
+}
+
+// A workspace that is no absolute path here (a session made on Windows)
+// has its page by its exact name, as / links it; another relative path is
+// a 400.
+func TestWorkspace_AsWritten(t *testing.T) {
+	w, file, _, ts := staleServer(t)
+	win := filepath.Join(filepath.Dir(file), "win.jsonl")
+	line := `{"type":"session","version":3,"id":"win-0001","timestamp":"2026-01-01T00:00:00.000Z","cwd":"C:\\Users\\ana\\app"}` + "\n" +
+		`{"type":"message","id":"w1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"hi"}}` + "\n"
+	if err := os.WriteFile(win, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := w.IndexFile(context.Background(), win, true); err != nil {
+		t.Fatal(err)
+	}
+	_, home := staleGet(t, ts.URL+"/")
+	href := `/w?path=C%3A%5CUsers%5Cana%5Capp`
+	if !strings.Contains(home, `href="`+href+`"`) {
+		t.Fatalf("/ does not link the workspace C:\\Users\\ana\\app as %s", href)
+	}
+	if code, body := staleGet(t, ts.URL+href); code != 200 || !strings.Contains(body, "win-0001") {
+		t.Fatalf("GET %s = %d, want 200 listing win-0001", href, code)
+	}
+	if code, _ := staleGet(t, ts.URL+"/w?path=relative%2Fdir"); code != 400 {
+		t.Fatalf("GET /w?path=relative/dir = %d, want 400", code)
+	}
 }

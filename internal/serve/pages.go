@@ -39,6 +39,7 @@ func parsePages() map[string]*template.Template {
 		"sessHref":  sessionHref,
 		"entryHref": entryHref,
 		"plural":    plural,
+		"titled":    titled,
 		"lastOf":    func(from, n int) int { return from + n - 1 },
 	}
 	base := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html"))
@@ -98,6 +99,12 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &se):
 		v.Code, v.Message, v.Session = string(se.Code), se.Message(), se.Arg
 		v.Status = http.StatusNotFound
+		if se.Code == errs.CodeUnknownSession {
+			// The CLI's message tells how to name a session on a command
+			// line; here it is named by id, and the watch indexes.
+			v.Message = "no indexed session is named " + strconv.Quote(se.Arg)
+			v.Hint = "a session is named by its id or a unique prefix of 4+ characters; grove serve indexes the files under its roots as they change, so one outside them is not here"
+		}
 		if se.Code == errs.CodeAmbiguousSession {
 			v.Status, v.Candidates = http.StatusMultipleChoices, se.Candidates
 		}
@@ -257,4 +264,16 @@ func grouped(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// titled is s for a <title>, which no style can isolate: control
+// characters and the bidirectional overrides and isolates (U+202A–202E,
+// U+2066–2069) that could reorder the browser's own words become U+FFFD.
+func titled(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
 }

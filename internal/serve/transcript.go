@@ -20,21 +20,22 @@ const PageEntries = 1000
 // between them are archive's HTML fragment.
 type transcriptView struct {
 	page
-	S       *archive.Session
-	File    string
-	Leaf    string
-	Active  bool // the leaf is the session's active leaf
-	IsLeaf  bool // no entry names it as parent
-	Entries int  // on the path
-	From    int  // 1-based, the first entry shown
-	To      int  // the last shown
-	Earlier string
-	Later   string
-	First   string // the first page (the root's)
-	Last    string // the page with the leaf
-	Next    []childView
-	Forks   int // branch points on the path
-	TreeURL string
+	S        *archive.Session
+	File     string
+	Leaf     string
+	Active   bool // the leaf is the session's active leaf
+	IsLeaf   bool // no entry names it as parent
+	Entries  int  // on the path
+	From     int  // 1-based, the first entry shown
+	To       int  // the last shown
+	Earlier  string
+	Later    string
+	First    string // the first page (the root's)
+	Last     string // the page with the leaf
+	Next     []childView
+	NextMore int // children of the last entry not listed
+	Forks    int // branch points on the path
+	TreeURL  string
 }
 
 // childView is one branch at a branch point, or one way the path goes on.
@@ -109,9 +110,10 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 	if end < n {
 		v.Later, v.Last = page(end), page(n-1)
 	}
-	for _, c := range next {
+	for _, c := range next[:min(len(next), 2*archive.PreviewSiblings+1)] {
 		v.Next = append(v.Next, s.child(sid, file, c))
 	}
+	v.NextMore = len(next) - len(v.Next)
 	boundary := s.contextStart(ctx, arg, p)
 	byAt := map[int]archive.PathBranch{}
 	for _, b := range forks {
@@ -121,8 +123,16 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 	after := func(i int) template.HTML {
 		nav.Reset()
 		if b, ok := byAt[i]; ok {
-			bv := branchView{At: p.Entries[i].EntryID, Index: len(byAt)}
-			for _, c := range b.Children {
+			bv := branchView{At: p.Entries[i].EntryID, Index: len(byAt), Tree: v.TreeURL}
+			here := 0
+			for k, c := range b.Children {
+				if c.OnPath {
+					here = k
+				}
+			}
+			lo, hi := max(here-archive.PreviewSiblings, 0), min(here+archive.PreviewSiblings+1, len(b.Children))
+			bv.Before, bv.After, bv.All = lo, len(b.Children)-hi, len(b.Children)
+			for _, c := range b.Children[lo:hi] {
 				bv.Children = append(bv.Children, s.child(sid, file, c))
 			}
 			if err := s.pages["transcript"].ExecuteTemplate(&nav, "branches", bv); err != nil {
@@ -167,7 +177,11 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 type branchView struct {
 	At       string
 	Index    int
-	Children []childView
+	Children []childView // the archive.PreviewSiblings on each side of the path's, at most
+	Before   int         // children left out before them
+	After    int         // and after
+	All      int
+	Tree     string
 }
 
 // child is the view of a branch: a link to the transcript of its newest

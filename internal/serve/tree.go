@@ -3,6 +3,7 @@ package serve
 import (
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/grove-sessions/grove/archive"
 )
@@ -26,7 +27,18 @@ type treeView struct {
 	Full        bool
 	FullHref    string // this page with every entry
 	FoldHref    string // this page with runs folded
+	// Rows of a large tree come TreeRows at a time: this page's first
+	// (1-based) and last, of AllRows, with links to the others.
+	From, To, AllRows           int
+	First, Earlier, Later, Last string
+	ActiveHref                  string // the active leaf's transcript
+	ActiveLeaf                  string
 }
+
+// TreeRows is how many rows of a tree one page draws at most: a session of
+// 100,000 entries whose every user message is a row is paged, and only
+// the page's previews are read.
+const TreeRows = 2000
 
 // treeRow is one drawn row.
 type treeRow struct {
@@ -44,6 +56,7 @@ type treeRow struct {
 	Folded  int // fold, cut: entries
 	Leaves  int // cut
 	Branch  int // cut: branches
+	node    int // the tree's node, for its preview
 }
 
 func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
@@ -55,7 +68,7 @@ func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
 	full := r.URL.Query().Get("full") == "1"
 	var t *archive.Tree
 	err = s.fresh(r, func() (err error) {
-		t, err = s.a.Tree(r.Context(), arg, archive.TreeOptions{Full: full})
+		t, err = s.a.Tree(r.Context(), arg, archive.TreeOptions{Full: full, NoPreviews: true})
 		return err
 	})
 	if err != nil {
@@ -92,13 +105,58 @@ func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
 			add(root)
 		}
 	}
+	if a := t.Session.ActiveLeaf; a != nil {
+		v.ActiveLeaf, v.ActiveHref = *a, entryHref(v.S.SessionID, *a, v.File)
+	}
+	// The page of rows: ?rows=N starts at row N (1-based).
+	from := 0
+	if n, err := strconv.Atoi(r.URL.Query().Get("rows")); err == nil && n > 1 {
+		from = min(n-1, max(len(v.Rows)-1, 0)) / TreeRows * TreeRows
+	}
+	to := min(from+TreeRows, len(v.Rows))
+	v.AllRows, v.From, v.To = len(v.Rows), from+1, to
+	at := func(row int) string {
+		h := v.FoldHref
+		if full {
+			h = v.FullHref
+		}
+		if row == 0 {
+			return h
+		}
+		sep := "?"
+		if strings.Contains(h, "?") {
+			sep = "&"
+		}
+		return h + sep + "rows=" + strconv.Itoa(row+1)
+	}
+	if from > 0 {
+		v.First, v.Earlier = at(0), at(from-TreeRows)
+	}
+	if to < len(v.Rows) {
+		v.Later, v.Last = at(to), at((len(v.Rows)-1)/TreeRows*TreeRows)
+	}
+	if v.Cycles >= 0 {
+		v.Cycles -= from // the cycles' heading is drawn where its row falls
+	}
+	v.Rows = v.Rows[from:to]
+	nodes := make([]int, len(v.Rows))
+	for i, row := range v.Rows {
+		nodes[i] = row.node
+	}
+	if err := t.ReadPreviewsOf(t.Session.Path, t.Session.Dialect, archive.TreePreviewWidth, nodes); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	for i := range v.Rows {
+		v.Rows[i].Preview = t.Nodes[v.Rows[i].node].Preview
+	}
 	s.render(w, http.StatusOK, "tree", v)
 }
 
 // rowOf is the drawn row of tr.
 func rowOf(t *archive.Tree, tr archive.TreeRow, root bool) treeRow {
 	n := &t.Nodes[tr.Node]
-	row := treeRow{Prefix: tr.Prefix(), Root: root}
+	row := treeRow{Prefix: tr.Prefix(), Root: root, node: tr.Node}
 	switch n.Kind {
 	case archive.NodeFold:
 		row.Kind, row.Folded = "fold", n.Folded

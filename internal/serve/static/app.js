@@ -31,6 +31,15 @@
     const seen = list.findIndex((e) => e.getBoundingClientRect().bottom > top);
     return seen;
   }
+  // step moves the selection by d entries; the first key press with
+  // nothing selected (no current entry, no #entry- in the URL) selects
+  // the first entry in view.
+  function step(d) {
+    const list = entries();
+    const chosen = (current >= 0 && current < list.length) || list.some((e) => e.id === location.hash.slice(1));
+    const i = currentIndex();
+    select(chosen ? i + d : Math.max(i, 0));
+  }
   // The branch navigation that governs the current entry: the last one
   // above it, else the first on the page.
   function branchNav() {
@@ -66,8 +75,8 @@
         if (q) { ev.preventDefault(); q.focus(); q.select(); }
         break;
       }
-      case "j": select(currentIndex() + 1); break;
-      case "k": select(currentIndex() - 1); break;
+      case "j": step(+1); break;
+      case "k": step(-1); break;
       case "[": sibling(-1); break;
       case "]": sibling(+1); break;
     }
