@@ -80,15 +80,14 @@ func (f *forest) children(i int32) []int32 { return f.kids[f.start[i] : f.start[
 // repeated ids, judged by id).
 func (f *forest) isLeaf(x int32) bool { return !f.named[f.firstOf[x]] }
 
-// belowCounts gives, for every entry, the number of leaves at or below it
-// in one pass: children are counted before their parent (Kahn's order from
-// the leaves up). What that order never reaches lies on a cycle of parent
-// links; every entry of a cycle reaches the whole cycle and all that hangs
-// off it, so each gets the sum over the cycle.
-func (f *forest) belowCounts() []int {
+// upward calls visit for every entry, children before their parent
+// (Kahn's order from the leaves up), then cycle once for each cycle of
+// parent links with its entries: what that order never reaches lies on a
+// cycle (one parent each, so its chain of parents comes back to it), and
+// by then visit has seen everything hanging off it outside the cycle.
+func (f *forest) upward(visit func(i int32), cycle func(members []int32)) {
 	n := len(f.parent)
-	counts := make([]int, n)
-	pending := slices.Clone(f.nkids) // children not yet counted
+	pending := slices.Clone(f.nkids) // children not yet visited
 	var ready []int32
 	for i := range int32(n) {
 		if pending[i] == 0 {
@@ -100,34 +99,48 @@ func (f *forest) belowCounts() []int {
 		i := ready[len(ready)-1]
 		ready = ready[:len(ready)-1]
 		done[i] = true
-		if f.isLeaf(i) {
-			counts[i]++
-		}
+		visit(i)
 		if p := f.parent[i]; p >= 0 {
-			counts[p] += counts[i]
 			if pending[p]--; pending[p] == 0 {
 				ready = append(ready, p)
 			}
 		}
 	}
-	// Each entry left is on a cycle (one parent each, so its chain of
-	// parents comes back to it); counts[i] already holds what hangs off it
-	// outside the cycle.
+	var members []int32
 	for i := range n {
 		if done[i] {
 			continue
 		}
-		var cycle []int32
-		total := 0
+		members = members[:0]
 		for j := int32(i); !done[j]; j = f.parent[j] {
 			done[j] = true
-			cycle = append(cycle, j)
+			members = append(members, j)
+		}
+		cycle(members)
+	}
+}
+
+// belowCounts gives, for every entry, the number of leaves at or below it
+// in one pass (upward). Every entry of a cycle reaches the whole cycle and
+// all that hangs off it, so each gets the sum over the cycle.
+func (f *forest) belowCounts() []int {
+	counts := make([]int, len(f.parent))
+	f.upward(func(i int32) {
+		if f.isLeaf(i) {
+			counts[i]++
+		}
+		if p := f.parent[i]; p >= 0 {
+			counts[p] += counts[i]
+		}
+	}, func(members []int32) {
+		total := 0
+		for _, j := range members {
 			total += counts[j]
 		}
-		for _, j := range cycle {
+		for _, j := range members {
 			counts[j] = total
 		}
-	}
+	})
 	return counts
 }
 
@@ -149,51 +162,29 @@ func (f *forest) firstUserBelow(entries []Entry, i int32, steps int) int32 {
 }
 
 // latestLeaves gives, for every entry, the leaf at or below it on the
-// latest line (the greatest entry index), in one pass as belowCounts; -1
-// where there is none (a cycle with nothing hanging off it). Every entry
-// of a cycle gets the latest over the whole cycle.
+// latest line (the greatest entry index), in one pass (upward); -1 where
+// there is none (a cycle with nothing hanging off it). Every entry of a
+// cycle gets the latest over the whole cycle.
 func (f *forest) latestLeaves() []int32 {
-	n := len(f.parent)
-	latest := make([]int32, n)
+	latest := make([]int32, len(f.parent))
 	for i := range latest {
 		latest[i] = -1
 	}
-	pending := slices.Clone(f.nkids)
-	var ready []int32
-	for i := range int32(n) {
-		if pending[i] == 0 {
-			ready = append(ready, i)
-		}
-	}
-	done := make([]bool, n)
-	for len(ready) > 0 {
-		i := ready[len(ready)-1]
-		ready = ready[:len(ready)-1]
-		done[i] = true
+	f.upward(func(i int32) {
 		if f.isLeaf(i) {
 			latest[i] = max(latest[i], i)
 		}
 		if p := f.parent[i]; p >= 0 {
 			latest[p] = max(latest[p], latest[i])
-			if pending[p]--; pending[p] == 0 {
-				ready = append(ready, p)
-			}
 		}
-	}
-	for i := range n {
-		if done[i] {
-			continue
-		}
-		var cycle []int32
+	}, func(members []int32) {
 		best := int32(-1)
-		for j := int32(i); !done[j]; j = f.parent[j] {
-			done[j] = true
-			cycle = append(cycle, j)
+		for _, j := range members {
 			best = max(best, latest[j])
 		}
-		for _, j := range cycle {
+		for _, j := range members {
 			latest[j] = best
 		}
-	}
+	})
 	return latest
 }

@@ -50,13 +50,11 @@ func serveCommand(g *env) *cli.Command {
 		Name:        "serve",
 		Usage:       "the archive in a browser: workspaces, trees, transcripts and search, kept current as files change",
 		Description: serveHelp,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			rootFlag(),
 			&cli.StringFlag{Name: "addr", Value: defaultServeAddr, Usage: "listen on `HOST:PORT` (port 0: any free one); a host other than loopback lets other machines read your sessions"},
 			&cli.BoolFlag{Name: "open", Usage: "open the URL in the default browser once listening"},
-			&cli.DurationFlag{Name: "debounce", Value: archive.DefaultWatchQuiet, Usage: "index a batch of changes once none came for this long"},
-			&cli.DurationFlag{Name: "rescan", Value: archive.DefaultWatchRescan, Usage: "index everything again this often, to catch missed changes"},
-		},
+		}, watchFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 0, 0); err != nil {
 				return err

@@ -20,6 +20,14 @@ type watchOptions struct {
 	rescan   time.Duration // period of the full pass that catches missed events
 }
 
+// watchFlags are --debounce and --rescan, of watch and serve.
+func watchFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.DurationFlag{Name: "debounce", Value: archive.DefaultWatchQuiet, Usage: "index a batch of changes once none came for this long"},
+		&cli.DurationFlag{Name: "rescan", Value: archive.DefaultWatchRescan, Usage: "index everything again this often, to catch missed changes"},
+	}
+}
+
 func watchCommand(g *env) *cli.Command {
 	return &cli.Command{
 		Name:  "watch",
@@ -35,11 +43,7 @@ func watchCommand(g *env) *cli.Command {
 			"exception to exactly one document. A file that cannot be read is named on stderr once (with\n" +
 			"--json, in \"failed\"), and the watch goes on; the index itself failing ends it (exit 1).\n" +
 			"Ctrl-C or SIGTERM stops it (the file being indexed is finished or left as it was): exit 0.",
-		Flags: []cli.Flag{
-			rootFlag(),
-			&cli.DurationFlag{Name: "debounce", Value: archive.DefaultWatchQuiet, Usage: "index a batch of changes once none came for this long"},
-			&cli.DurationFlag{Name: "rescan", Value: archive.DefaultWatchRescan, Usage: "index everything again this often, to catch missed changes"},
-		},
+		Flags: append([]cli.Flag{rootFlag()}, watchFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 0, 0); err != nil {
 				return err

@@ -27,6 +27,7 @@ type page struct {
 	Title   string
 	Kind    string // home, workspace, tree, transcript, search, error
 	Session string // the session id a tree or transcript shows, for live updates
+	Sub     string // after the title in <title>: a transcript's leaf
 	Query   string // the search box's text
 }
 

@@ -3,7 +3,6 @@ package serve
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"html/template"
 	"log"
 	"net/http"
@@ -73,7 +72,7 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 	file := r.URL.Query().Get("file")
 	sid := p.Session.SessionID
 	n := len(p.Entries)
-	v := transcriptView{page: page{Title: title(p.Session), Kind: "transcript", Session: sid}, S: p.Session, File: file,
+	v := transcriptView{page: page{Title: title(p.Session), Sub: p.Leaf, Kind: "transcript", Session: sid}, S: p.Session, File: file,
 		Leaf: p.Leaf, Entries: n, IsLeaf: len(next) == 0, Forks: len(forks), TreeURL: sessionHref(sid, file)}
 	v.Active = p.Session.ActiveLeaf != nil && *p.Session.ActiveLeaf == p.Leaf
 	// The page: the one holding ?at=ENTRY, else the leaf's. Pages are cut
@@ -114,7 +113,11 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 		v.Next = append(v.Next, s.child(sid, file, c))
 	}
 	v.NextMore = len(next) - len(v.Next)
-	boundary := s.contextStart(ctx, arg, p)
+	boundary, err := s.a.ContextStart(ctx, p)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	byAt := map[int]archive.PathBranch{}
 	for _, b := range forks {
 		byAt[b.At] = b
@@ -205,38 +208,3 @@ func (s *Server) child(sid, file string, c archive.PathChild) childView {
 	return v
 }
 
-// contextStart is the index on p of the first entry the model still saw
-// at the leaf, when a compaction on the path (pi's compaction, Codex's
-// compacted) left the entries before it out of the model's context: the
-// earliest entry of the path whose message archive's Context keeps (SPEC
-// §4.1, FORMATS.md §2.5). -1 when the path has no compaction, when the
-// model saw the path from its start, or when the context cannot be made
-// (the transcript says what is wrong with the lines). A Claude Code path
-// after a compaction starts at its compact_boundary (SPEC §3.4), so
-// nothing before it is on the path to mark.
-func (s *Server) contextStart(ctx context.Context, arg string, p *archive.Path) int {
-	compacted := false
-	for _, e := range p.Entries {
-		compacted = compacted || e.Type == "compaction" || e.Type == "compacted"
-	}
-	if !compacted {
-		return -1
-	}
-	_, c, err := s.a.Context(ctx, arg, p.Leaf)
-	if err != nil {
-		return -1
-	}
-	kept := map[string]bool{}
-	for _, id := range c.KeptEntryIDs {
-		kept[id] = true
-	}
-	for i, e := range p.Entries {
-		if kept[e.EntryID] {
-			if i == 0 {
-				return -1
-			}
-			return i
-		}
-	}
-	return -1
-}
