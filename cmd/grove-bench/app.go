@@ -49,6 +49,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "export-size", Value: "60MB", Usage: "export step: size of the pi session exported as md, html and jsonl"},
 			&cli.StringFlag{Name: "dump-grove", Usage: "dump step: the grove binary whose cold index is the reference (e.g. one built from main); default the grove measured"},
 			&cli.StringSliceFlag{Name: "dump-omit", Usage: "dump step: columns left out of both dumps, as TABLE.COLUMN or *.COLUMN (one only the new schema has)"},
+			&cli.StringFlag{Name: "serve-size", Value: defaultServeSize, Usage: "serve step: size of the generated pi session grove serve shows (142MB: 100,102 entries)"},
+			&cli.IntFlag{Name: "serve-runs", Value: 5, Usage: "serve step: loads of each page in Chromium, runs of each search"},
+			&cli.StringFlag{Name: "serve-corpus", Usage: "serve step: directory whose largest pi/ and claude/ sessions are shown too (default ../shared/corpus beside the repository; skipped when absent)"},
+			&cli.StringFlag{Name: "chromium", Usage: "serve step: the Chromium binary (default chromium-headless-shell or chromium on PATH; the page figures are skipped without one)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON document"},
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
@@ -169,6 +173,13 @@ func configOf(c *cli.Context) (config, error) {
 			dumpOmit = append(dumpOmit, strings.TrimSpace(col))
 		}
 	}
+	serveSize, err := corpusgen.ParseSize(c.String("serve-size"))
+	if err != nil || serveSize < minSessionBytes {
+		return config{}, fmt.Errorf("--serve-size: %q is not a size of %d bytes or more (%v)", c.String("serve-size"), minSessionBytes, err)
+	}
+	if c.Int("serve-runs") < 1 {
+		return config{}, fmt.Errorf("--serve-runs must be 1 or more")
+	}
 	only := map[string]bool{}
 	for _, v := range c.StringSlice("only") {
 		for _, name := range strings.Split(v, ",") {
@@ -182,7 +193,8 @@ func configOf(c *cli.Context) (config, error) {
 		RefreshFiles: c.Int("refresh-files"), AppendSizes: sizes, BigMem: bigMem, LongLine: longLine, WatchIdle: c.Duration("watch-idle"),
 		DialectSize: dialectSize, Dialects: dialects, AppendLines: c.Int("dialect-append-lines"),
 		IndexSizes: indexSizes, ShapeEntries: c.Int("shape-entries"), VerifyTimeout: c.Duration("verify-timeout"), ExportSize: exportSize,
-		DumpGrove: c.String("dump-grove"), DumpOmit: dumpOmit}, nil
+		DumpGrove: c.String("dump-grove"), DumpOmit: dumpOmit,
+		ServeSize: serveSize, ServeRuns: c.Int("serve-runs"), ServeCorpus: c.String("serve-corpus"), Chromium: c.String("chromium")}, nil
 }
 
 // minSessionBytes is the smallest session corpusgen writes.

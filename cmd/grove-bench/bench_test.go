@@ -20,9 +20,10 @@ import (
 )
 
 // allowedSkips are the reasons a figure of the smoke test may be skipped
-// for: a tool that is missing, or a grove without the refresh issue's
-// features yet.
-var allowedSkips = []string{"rg is not installed", "python3", notMeasuredBytesRead, notMeasuredWatch}
+// for: a tool that is missing (rg, python3, Chromium), the shared corpus
+// the serve step shows, or a grove without the refresh issue's features
+// yet.
+var allowedSkips = []string{"rg is not installed", "python3", notMeasuredBytesRead, notMeasuredWatch, "no Chromium", "no corpus"}
 
 // mayBeZero are units whose figures may be exactly 0 (an idle process).
 var mayBeZero = map[string]bool{"% of a core": true, "switches/s": true, "differing lines": true}
@@ -39,7 +40,8 @@ func TestSuite_Smoke(t *testing.T) {
 	args := []string{"grove-bench", "--size", "3MB", "--runs", "1", "--search-runs", "3", "--work", work, "--json",
 		"--refresh-files", "200", "--append-sizes", "1MB,4MB", "--big-mem-size", "8MB", "--long-line-size", "4MB", "--watch-idle", "1s",
 		"--dialect-size", "1MB", "--dialect-append-lines", "3",
-		"--index-sizes", "1MB,3MB", "--shape-entries", "300", "--export-size", "1MB"}
+		"--index-sizes", "1MB,3MB", "--shape-entries", "300", "--export-size", "1MB",
+		"--serve-size", "64KB", "--serve-runs", "1"}
 	if err := app.RunContext(context.Background(), args); err != nil {
 		t.Fatalf("grove-bench %s: %v\n%s", strings.Join(args[1:], " "), err, stderr.String())
 	}
@@ -60,7 +62,7 @@ func TestSuite_Smoke(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"index", "refresh", "search in-process", "search whole-process", "path", "verify", "baseline",
-		"many-files", "watch", "append", "big-mem", "long-line", "dialects", "sizes", "ready", "shapes", "export", "dump"} {
+		"many-files", "watch", "append", "big-mem", "long-line", "dialects", "sizes", "ready", "shapes", "export", "dump", "serve"} {
 		if sections[s] == 0 {
 			t.Errorf("no %q figures", s)
 		}

@@ -55,10 +55,18 @@ type config struct {
 	ExportSize    int64
 	DumpGrove     string
 	DumpOmit      []string
+	// Issue 17's serve step: the generated session's size, loads of each
+	// page and runs of each search, the shared corpus ("" is
+	// ../shared/corpus beside the repository) and the Chromium binary
+	// ("" looks on PATH).
+	ServeSize   int64
+	ServeRuns   int
+	ServeCorpus string
+	Chromium    string
 }
 
 // sections are the names --only accepts.
-var sections = []string{"index", "refresh", "search", "path", "verify", "baseline", "many-files", "watch", "append", "big-mem", "long-line", "dialects", "sizes", "ready", "shapes", "export", "dump"}
+var sections = []string{"index", "refresh", "search", "path", "verify", "baseline", "many-files", "watch", "append", "big-mem", "long-line", "dialects", "sizes", "ready", "shapes", "export", "dump", "serve"}
 
 // queries is the fixed query set of the search figures (issue: search):
 // grove's query and the literal text rg looks for.
@@ -182,6 +190,7 @@ func (s *suite) run(ctx context.Context) (*Result, error) {
 		{"shapes: verify on a comb, a star and a chain", "shapes", "", s.shapesStep},
 		{"export of one large session", "export", "", s.exportStep},
 		{"dump: indexes built two ways compared", "dump", "corpus", s.dumpStep},
+		{"serve: pages in Chromium, memory and search of grove serve", "serve", "", s.serveStep},
 	}
 	selected := func(section string) bool {
 		return section != "" && (len(s.cfg.Only) == 0 || s.cfg.Only[section])
