@@ -3,7 +3,6 @@ package transcript
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"html/template"
 	"io"
 
@@ -87,16 +86,7 @@ func HTMLFragment(w io.Writer, d Doc, f Fragment) error {
 			return le.err
 		}
 	}
-	if err == nil {
-		err = b.Flush()
-	}
-	if ew.Err != nil {
-		return fmt.Errorf("write html transcript: %w", ew.Err)
-	}
-	if err != nil {
-		return fmt.Errorf("render html transcript: %w", err)
-	}
-	return nil
+	return htmlDone(ew, b, err)
 }
 
 // Stylesheet is the CSS of HTML's page, for a page that links it

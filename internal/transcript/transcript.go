@@ -120,6 +120,13 @@ func HTML(w io.Writer, d Doc) error {
 	if err == nil {
 		err = t.ExecuteTemplate(sp, "foot", nil)
 	}
+	return htmlDone(ew, b, err)
+}
+
+// htmlDone ends an HTML document made through b into ew: b flushed when
+// err (the rendering's) is nil; ew's error first, as the write's, then
+// err as the rendering's.
+func htmlDone(ew *iox.StickyWriter, b *bufio.Writer, err error) error {
 	if err == nil {
 		err = b.Flush()
 	}
