@@ -139,22 +139,37 @@ type Leaf struct {
 // path come from one recursive CTE; previews are read back from the files
 // by offset (and left empty when the file changed since it was indexed).
 func (a *Archive) Leaves(ctx context.Context, f Filter) ([]Leaf, error) {
+	out, _, err := a.NewestLeaves(ctx, f, 0)
+	return out, err
+}
+
+// NewestLeaves is Leaves cut to its first limit leaves (0: all), in the
+// same order, with total the number of all of them: only the leaves kept
+// have their previews read back, so a workspace of 5,000 sessions costs
+// limit line reads, not one per leaf (grove serve's workspace page).
+func (a *Archive) NewestLeaves(ctx context.Context, f Filter, limit int) (out []Leaf, total int, err error) {
 	sessions, err := a.pick(ctx, f)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	var out []Leaf
+	// pending is a leaf before its preview: read from the entry from of
+	// the session l.
+	type pending struct {
+		leaf Leaf
+		from Entry
+		l    *loaded
+	}
+	var all []pending
 	for i := range sessions {
 		s := &sessions[i]
 		leaves, err := a.db.Leaves(ctx, s.SID)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		l, err := a.load(ctx, s, false)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		file := l.open()
 		activeSeq := -1 // claude: of leaves sharing the active leaf's id, the one on the highest line
 		for _, x := range leaves {
 			if s.ActiveLeaf != nil && x.EntryID == *s.ActiveLeaf && x.Seq > activeSeq {
@@ -166,23 +181,47 @@ func (a *Archive) Leaves(ctx context.Context, f Filter) ([]Leaf, error) {
 			if u := x.LastUserEntry(); u != nil {
 				from = *u
 			}
-			out = append(out, Leaf{Session: l.s, Entry: entryOf(x.Entry), Depth: x.Depth, Label: l.labels[x.EntryID],
-				Stale: l.stale != nil, Active: isActive(s, x.Seq, activeSeq), Preview: l.preview(file, entryOf(from))})
-		}
-		if file != nil {
-			file.Close()
+			all = append(all, pending{leaf: Leaf{Session: l.s, Entry: entryOf(x.Entry), Depth: x.Depth, Label: l.labels[x.EntryID],
+				Stale: l.stale != nil, Active: isActive(s, x.Seq, activeSeq)}, from: entryOf(from), l: l})
 		}
 	}
-	slices.SortStableFunc(out, func(x, y Leaf) int {
-		if c := cmp.Compare(activity(y), activity(x)); c != 0 {
+	slices.SortStableFunc(all, func(x, y pending) int {
+		if c := cmp.Compare(activity(y.leaf), activity(x.leaf)); c != 0 {
 			return c
 		}
-		if x.Session == y.Session {
-			return cmp.Compare(y.Seq, x.Seq)
+		if x.leaf.Session == y.leaf.Session {
+			return cmp.Compare(y.leaf.Seq, x.leaf.Seq)
 		}
 		return 0
 	})
-	return out, nil
+	total = len(all)
+	if limit > 0 && len(all) > limit {
+		all = all[:limit]
+	}
+	// Previews: each session's file opened once, and closed before the
+	// next is opened (a listing of 5,000 sessions holds one at a time).
+	out = make([]Leaf, len(all))
+	bySession := map[*loaded][]int{}
+	var order []*loaded
+	for i, p := range all {
+		if _, ok := bySession[p.l]; !ok {
+			order = append(order, p.l)
+		}
+		bySession[p.l] = append(bySession[p.l], i)
+	}
+	for _, l := range order {
+		f := l.open()
+		for _, i := range bySession[l] {
+			all[i].leaf.Preview = l.preview(f, all[i].from)
+		}
+		if f != nil {
+			f.Close()
+		}
+	}
+	for i := range all {
+		out[i] = all[i].leaf
+	}
+	return out, total, nil
 }
 
 // activity is when a leaf was last worked on, in Unix milliseconds: its own

@@ -206,7 +206,7 @@ func (d *DB) DuplicateIDs(ctx context.Context, sid int64) ([]DuplicateID, error)
 // Labels returns the labels of session sid by target entry id.
 func (d *DB) Labels(ctx context.Context, sid int64) (map[string]string, error) {
 	var rows []Label
-	if err := d.db.SelectContext(ctx, &rows, "SELECT target_id, label FROM labels WHERE sid = ?", sid); err != nil {
+	if err := d.selectCached(ctx, &rows, "SELECT target_id, label FROM labels WHERE sid = ?", sid); err != nil {
 		return nil, err
 	}
 	out := make(map[string]string, len(rows))

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 
@@ -43,10 +44,14 @@ func (l *Leaf) LastUserEntry() *Entry {
 // each entry is met once, so the cost is the session's size, whatever its
 // shape (a comb of 100,000 leaves costs what a chain does).
 func (d *DB) Leaves(ctx context.Context, sid int64) ([]Leaf, error) {
-	var dup *string
-	if err := d.db.GetContext(ctx, &dup, "SELECT duplicate_id FROM sessions WHERE sid = ?", sid); err != nil {
+	var dups []sql.NullString
+	if err := d.selectCached(ctx, &dups, "SELECT duplicate_id FROM sessions WHERE sid = ?", sid); err != nil {
 		return nil, fmt.Errorf("leaves: %w", err)
 	}
+	if len(dups) == 0 {
+		return nil, fmt.Errorf("leaves: %w", sql.ErrNoRows)
+	}
+	dup := dups[0].Valid // a duplicated id: no path is defined
 	var out []Leaf
 	// From every root down: a member of a cycle is never reached from a root,
 	// so the walk ends; with duplicate ids no path is defined and the walk is
@@ -67,7 +72,9 @@ func (d *DB) Leaves(ctx context.Context, sid int64) ([]Leaf, error) {
 		FROM entries e LEFT JOIN down ON down.entry_id = e.entry_id
 		WHERE e.sid = ?1 AND NOT EXISTS (SELECT 1 FROM entries c INDEXED BY entries_by_parent WHERE c.sid = e.sid AND c.parent_id = e.entry_id)
 		ORDER BY e.seq`
-	if err := d.db.SelectContext(ctx, &out, q, sid, dup == nil); err != nil {
+	// Through the statement cache: a listing asks once per session, and
+	// parsing this query costs more than running it on a small one.
+	if err := d.selectCached(ctx, &out, q, sid, !dup); err != nil {
 		return nil, fmt.Errorf("leaves: %w", err)
 	}
 	return out, nil

@@ -71,14 +71,13 @@ func (s *Server) workspace(w http.ResponseWriter, r *http.Request) {
 	v := workspaceView{page: page{Title: dir, Kind: "workspace"}, Dir: dir, Sessions: rowsOf(sessions, shared)}
 	var leaves []archive.Leaf
 	if len(sessions) > 0 {
-		if leaves, err = s.a.Leaves(ctx, f); err != nil {
+		total := 0
+		// Only the leaves drawn have their previews read.
+		if leaves, total, err = s.a.NewestLeaves(ctx, f, workspaceLimit); err != nil {
 			s.fail(w, r, err)
 			return
 		}
-	}
-	if len(leaves) > workspaceLimit {
-		v.More = len(leaves) - workspaceLimit
-		leaves = leaves[:workspaceLimit]
+		v.More = total - len(leaves)
 	}
 	for _, l := range leaves {
 		row := leafRow{Leaf: l}
