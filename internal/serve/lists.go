@@ -41,6 +41,9 @@ type workspaceView struct {
 	Sessions []sessionRow
 	Leaves   []leafRow
 	More     int // leaves not shown
+	// AllSessions counts the workspace's sessions; Sessions holds the
+	// most recent workspaceLimit of them.
+	AllSessions int
 }
 
 func (s *Server) workspace(w http.ResponseWriter, r *http.Request) {
@@ -68,7 +71,8 @@ func (s *Server) workspace(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	v := workspaceView{page: page{Title: dir, Kind: "workspace"}, Dir: dir, Sessions: rowsOf(sessions, shared)}
+	v := workspaceView{page: page{Title: dir, Kind: "workspace"}, Dir: dir, Sessions: rowsOf(sessions[:min(len(sessions), workspaceLimit)], shared),
+		AllSessions: len(sessions)}
 	var leaves []archive.Leaf
 	if len(sessions) > 0 {
 		total := 0

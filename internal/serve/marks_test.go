@@ -266,3 +266,38 @@ func TestSession_IDNotPath(t *testing.T) {
 		}
 	}
 }
+
+// Entry ids "." and ".." are linked as %2E and %2E%2E, which a browser
+// does not resolve away, and the links answer.
+func TestLinks_DotIDs(t *testing.T) {
+	w, file, _, ts := staleServer(t)
+	dots := filepath.Join(filepath.Dir(file), "dots.jsonl")
+	body := `{"type":"session","version":3,"id":"dots-0001","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w/dots"}` + "\n" +
+		`{"type":"message","id":".","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"one"}}` + "\n" +
+		`{"type":"message","id":"..","parentId":".","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"two"}}` + "\n"
+	if err := os.WriteFile(dots, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := w.IndexFile(context.Background(), dots, true); err != nil {
+		t.Fatal(err)
+	}
+	_, tree := staleGet(t, ts.URL+"/s/dots-0001")
+	for _, href := range []string{`/s/dots-0001/%2E#entry-.`, `/s/dots-0001/%2E%2E#entry-..`} {
+		if !strings.Contains(tree, `href="`+href+`"`) {
+			t.Fatalf("the tree does not link %s", href)
+		}
+		u, _, _ := strings.Cut(href, "#")
+		if code, page := staleGet(t, ts.URL+u); code != 200 || !strings.Contains(page, `id="entry-`+strings.TrimPrefix(href[strings.Index(href, "#")+1:], "entry-")+`"`) {
+			t.Fatalf("GET %s = %d, want 200 with its entry", u, code)
+		}
+	}
+}
+
+// A search for a role no entry has says so, as grove search does on stderr.
+func TestSearch_UnknownRole(t *testing.T) {
+	_, _, _, ts := staleServer(t)
+	_, body := staleGet(t, ts.URL+"/search?q=jwt&role=User")
+	if !strings.Contains(body, "case-sensitive") {
+		t.Fatalf("/search?role=User does not say roles are case-sensitive")
+	}
+}

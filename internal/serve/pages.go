@@ -223,7 +223,7 @@ func (s *Server) pickSession(r *http.Request, id string) (string, error) {
 // sessionHref links a session's tree; file is given when the id is not
 // unique (Hit.AmbiguousID).
 func sessionHref(id string, file ...string) string {
-	h := "/s/" + url.PathEscape(id)
+	h := "/s/" + segment(id)
 	if len(file) > 0 && file[0] != "" {
 		h += "?file=" + url.QueryEscape(file[0])
 	}
@@ -234,11 +234,23 @@ func sessionHref(id string, file ...string) string {
 // entry) of a session, at that entry; file is given when the session id
 // is not unique.
 func entryHref(session, entry string, file ...string) string {
-	h := "/s/" + url.PathEscape(session) + "/" + url.PathEscape(entry)
+	h := "/s/" + segment(session) + "/" + segment(entry)
 	if len(file) > 0 && file[0] != "" {
 		h += "?file=" + url.QueryEscape(file[0])
 	}
 	return h + "#entry-" + url.PathEscape(entry)
+}
+
+// segment is s as one segment of a URL path: escaped, and "." and ".."
+// spelled %2E and %2E%2E, which a browser would otherwise resolve away.
+func segment(s string) string {
+	switch s {
+	case ".":
+		return "%2E"
+	case "..":
+		return "%2E%2E"
+	}
+	return url.PathEscape(s)
 }
 
 // when is a Unix-millisecond time in UTC, minutes; "" for none.

@@ -20,7 +20,8 @@ type searchView struct {
 	Hits    []hitView
 	Total   int
 	Exact   bool
-	Pending int // sessions whose search text is still being built
+	Pending int      // sessions whose search text is still being built
+	Unknown []string // notes on role and type values no entry has
 	Asked   bool
 	Prev    string
 	Next    string
@@ -77,6 +78,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.Asked, v.Total, v.Exact, v.From = true, res.Total, res.Exact, o.Offset+1
+	v.Unknown = s.a.UnknownValues(r.Context(), o) // a role or type no entry has, as grove search says
 	if res.TextPending {
 		v.Pending = max(res.Pending, 1)
 	}

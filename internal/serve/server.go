@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"net/http"
+	"runtime"
 
 	"github.com/grove-sessions/grove/archive"
 )
@@ -38,6 +39,10 @@ type Server struct {
 	a     *archive.Archive
 	pages map[string]*template.Template
 	mux   *http.ServeMux
+	// heavy admits the pages whose cost grows with a session or a
+	// workspace (tree, transcript, workspace) a few at a time: eight
+	// transcripts of a 100,000-entry path at once held 900 MB.
+	heavy chan struct{}
 }
 
 //go:embed templates/*.html
@@ -49,12 +54,12 @@ var staticFS embed.FS
 // New returns the handler of grove serve: the pages, /api, /events and
 // /static, behind Guard's rules.
 func New(opts Options) *Server {
-	s := &Server{opts: opts, a: opts.Archive, mux: http.NewServeMux()}
+	s := &Server{opts: opts, a: opts.Archive, mux: http.NewServeMux(), heavy: make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))}
 	s.pages = parsePages()
 	s.mux.HandleFunc("GET /{$}", s.home)
-	s.mux.HandleFunc("GET /w", s.workspace)
-	s.mux.HandleFunc("GET /s/{session}", s.tree)
-	s.mux.HandleFunc("GET /s/{session}/{leaf}", s.transcript)
+	s.mux.HandleFunc("GET /w", s.oneAtATime(s.workspace))
+	s.mux.HandleFunc("GET /s/{session}", s.oneAtATime(s.tree))
+	s.mux.HandleFunc("GET /s/{session}/{leaf}", s.oneAtATime(s.transcript))
 	s.mux.HandleFunc("GET /search", s.search)
 	s.mux.HandleFunc("GET /static/{name}", staticFile)
 	if opts.Events != nil {
@@ -70,4 +75,18 @@ func New(opts Options) *Server {
 // ServeHTTP applies Guard, then routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	guard(s.opts, s.mux).ServeHTTP(w, r)
+}
+
+// oneAtATime runs h once a place among s.heavy is free (or not at all when
+// the page went away meanwhile).
+func (s *Server) oneAtATime(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case s.heavy <- struct{}{}:
+		case <-r.Context().Done():
+			return
+		}
+		defer func() { <-s.heavy }()
+		h(w, r)
+	}
 }

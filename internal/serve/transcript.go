@@ -97,7 +97,7 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 		if i != n-1 {
 			q.Set("at", p.Entries[i].EntryID)
 		}
-		h := "/s/" + url.PathEscape(sid) + "/" + url.PathEscape(p.Leaf)
+		h := "/s/" + segment(sid) + "/" + segment(p.Leaf)
 		if len(q) > 0 {
 			h += "?" + q.Encode()
 		}
@@ -199,7 +199,7 @@ func (s *Server) child(sid, file string, c archive.PathChild) childView {
 		if c.Leaf != c.ID {
 			q.Set("at", c.ID)
 		}
-		v.Href = "/s/" + url.PathEscape(sid) + "/" + url.PathEscape(c.Leaf)
+		v.Href = "/s/" + segment(sid) + "/" + segment(c.Leaf)
 		if len(q) > 0 {
 			v.Href += "?" + q.Encode()
 		}

@@ -87,10 +87,17 @@
   // the new main in place, keeping the scroll position.
   if (!window.EventSource) return;
   const live = document.getElementById("live");
-  let busy = false, again = false;
+  // A page fetches itself at most once a second, and no sooner after its
+  // last fetch than four times what that fetch took: a listing that takes
+  // the server a second is not asked for again and again while an agent
+  // writes.
+  let busy = false, again = false, last = 0, took = 0;
   async function refresh() {
     if (busy) { again = true; return; }
     busy = true;
+    const wait = last + Math.max(1000, 4 * took) - Date.now();
+    if (wait > 0) await new Promise((ok) => setTimeout(ok, wait));
+    last = Date.now();
     try {
       const res = await fetch(location.pathname + location.search, { headers: { "Accept": "text/html" } });
       if (!res.ok && res.status !== 404 && res.status !== 409) return;
@@ -109,6 +116,7 @@
     } catch (e) {
       // the server is gone or restarting: the next notice tries again
     } finally {
+      took = Date.now() - last;
       busy = false;
       if (again) { again = false; refresh(); }
     }
