@@ -47,7 +47,11 @@
 //     (every committed line checked against the index, SPEC §2): the page
 //     holds only its entries, but the time grows with the path.
 //   - The listings cap what they draw: the most recent 100 sessions on /,
-//     1,000 leaves on a workspace page (the CLI gives all).
+//     1,000 sessions and 1,000 leaves on a workspace page (the CLI gives
+//     all); a tree draws TreeRows rows a page.
+//   - The tree, transcript and workspace pages run a few at a time (as
+//     many as the CPUs, at least 2); more wait their turn, so parallel
+//     requests for a big session queue rather than multiply the memory.
 //   - Live updates refetch a whole page; a page scrolled within a changed
 //     part keeps its scroll offset, not its entry.
 //   - Search hits link to the path to the hit's entry, which ends there;
