@@ -21,7 +21,7 @@ type Options struct {
 	// status (SPEC §8: 0, 1 or 2). Nil: /api/… is 404.
 	API func(ctx context.Context, args []string, w io.Writer) int
 	// Hosts are the Host header values accepted besides localhost (with
-	// the listening port): the listening address, "host:port". See Guard.
+	// the listening port): the listening address, "host:port" (SPEC §9; guard.go).
 	Hosts []string
 	// Port is the listening port, for "localhost:PORT".
 	Port string
@@ -52,7 +52,7 @@ var templateFS embed.FS
 var staticFS embed.FS
 
 // New returns the handler of grove serve: the pages, /api, /events and
-// /static, behind Guard's rules.
+// /static, behind the rules of SPEC §9 (guard.go).
 func New(opts Options) *Server {
 	s := &Server{opts: opts, a: opts.Archive, mux: http.NewServeMux(), heavy: make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))}
 	s.pages = parsePages()
@@ -72,7 +72,8 @@ func New(opts Options) *Server {
 	return s
 }
 
-// ServeHTTP applies Guard, then routes.
+// ServeHTTP applies the rules of SPEC §9 (Host, method, headers), then
+// routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	guard(s.opts, s.mux).ServeHTTP(w, r)
 }
