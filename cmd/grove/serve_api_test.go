@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/grove-sessions/grove/archive"
@@ -245,39 +243,7 @@ func TestServe_Concurrent(t *testing.T) {
 		"/static/app.js", "/api/sessions", "/api/leaves", "/api/tree/" + v2ID, "/api/path/" + v2ID, "/api/messages/" + v2ID,
 		"/api/context/context-compact", "/api/search?q=README", "/api/verify", "/api/workspaces", "/s/context-parallel",
 	}
-	want := map[string]string{} // the answer of each, asked alone
-	for _, target := range targets {
-		code, body, _ := f.get(t, target)
-		if code != http.StatusOK {
-			t.Fatalf("GET %s = %d: %s", target, code, cut300(body))
-		}
-		want[target] = body
-	}
-	var wg sync.WaitGroup
-	errs := make(chan string, 8*20)
-	for g := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 20 {
-				target := targets[(g*7+i*3)%len(targets)]
-				r := httptest.NewRequest(http.MethodGet, target, nil)
-				r.Host = serveHost
-				w := httptest.NewRecorder()
-				f.h.ServeHTTP(w, r)
-				if w.Code != http.StatusOK {
-					errs <- fmt.Sprintf("GET %s = %d: %s", target, w.Code, cut300(w.Body.String()))
-				} else if w.Body.String() != want[target] {
-					errs <- fmt.Sprintf("GET %s answered otherwise than alone:\n%s", target, testutil.FirstDiff(w.Body.String(), want[target]))
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Error(e)
-	}
+	testutil.MustAnswerAlike(t, f.h, serveHost, targets)
 }
 
 // cut300 is s cut to 300 bytes, for a message.

@@ -2,13 +2,10 @@ package serve_test
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/grove-sessions/grove/internal/serve"
@@ -269,35 +266,5 @@ func TestPages_Concurrent(t *testing.T) {
 	targets := []string{"/", "/w?path=%2Fworkspace%2Fdemo-app", "/s/5b7e2c14", "/s/5b7e2c14/9e2b4d87", "/s/5b7e2c14/b7395fc2?at=6a1f9e07",
 		"/s/e4c1a7b2?full=1", "/s/chapter-tree/a-alt", "/s/context-compact", "/search?q=login", "/search?q=README&role=user",
 		"/static/app.js", "/api/sessions", "/s/" + url.PathEscape(hostileID), "/s/" + url.PathEscape(hostileID) + "/a2"}
-	want := map[string]string{}
-	for _, target := range targets {
-		got := get(t, f.h, target)
-		if got.Status != http.StatusOK {
-			t.Fatalf("GET %s = %d", target, got.Status)
-		}
-		want[target] = got.Body
-	}
-	var wg sync.WaitGroup
-	errs := make(chan string, 8*20)
-	for g := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 20 {
-				target := targets[(g*5+i*3)%len(targets)]
-				r := httptest.NewRequest(http.MethodGet, target, nil)
-				r.Host = testAddr
-				w := httptest.NewRecorder()
-				f.h.ServeHTTP(w, r)
-				if w.Code != http.StatusOK || w.Body.String() != want[target] {
-					errs <- fmt.Sprintf("GET %s = %d, %d bytes; alone: 200, %d bytes", target, w.Code, w.Body.Len(), len(want[target]))
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Error(e)
-	}
+	testutil.MustAnswerAlike(t, f.h, testAddr, targets)
 }
