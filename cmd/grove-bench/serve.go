@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/grove-sessions/grove/internal/iox"
 )
 
 // Issue 17's measurements ("Measure"): grove serve, the real binary, on
@@ -415,7 +417,7 @@ type serveProc struct {
 	firstPass time.Duration
 	passLine  string
 	peakReset bool
-	stderr    *lockedBuffer
+	stderr    *iox.LockedBuffer
 	waited    chan error
 	once      sync.Once
 	stopErr   error
@@ -438,7 +440,7 @@ func startServe(ctx context.Context, grove, db string, roots []string) (*servePr
 	if err != nil {
 		return nil, err
 	}
-	p := &serveProc{cmd: cmd, stderr: &lockedBuffer{}, waited: make(chan error, 1)}
+	p := &serveProc{cmd: cmd, stderr: &iox.LockedBuffer{}, waited: make(chan error, 1)}
 	cmd.Stderr = p.stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -576,23 +578,4 @@ func (p *serveProc) stop() error {
 		}
 	})
 	return p.stopErr
-}
-
-// lockedBuffer is a strings.Builder safe for a process's writes and our
-// reads at once.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

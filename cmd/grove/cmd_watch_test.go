@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,41 +9,23 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/iox"
 )
 
 // watchPatience bounds every wait on a grove watch process: generous, so
 // that a loaded machine does not fail the test.
 const watchPatience = 20 * time.Second
 
-// lockedBuffer is a process's output, read while the process writes it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // watchProc is a grove watch process: the test binary run as grove (see
 // TestMain), with signals handled as the real binary does.
 type watchProc struct {
 	cmd            *exec.Cmd
-	stdout, stderr *lockedBuffer
+	stdout, stderr *iox.LockedBuffer
 	exited         chan error
 	env            []string
 	grove, db      string
@@ -60,7 +41,7 @@ func mustStartWatch(tb testing.TB, db string, json bool, args ...string) *watchP
 		tb.Fatalf("grove is not on PATH (TestMain installs the test binary as grove): %v", err)
 	}
 	home := tb.TempDir()
-	p := &watchProc{stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, exited: make(chan error, 1), grove: grove, db: db,
+	p := &watchProc{stdout: &iox.LockedBuffer{}, stderr: &iox.LockedBuffer{}, exited: make(chan error, 1), grove: grove, db: db,
 		env: append(os.Environ(), "HOME="+home, "XDG_DATA_HOME="+filepath.Join(home, "xdg"), "GROVE_ROOT=", "GROVE_DB=")}
 	global := []string{"--db", db}
 	if json {

@@ -2,7 +2,11 @@
 // renderers.
 package iox
 
-import "io"
+import (
+	"bytes"
+	"io"
+	"sync"
+)
 
 // StickyWriter passes writes to W until one fails; from then on every
 // write returns that first error without touching W. Err is that error
@@ -25,3 +29,25 @@ func (e *StickyWriter) Write(p []byte) (int, error) {
 
 // WriteString writes s; a failure is kept in Err.
 func (e *StickyWriter) WriteString(s string) { _, _ = io.WriteString(e, s) }
+
+// LockedBuffer is a buffer that one goroutine may write while another
+// reads it: a child process's output, looked at as it comes. Its zero
+// value is ready.
+type LockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write appends p; it never fails.
+func (b *LockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String is everything written so far.
+func (b *LockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
