@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,8 +32,22 @@ func Open(ctx context.Context, dbPath string) (*Archive, error) {
 	if err != nil {
 		return nil, err
 	}
-	fi, _ := os.Stat(dbPath)
+	var fi os.FileInfo
+	if !index.IsURL(dbPath) {
+		fi, _ = os.Stat(dbPath)
+	}
 	return &Archive{db: db, opened: fi}, nil
+}
+
+// SetSource names the machine (--source; "" means the host name) whose
+// session files this archive writes into the index (SPEC §10). In SQLite
+// it also gives the sessions written before schema 9 that name.
+func (a *Archive) SetSource(ctx context.Context, name string) error {
+	if name == "" {
+		name, _ = os.Hostname()
+	}
+	a.db.SetSource(name)
+	return a.db.ClaimSources(ctx)
 }
 
 // Close closes the index.
@@ -46,7 +61,7 @@ func (a *Archive) Resolve(ctx context.Context, arg string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sessionOf(s), nil
+	return a.sessionOf(s), nil
 }
 
 // ResolveID is Resolve for a name that is only ever an id: the session
@@ -58,25 +73,49 @@ func (a *Archive) ResolveID(ctx context.Context, arg string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sessionOf(s), nil
+	return a.sessionOf(s), nil
 }
 
 // resolve is Resolve with the index row.
 func (a *Archive) resolve(ctx context.Context, arg string) (*index.Session, error) {
 	if strings.ContainsRune(arg, os.PathSeparator) || strings.HasSuffix(arg, ".jsonl") {
 		if abs, err := filepath.Abs(arg); err == nil {
-			if s, err := a.db.SessionByPath(ctx, abs); err != nil || s != nil {
+			if s, err := a.atPath(ctx, arg, abs); err != nil || s != nil {
 				return s, err
 			}
 			// A symlinked path: try the resolved one.
 			if real, err := filepath.EvalSymlinks(abs); err == nil {
-				if s, err := a.db.SessionByPath(ctx, real); err != nil || s != nil {
+				if s, err := a.atPath(ctx, arg, real); err != nil || s != nil {
 					return s, err
 				}
 			}
 		}
 	}
 	return a.resolveID(ctx, arg)
+}
+
+// atPath is the session stored for the file at abs, nil when none is. In
+// PostgreSQL several sources may have a file at abs: this grove's own
+// source's is taken, else the one there is; two or more of other sources
+// are ambiguous_session, each candidate named with its source.
+func (a *Archive) atPath(ctx context.Context, arg, abs string) (*index.Session, error) {
+	found, err := a.db.SessionsAtPath(ctx, abs)
+	if err != nil || len(found) == 0 {
+		return nil, err
+	}
+	if len(found) == 1 {
+		return &found[0], nil
+	}
+	for i := range found {
+		if found[i].Source == a.db.Source() {
+			return &found[i], nil
+		}
+	}
+	e := &SessionError{Code: errs.CodeAmbiguousSession, Arg: arg}
+	for _, s := range found {
+		e.Candidates = append(e.Candidates, Candidate{ID: s.SessionID, Path: s.Path, Source: s.Source})
+	}
+	return nil, e
 }
 
 // resolveID is ResolveID with the index row.
@@ -100,8 +139,9 @@ func (a *Archive) resolveID(ctx context.Context, arg string) (*index.Session, er
 
 // Candidate is one session an ambiguous name could mean.
 type Candidate struct {
-	ID   string `json:"id"`
-	Path string `json:"path"`
+	ID     string `json:"id"`
+	Path   string `json:"path"`
+	Source string `json:"source,omitempty"` // the machine whose file it is, when sources differ (SPEC §10)
 }
 
 // SessionError is unknown_session or ambiguous_session (SPEC §3.3).
@@ -130,7 +170,7 @@ func (e *SessionError) Message() string {
 // error naming the file. A Session that did not come from the index (no
 // row) is taken as fresh.
 func Fresh(s *Session) error {
-	if s.row == nil {
+	if s.row == nil || s.store != nil {
 		return nil
 	}
 	return fresh(s.row)
@@ -163,7 +203,7 @@ func (a *Archive) Path(ctx context.Context, session, leaf string) (*Path, error)
 	if err != nil {
 		return nil, err
 	}
-	if err := fresh(s); err != nil {
+	if err := a.fresh(s); err != nil {
 		return nil, err
 	}
 	if leaf == "" {
@@ -180,7 +220,7 @@ func (a *Archive) Path(ctx context.Context, session, leaf string) (*Path, error)
 		}
 		return nil, err
 	}
-	return &Path{Session: sessionOf(s), Leaf: leaf, Entries: entriesOf(entries)}, nil
+	return &Path{Session: a.sessionOf(s), Leaf: leaf, Entries: entriesOf(entries)}, nil
 }
 
 // Messages answers `grove messages`: the path by CTE, then the message of
@@ -215,9 +255,9 @@ func (a *Archive) Messages(ctx context.Context, session, leaf string) (*Path, []
 // reading back (by offset, checked against the stored CRC-32) the lines of
 // the entries need picks; the others keep a nil Raw.
 func readPath(p *Path, need func(Entry) bool) ([]FileEntry, error) {
-	f, err := os.Open(p.Session.Path)
+	f, err := p.Session.open()
 	if err != nil {
-		return nil, errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(p.Session.Path)
+		return nil, err
 	}
 	defer f.Close()
 	out := make([]FileEntry, len(p.Entries))
@@ -253,13 +293,13 @@ func deref(s *string) string {
 // by byte offset (e.Offset, e.Length bytes) and checks it against the
 // CRC-32 the index stored (SPEC §6). A difference, or a failed read, is a
 // stale_index error naming path, line and offset.
-func ReadLine(f *os.File, path string, e Entry) ([]byte, error) {
+func ReadLine(f io.ReaderAt, path string, e Entry) ([]byte, error) {
 	return readLineInto(f, path, e, nil)
 }
 
 // readLineInto is ReadLine into buf when it has room (the answer is then
 // buf's bytes, valid until buf is used again), otherwise into a new slice.
-func readLineInto(f *os.File, path string, e Entry, buf []byte) ([]byte, error) {
+func readLineInto(f io.ReaderAt, path string, e Entry, buf []byte) ([]byte, error) {
 	if cap(buf) < e.Length {
 		buf = make([]byte, e.Length)
 	}
@@ -285,6 +325,6 @@ func changedErr(path string, e Entry) error {
 }
 
 // readRow is ReadLine for an index row.
-func readRow(f *os.File, path string, e index.Entry) ([]byte, error) {
+func readRow(f io.ReaderAt, path string, e index.Entry) ([]byte, error) {
 	return ReadLine(f, path, entryOf(e))
 }

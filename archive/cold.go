@@ -29,6 +29,9 @@ var entriesIn func()
 // the ordinary way does: they are swapped in, with their search text if
 // it is done, and the error is ctx's.
 func (a *Archive) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexSummary, err error, ok bool) {
+	if a.db.IsServer() { // PostgreSQL has no file to build beside and swap in
+		return sum, nil, false
+	}
 	unlock, err := a.Lock(ctx, opts.Busy)
 	if err != nil {
 		return sum, err, true
@@ -52,6 +55,7 @@ func (a *Archive) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexSu
 	if err != nil {
 		return a.notCold(err)
 	}
+	fresh.db.SetSource(a.db.Source())
 	defer fresh.Close()
 	// What the index holds besides sessions: the sources it carried over
 	// from a damaged one (carrySources), or remembered before a run that

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
@@ -56,7 +55,7 @@ func SessionContext(s *File, leaf string) (*Context, error) {
 	if s.Dialect == jsonl.Codex {
 		if s.Header != nil && s.Header.Raw != nil {
 			header = s.Header.Raw
-		} else if header, err = codexHeader(s.Path, path[0].Offset); err != nil {
+		} else if header, err = codexHeader(&Session{Path: s.Path}, path[0].Offset); err != nil {
 			return nil, err
 		}
 	}
@@ -90,10 +89,10 @@ func (a *Archive) Context(ctx context.Context, session, leaf string) (*Path, *Co
 		return p, c, err
 	}
 	if leaf == "" && s.ActiveLeaf == nil {
-		if err := fresh(s); err != nil {
+		if err := a.fresh(s); err != nil {
 			return nil, nil, err
 		}
-		return &Path{Session: sessionOf(s)}, emptyContext(d), nil
+		return &Path{Session: a.sessionOf(s)}, emptyContext(d), nil
 	}
 	p, err := a.Path(ctx, session, leaf)
 	if err != nil {
@@ -105,7 +104,7 @@ func (a *Archive) Context(ctx context.Context, session, leaf string) (*Path, *Co
 	}
 	var header json.RawMessage
 	if d == jsonl.Codex && len(path) > 0 {
-		if header, err = codexHeader(p.Session.Path, path[0].Offset); err != nil {
+		if header, err = codexHeader(p.Session, path[0].Offset); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -138,7 +137,7 @@ type indexChildren struct {
 	path []FileEntry
 	kids map[string][]index.Entry // parent id -> children in file order
 	read map[string][]FileEntry   // parent id -> children with their lines, as given
-	f    *os.File
+	f    SessionFile
 	err  error
 }
 
@@ -158,8 +157,8 @@ func (k *indexChildren) of(id string) []FileEntry {
 				k.kids[*e.ParentID] = append(k.kids[*e.ParentID], e)
 			}
 		}
-		if k.f, err = os.Open(k.p.Session.Path); err != nil {
-			k.err = errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(k.p.Session.Path)
+		if k.f, err = k.p.Session.open(); err != nil {
+			k.err = err
 			return nil
 		}
 	}
@@ -186,13 +185,14 @@ func (k *indexChildren) of(id string) []FileEntry {
 	return out
 }
 
-// codexHeader is the first session_meta line of the codex file at path
+// codexHeader is the first session_meta line of the codex session s
 // among the lines before byte end (the first entry's offset), nil when
 // there is none (a legacy header has no model_provider to give).
-func codexHeader(path string, end int64) (json.RawMessage, error) {
-	f, err := os.Open(path)
+func codexHeader(s *Session, end int64) (json.RawMessage, error) {
+	path := s.Path
+	f, err := s.open()
 	if err != nil {
-		return nil, errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(path)
+		return nil, err
 	}
 	defer f.Close()
 	r := bufio.NewReader(io.NewSectionReader(f, 0, end))
@@ -225,11 +225,11 @@ func (a *Archive) piContext(ctx context.Context, session, leaf string) (*Path, *
 			return nil, nil, err
 		}
 		if s.ActiveLeaf == nil {
-			if err := fresh(s); err != nil {
+			if err := a.fresh(s); err != nil {
 				return nil, nil, err
 			}
 			c, _ := BuildContext(nil)
-			return &Path{Session: sessionOf(s)}, c, nil
+			return &Path{Session: a.sessionOf(s)}, c, nil
 		}
 	}
 	p, err := a.Path(ctx, session, leaf)

@@ -2,7 +2,6 @@ package archive
 
 import (
 	"context"
-	"os"
 
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -44,7 +43,7 @@ func (a *Archive) ContextStart(ctx context.Context, p *Path) (int, error) {
 			return startOrNone(i), nil
 		}
 	case jsonl.Codex:
-		var f *os.File
+		var f SessionFile
 		defer func() {
 			if f != nil {
 				f.Close()
@@ -60,8 +59,8 @@ func (a *Archive) ContextStart(ctx context.Context, p *Path) (int, error) {
 			}
 			if f == nil {
 				var err error
-				if f, err = os.Open(p.Session.Path); err != nil {
-					return -1, readBackErr(p.Session.Path, e, err)
+				if f, err = p.Session.open(); err != nil {
+					return -1, err
 				}
 			}
 			raw, err := ReadLine(f, p.Session.Path, e)

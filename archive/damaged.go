@@ -122,6 +122,13 @@ func anyExists(name string) bool {
 // Errors are those of Open, but damaged_index; not_index and newer_index
 // files are never moved or changed.
 func OpenForWrite(ctx context.Context, dbPath string, warn func(msg string)) (*Archive, error) {
+	if index.IsURL(dbPath) { // PostgreSQL: no file to tighten or set aside
+		a, err := Open(ctx, dbPath)
+		if a != nil {
+			a.warn = warn
+		}
+		return a, err
+	}
 	before, _ := os.Stat(dbPath)
 	a, err := Open(ctx, dbPath)
 	if errs.CodeOf(err) != errs.CodeDamagedIndex {

@@ -92,9 +92,9 @@ func (a *Archive) Fork(ctx context.Context, session, leaf string, opts ForkOptio
 	if now.IsZero() {
 		now = time.Now()
 	}
-	src, err := os.Open(p.Session.Path)
+	src, err := p.Session.open()
 	if err != nil {
-		return nil, errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(p.Session.Path)
+		return nil, err
 	}
 	defer src.Close()
 	// The path without its lines, but for its label entries' (labelFixes

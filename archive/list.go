@@ -28,7 +28,7 @@ type Filter struct {
 // Errors: unknown_session and ambiguous_session for f.Session.
 func (a *Archive) Pick(ctx context.Context, f Filter) ([]Session, error) {
 	rows, err := a.pick(ctx, f)
-	return sessionsOf(rows), err
+	return a.sessionsOf(rows), err
 }
 
 func (a *Archive) pick(ctx context.Context, f Filter) ([]index.Session, error) {
@@ -50,7 +50,7 @@ func (a *Archive) pick(ctx context.Context, f Filter) ([]index.Session, error) {
 // ""), most recently modified first.
 func (a *Archive) Sessions(ctx context.Context, workspace string) ([]Session, error) {
 	rows, err := a.db.Sessions(ctx, index.SessionFilter{Workspace: workspace})
-	return sessionsOf(rows), err
+	return a.sessionsOf(rows), err
 }
 
 // Diagnostics are the stored diagnostics of s (SPEC §2, §4, §6: bad

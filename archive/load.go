@@ -2,7 +2,6 @@ package archive
 
 import (
 	"context"
-	"os"
 
 	"github.com/grove-sessions/grove/index"
 )
@@ -21,7 +20,7 @@ type loaded struct {
 // index, then checks that its file is as indexed (stale holds why not).
 // Errors are the index's.
 func (a *Archive) load(ctx context.Context, s *index.Session, entries bool) (*loaded, error) {
-	l := &loaded{s: sessionOf(s)}
+	l := &loaded{s: a.sessionOf(s)}
 	if entries {
 		rows, err := a.db.EntriesOf(ctx, s.SID)
 		if err != nil {
@@ -33,18 +32,18 @@ func (a *Archive) load(ctx context.Context, s *index.Session, entries bool) (*lo
 	if err != nil {
 		return nil, err
 	}
-	l.labels, l.stale = labels, fresh(s)
+	l.labels, l.stale = labels, a.fresh(s)
 	return l, nil
 }
 
 // open opens the session file to read lines back from, nil when it is
 // stale or cannot be opened (then there are no previews). The caller
 // closes it.
-func (l *loaded) open() *os.File {
+func (l *loaded) open() SessionFile {
 	if l.stale != nil {
 		return nil
 	}
-	f, err := os.Open(l.s.Path)
+	f, err := l.s.open()
 	if err != nil {
 		return nil
 	}
@@ -53,7 +52,7 @@ func (l *loaded) open() *os.File {
 
 // preview is one line (PreviewWidth runes) from e's committed line read
 // back from f; "" when f is nil or the line changed (ReadLine).
-func (l *loaded) preview(f *os.File, e Entry) string {
+func (l *loaded) preview(f SessionFile, e Entry) string {
 	if f == nil {
 		return ""
 	}

@@ -30,6 +30,9 @@ func LockPath(dbPath string) string { return dbPath + ".lock" }
 // process, so a grove killed by SIGKILL never leaves it held. unlock
 // releases it.
 func (a *Archive) Lock(ctx context.Context, busy func(holder string)) (unlock func(), err error) {
+	if a.db.IsServer() {
+		return a.db.LockSource(ctx, busy)
+	}
 	path := LockPath(a.db.File())
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, index.FileMode)
 	if err != nil {

@@ -77,6 +77,9 @@ func (a *Archive) Remember(ctx context.Context, opts IndexOptions) error {
 	if err := a.db.AddSources(ctx, missing); err != nil {
 		return err
 	}
+	if a.db.IsServer() { // no file beside a database on a server
+		return nil
+	}
 	if _, err := os.Stat(SourcesPath(a.db.File())); len(missing) > 0 || err != nil {
 		if err := writeSourcesFile(a.db.File(), append(known, missing...)); err != nil {
 			return &SourcesFileError{Err: err}
@@ -199,6 +202,7 @@ func (a *Archive) rebuild(ctx context.Context, opts IndexOptions) (IndexSummary,
 		removeIndexFiles(tmp) // what a full disk let Open make
 		return sum, err
 	}
+	fresh.db.SetSource(a.db.Source())
 	defer removeIndexFiles(tmp)
 	defer fresh.Close()
 	opts.Force, opts.Busy, opts.whole = true, nil, true

@@ -36,6 +36,9 @@ type RebuildOptions struct {
 	// Busy and Progress are IndexOptions'.
 	Busy     func(holder string)
 	Progress func(Progress)
+	// Source names the machine the sessions read belong to (SPEC §10);
+	// "" means the host name.
+	Source string
 }
 
 // Rebuild is `grove rebuild` (SPEC §6, README "grove rebuild") of the
@@ -85,6 +88,9 @@ func Rebuild(ctx context.Context, dbPath string, opts RebuildOptions) (sum Index
 		return sum, err
 	}
 	defer func() { a.Close() }()
+	if err := a.SetSource(ctx, opts.Source); err != nil {
+		return sum, err
+	}
 	// A damaged index set aside by OpenForWrite, or below: the new one
 	// knows nothing, and what the old one was asked to read may be lost
 	// with it.

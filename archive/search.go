@@ -155,7 +155,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		out.TextPending = true
 		out.Pending, _ = a.db.CountSessions(ctx)
 	}
-	files := map[string]*os.File{}
+	files := map[[2]string]SessionFile{}
 	defer func() {
 		for _, f := range files {
 			f.Close()
@@ -164,7 +164,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 	terms := q.Terms()
 	for _, h := range res.Hits {
 		sh := hitOf(&h)
-		line, err := readHitLine(files, &h)
+		line, err := a.readHitLine(files, &h)
 		if err != nil {
 			sh.Stale = true
 		} else {
@@ -213,15 +213,16 @@ func cmpOr(v, def int) int {
 	return def
 }
 
-func readHitLine(files map[string]*os.File, h *index.Hit) ([]byte, error) {
-	f, ok := files[h.Path]
+func (a *Archive) readHitLine(files map[[2]string]SessionFile, h *index.Hit) ([]byte, error) {
+	key := [2]string{h.Source, h.Path}
+	f, ok := files[key]
 	if !ok {
 		var err error
-		if f, err = os.Open(h.Path); err != nil {
-			files[h.Path] = nil
+		if f, err = a.openRow(&index.Session{Source: h.Source, Path: h.Path}); err != nil {
+			files[key] = nil
 			return nil, err
 		}
-		files[h.Path] = f
+		files[key] = f
 	}
 	if f == nil {
 		return nil, os.ErrNotExist

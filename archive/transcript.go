@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"hash/crc32"
 	"io"
-	"os"
 
-	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/internal/transcript"
 )
 
@@ -74,9 +72,9 @@ func (a *Archive) checkedPath(ctx context.Context, session, leaf string) (*Path,
 // for the first that differs or cannot be read, ctx's error when it ends.
 // It holds no line, nor allocates one.
 func checkLines(ctx context.Context, p *Path) error {
-	f, err := os.Open(p.Session.Path)
+	f, err := p.Session.open()
 	if err != nil {
-		return errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(p.Session.Path)
+		return err
 	}
 	defer f.Close()
 	buf := make([]byte, 64<<10)
@@ -146,9 +144,9 @@ func (t *Transcript) render(write func(transcript.Doc) error) error {
 		return write(t.doc)
 	}
 	p := t.path
-	f, err := os.Open(p.Session.Path)
+	f, err := p.Session.open()
 	if err != nil {
-		return errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(p.Session.Path)
+		return err
 	}
 	defer f.Close()
 	d := t.doc

@@ -413,9 +413,15 @@ func (t *Tree) ReadPreviews(path string, d Dialect, width int) error {
 // t.Nodes; nodes that are no entry are passed over): a page that draws
 // some rows of a large tree reads only theirs. It reorders nodes.
 func (t *Tree) ReadPreviewsOf(path string, d Dialect, width int, nodes []int) error {
-	f, err := os.Open(path)
+	var f SessionFile
+	var err error
+	if t.Session != nil && t.Session.store != nil && t.Session.Path == path {
+		f, err = t.Session.open() // the committed bytes the index holds (SPEC §10)
+	} else if f, err = os.Open(path); err != nil {
+		err = errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(path).WithHint("run `grove index`")
+	}
 	if err != nil {
-		return errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(path).WithHint("run `grove index`")
+		return err
 	}
 	defer f.Close()
 	shown := slices.DeleteFunc(nodes, func(i int) bool { return t.Nodes[i].Kind != NodeEntry })
@@ -454,7 +460,7 @@ func (a *Archive) Tree(ctx context.Context, session string, opt TreeOptions) (*T
 	if err != nil {
 		return nil, err
 	}
-	if err := fresh(s); err != nil {
+	if err := a.fresh(s); err != nil {
 		return nil, err
 	}
 	l, err := a.load(ctx, s, true)

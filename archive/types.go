@@ -58,7 +58,11 @@ type Session struct {
 	FileSize     int64 // bytes, as indexed
 	Diagnostics  int   // stored bad lines and warnings (SPEC §6)
 
-	row *index.Session // the index row it came from
+	// Source is the machine (--source) whose file it is (SPEC §10).
+	Source string
+
+	row   *index.Session // the index row it came from
+	store *index.DB      // the index that holds its committed bytes (PostgreSQL), else nil
 }
 
 // sessionOf is the caller's view of an index row; the row stays inside.
@@ -66,7 +70,7 @@ func sessionOf(s *index.Session) *Session {
 	if s == nil {
 		return nil
 	}
-	return &Session{SessionID: s.SessionID, Path: s.Path, Dialect: Dialect(s.Dialect), Version: s.Version,
+	return &Session{SessionID: s.SessionID, Source: s.Source, Path: s.Path, Dialect: Dialect(s.Dialect), Version: s.Version,
 		Workspace: s.Workspace, Name: s.Name, ParentSession: s.ParentSession, CreatedMs: s.CreatedMs,
 		ModifiedMs: s.ModifiedMs, Entries: s.Entries, Leaves: s.Leaves, Lines: s.Lines, State: State(s.State),
 		ActiveLeaf: s.ActiveLeaf, FirstMessage: s.FirstMessage, FileSize: s.FileSize, Diagnostics: s.Diagnostics,

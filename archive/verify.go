@@ -97,7 +97,7 @@ func (a *Archive) verifySession(ctx context.Context, s *index.Session, rep *Veri
 		rep.Stale++
 		rep.Problems = append(rep.Problems, Problem{Session: s.SessionID, Path: s.Path, Code: errs.CodeStaleIndex, Message: msg})
 	}
-	if err := fresh(s); err != nil {
+	if err := a.fresh(s); err != nil {
 		stale(err.(*errs.Error).Message)
 		return nil
 	}

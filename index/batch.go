@@ -28,6 +28,9 @@ type Batch struct {
 
 	text      []pendingText // search text held until Commit (textbuf.go)
 	textBytes int
+	// keepStored is set by a rebuild from the stored bytes (PostgreSQL,
+	// SPEC §10): the file_bytes rows stay as they are.
+	keepStored bool
 }
 
 // Dead reports whether the batch was rolled back whole (its first writer
@@ -60,13 +63,15 @@ func (b *Batch) Commit() error {
 	// FTS5 writes its pending terms at a savepoint (or else inside the
 	// commit, past roomToFold's look): a savepoint now puts them in pages
 	// that roomToFold counts.
-	if _, err := b.tx.tx.Exec("SAVEPOINT fts_flush; RELEASE fts_flush"); err != nil {
-		b.tx.Rollback()
-		return fmt.Errorf("index: commit: %w", err)
-	}
-	if err := b.roomToFold(); err != nil {
-		b.tx.Rollback()
-		return fmt.Errorf("index: commit: %w", err)
+	if !b.d.db.pg {
+		if _, err := b.tx.tx.Exec("SAVEPOINT fts_flush; RELEASE fts_flush"); err != nil {
+			b.tx.Rollback()
+			return fmt.Errorf("index: commit: %w", err)
+		}
+		if err := b.roomToFold(); err != nil {
+			b.tx.Rollback()
+			return fmt.Errorf("index: commit: %w", err)
+		}
 	}
 	if err := b.tx.Commit(); err != nil {
 		return fmt.Errorf("index: commit: %w", err)
@@ -143,7 +148,7 @@ func (b *Batch) Settle(ctx context.Context, sid, statKey, nowMs int64) error {
 
 // Remove deletes the session stored for path, if any.
 func (b *Batch) Remove(ctx context.Context, path string) error {
-	return deleteSession(ctx, b.tx, path)
+	return b.d.deleteSession(ctx, b.tx, path, true)
 }
 
 // savepoint opens the savepoint of the next writer, except for the first

@@ -345,7 +345,7 @@ func (d *DB) Finish(ctx context.Context) error {
 	if err := tb.close(ctx); err != nil {
 		return fmt.Errorf("index %s: build the search text: %w", tb.path, err)
 	}
-	if err := copyText(ctx, d.db, tb.path, ""); err != nil {
+	if err := copyText(ctx, d.db.DB, tb.path, ""); err != nil {
 		return fmt.Errorf("index %s: copy the search text: %w", d.path, err)
 	}
 	os.Remove(tb.path)

@@ -208,7 +208,7 @@ func groupCopies(rows []matchRow, noDedupe bool) []Hit {
 }
 
 func hitOf(r *matchRow) Hit {
-	h := Hit{SID: r.SID, SessionID: r.SessionID, Workspace: r.Workspace, Path: r.Path, Entry: r.Entry, ByID: r.byID,
+	h := Hit{SID: r.SID, SessionID: r.SessionID, Workspace: r.Workspace, Path: r.Path, Source: r.Source, Entry: r.Entry, ByID: r.byID,
 		Dialect: r.Dialect, ParentSession: r.Parent}
 	if r.Score != nil {
 		h.Score = *r.Score

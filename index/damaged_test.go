@@ -89,7 +89,7 @@ func sqlErrorFrom(t *testing.T, path string) error {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	return sqlErrorOf(t, &DB{db: db, path: path}, "SELECT count(*) FROM sqlite_schema")
+	return sqlErrorOf(t, &DB{db: &conn{DB: db}, path: path}, "SELECT count(*) FROM sqlite_schema")
 }
 
 func sqlErrorOf(t *testing.T, d *DB, q string) error {

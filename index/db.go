@@ -23,10 +23,18 @@ import (
 // the bytes "grov"). A file without it is never migrated or modified.
 const ApplicationID = 0x67726f76
 
-// DB is an open grove index: one SQLite file (SPEC §6).
+// DB is an open grove index: one SQLite file (SPEC §6), or a PostgreSQL
+// database that many machines share (SPEC §10).
 type DB struct {
-	db   *sqlx.DB
-	path string
+	db   *conn
+	path string // the SQLite file, or the PostgreSQL URL as given
+	// source is the name the sessions this grove writes are kept under
+	// (SetSource); in PostgreSQL a writer's own rows are those of its
+	// source.
+	source string
+	// keepBytes is set in PostgreSQL: each file's committed bytes are
+	// stored with its rows (file_bytes).
+	keepBytes bool
 
 	build *textBuild // a cold build's index (OpenBuild): search text goes there
 
@@ -44,7 +52,7 @@ func (d *DB) selectCached(ctx context.Context, dest any, q string, args ...any) 
 	if err != nil {
 		return err
 	}
-	return st.SelectContext(ctx, dest, args...)
+	return st.SelectContext(ctx, dest, d.db.args(args)...)
 }
 
 // stmt returns q prepared once for this DB: parsing a search query costs
@@ -147,9 +155,15 @@ func SchemaVersion() int {
 // both leaving the file untouched; damaged_index when it is a grove index
 // SQLite cannot read (see Classify); io_error when it cannot be read or
 // written.
+//
+// A path that is a PostgreSQL URL (IsURL) opens that database instead
+// (openServer).
 func Open(ctx context.Context, path string) (*DB, error) { return open(ctx, path, false) }
 
 func open(ctx context.Context, path string, build bool) (*DB, error) {
+	if IsURL(path) {
+		return openServer(ctx, path)
+	}
 	if strings.HasSuffix(path, ".jsonl") {
 		return nil, errs.New(errs.CodeNotIndex, "refusing to use a session file (*.jsonl) as the index").In(path).WithHint("pass another --db path")
 	}
@@ -189,7 +203,8 @@ func open(ctx context.Context, path string, build bool) (*DB, error) {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(4)
-	d := &DB{db: db, path: path}
+	host, _ := os.Hostname()
+	d := &DB{db: &conn{DB: db}, path: path, source: host}
 	if err := d.migrate(ctx, !build); err != nil {
 		db.Close()
 		if IsDiskFull(err) {

@@ -22,7 +22,8 @@ type SessionFile struct {
 // for export's refusal to replace one (SPEC §8 would_replace_session).
 func (d *DB) SessionFiles(ctx context.Context) ([]SessionFile, error) {
 	var out []SessionFile
-	if err := d.db.SelectContext(ctx, &out, "SELECT path, file_dev, file_ino FROM sessions ORDER BY path"); err != nil {
+	mine, args := d.mine("")
+	if err := d.db.SelectContext(ctx, &out, "SELECT path, file_dev, file_ino FROM sessions WHERE 1=1"+mine+" ORDER BY path", args...); err != nil {
 		return nil, fmt.Errorf("session files: %w", err)
 	}
 	return out, nil
@@ -81,7 +82,8 @@ func StatKey(size, mtimeNs, dev, ino int64) int64 {
 func (d *DB) FileStates(ctx context.Context) (keys map[string]int64, notOK map[string]bool, err error) {
 	// Scanned by hand, two columns only: the driver's cost per column and
 	// row is most of a no-op refresh of 10,000 files.
-	rows, err := d.db.QueryContext(ctx, `SELECT path, stat_key FROM sessions INDEXED BY sessions_stat_key`)
+	mine, args := d.mine("")
+	rows, err := d.db.QueryContext(ctx, `SELECT path, stat_key FROM sessions INDEXED BY sessions_stat_key WHERE 1=1`+mine, args...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read file states: %w", err)
 	}
@@ -99,7 +101,7 @@ func (d *DB) FileStates(ctx context.Context) (keys map[string]int64, notOK map[s
 		return nil, nil, fmt.Errorf("read file states: %w", err)
 	}
 	var bad []string
-	if err := d.db.SelectContext(ctx, &bad, "SELECT path FROM sessions INDEXED BY sessions_not_ok WHERE state != 'ok'"); err != nil {
+	if err := d.db.SelectContext(ctx, &bad, "SELECT path FROM sessions INDEXED BY sessions_not_ok WHERE state != 'ok'"+mine, args...); err != nil {
 		return nil, nil, fmt.Errorf("read file states: %w", err)
 	}
 	notOK = make(map[string]bool, len(bad))
@@ -119,7 +121,11 @@ type Source struct {
 // AddSources remembers sources; ones already known are kept once.
 func (d *DB) AddSources(ctx context.Context, sources []Source) error {
 	for _, s := range sources {
-		if _, err := d.db.ExecContext(ctx, "INSERT OR IGNORE INTO sources (kind, path) VALUES (?, ?)", s.Kind, s.Path); err != nil {
+		q, args := "INSERT OR IGNORE INTO sources (kind, path) VALUES (?, ?)", []any{s.Kind, s.Path}
+		if d.db.pg {
+			q, args = "INSERT INTO sources (source, kind, path) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", []any{d.source, s.Kind, s.Path}
+		}
+		if _, err := d.db.ExecContext(ctx, q, args...); err != nil {
 			return fmt.Errorf("remember sources: %w", err)
 		}
 	}
@@ -129,6 +135,7 @@ func (d *DB) AddSources(ctx context.Context, sources []Source) error {
 // Sources returns the remembered sources, roots first, each sorted.
 func (d *DB) Sources(ctx context.Context) ([]Source, error) {
 	var out []Source
-	err := d.db.SelectContext(ctx, &out, "SELECT kind, path FROM sources ORDER BY kind DESC, path")
+	mine, args := d.mine("")
+	err := d.db.SelectContext(ctx, &out, "SELECT kind, path FROM sources WHERE 1=1"+mine+" ORDER BY kind DESC, path", args...)
 	return out, err
 }

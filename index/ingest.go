@@ -14,6 +14,7 @@ const releaseBeforeText = 8 << 20
 // Unix milliseconds; a nil pointer is an unknown time.
 type Session struct {
 	SID           int64   `db:"sid"`
+	Source        string  `db:"source"` // the machine (--source) whose file it is (SPEC §10)
 	Path          string  `db:"path"`
 	SessionID     string  `db:"session_id"`
 	Dialect       string  `db:"dialect"`
@@ -146,19 +147,26 @@ func (d *DB) Remove(ctx context.Context, path string) error {
 		return err
 	}
 	defer tx.Rollback()
-	if err := deleteSession(ctx, tx, path); err != nil {
+	if err := d.deleteSession(ctx, tx, path, true); err != nil {
 		return err
 	}
 	return tx.Commit()
 }
 
-func deleteSession(ctx context.Context, tx *wtx, path string) error {
+func (d *DB) deleteSession(ctx context.Context, tx *wtx, path string, bytes bool) error {
 	var sids []int64
-	if err := tx.SelectContext(ctx, &sids, "SELECT sid FROM sessions WHERE path = ?", path); err != nil {
+	mine, args := d.mine("")
+	if err := tx.SelectContext(ctx, &sids, "SELECT sid FROM sessions WHERE path = ?"+mine, append([]any{path}, args...)...); err != nil {
 		return fmt.Errorf("index %s: find old rows: %w", path, err)
 	}
+	if d.keepBytes && bytes {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM file_bytes WHERE source = ? AND path = ?", d.source, path); err != nil {
+			return fmt.Errorf("index %s: delete old committed bytes: %w", path, err)
+		}
+	}
 	for _, sid := range sids {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM entry_text WHERE rowid IN (SELECT doc FROM entries WHERE sid = ?)", sid); err != nil {
+		if _, err := tx.ExecContext(ctx, d.sq("DELETE FROM entry_text WHERE rowid IN (SELECT doc FROM entries WHERE sid = ?)",
+			"DELETE FROM entry_text WHERE doc IN (SELECT doc FROM entries WHERE sid = ?)"), sid); err != nil {
 			return fmt.Errorf("index %s: delete old search text: %w", path, err)
 		}
 		for _, q := range []string{"DELETE FROM entries WHERE sid = ?", "DELETE FROM diagnostics WHERE sid = ?",

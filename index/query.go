@@ -11,7 +11,7 @@ import (
 	"github.com/grove-sessions/grove/jsonl"
 )
 
-const sessionCols = `s.sid, s.path, s.session_id, s.dialect, s.version, s.workspace, s.name, s.parent_session,
+const sessionCols = `s.sid, s.source, s.path, s.session_id, s.dialect, s.version, s.workspace, s.name, s.parent_session,
 	s.created_ms, s.modified_ms, s.entries, s.leaves, s.lines, s.state, s.active_leaf, s.duplicate_id,
 	s.file_size, s.file_mtime_ns, s.file_dev, s.file_ino, s.committed_len, s.indexed_at_ms,
 	s.head_crc, s.tail_crc, s.resumable, s.min_ts_ms, s.max_ts_ms, s.header_ms, s.stat_key,
@@ -56,15 +56,17 @@ func sessionsQuery(f SessionFilter) (string, []any) {
 		q += " AND s.session_id = ?"
 		args = append(args, f.SessionID)
 	}
-	q += " ORDER BY coalesce(s.modified_ms, 0) DESC, s.path"
+	q += " ORDER BY coalesce(s.modified_ms, 0) DESC, s.path, s.source"
 	return q, args
 }
 
 // SessionByPath returns the session stored for an absolute file path, or
-// nil when the index has none.
+// nil when the index has none. In PostgreSQL it is the session of this
+// grove's source (SetSource) at that path: the one its writes replace.
 func (d *DB) SessionByPath(ctx context.Context, path string) (*Session, error) {
 	var s Session
-	err := d.db.GetContext(ctx, &s, "SELECT "+sessionCols+" FROM sessions s WHERE s.path = ?", path)
+	mine, args := d.mine("s")
+	err := d.db.GetContext(ctx, &s, "SELECT "+sessionCols+" FROM sessions s WHERE s.path = ?"+mine, append([]any{path}, args...)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -74,11 +76,22 @@ func (d *DB) SessionByPath(ctx context.Context, path string) (*Session, error) {
 	return &s, nil
 }
 
+// SessionsAtPath returns the sessions stored for an absolute file path,
+// of every source (PostgreSQL holds one per source that has the path),
+// ordered by source.
+func (d *DB) SessionsAtPath(ctx context.Context, path string) ([]Session, error) {
+	var out []Session
+	if err := d.db.SelectContext(ctx, &out, "SELECT "+sessionCols+" FROM sessions s WHERE s.path = ? ORDER BY s.source", path); err != nil {
+		return nil, fmt.Errorf("find session %s: %w", path, err)
+	}
+	return out, nil
+}
+
 // SessionsByIDPrefix returns the sessions whose id equals arg, or, when none
 // does and arg has at least 4 characters, whose id starts with arg (SPEC §3.3).
 func (d *DB) SessionsByIDPrefix(ctx context.Context, arg string) ([]Session, error) {
 	var out []Session
-	if err := d.selectCached(ctx, &out, "SELECT "+sessionCols+" FROM sessions s WHERE s.session_id = ? ORDER BY s.path", arg); err != nil {
+	if err := d.selectCached(ctx, &out, "SELECT "+sessionCols+" FROM sessions s WHERE s.session_id = ? ORDER BY s.path, s.source", arg); err != nil {
 		return nil, fmt.Errorf("find session %q: %w", arg, err)
 	}
 	if len(out) > 0 || len([]rune(arg)) < 4 {
@@ -87,7 +100,7 @@ func (d *DB) SessionsByIDPrefix(ctx context.Context, arg string) ([]Session, err
 	// A range on the index, not LIKE: LIKE would treat % and _ as
 	// wildcards and ignore case. U+10FFFF sorts after every character.
 	err := d.selectCached(ctx, &out, "SELECT "+sessionCols+` FROM sessions s
-		WHERE s.session_id > ? AND s.session_id < ? ORDER BY s.path`, arg, arg+"\U0010FFFF")
+		WHERE s.session_id > ? AND s.session_id < ? ORDER BY s.path, s.source`, arg, arg+"\U0010FFFF")
 	if err != nil {
 		return nil, fmt.Errorf("find session %q: %w", arg, err)
 	}
@@ -223,9 +236,9 @@ func (d *DB) HasValue(ctx context.Context, column, value string) (bool, error) {
 	if column != "role" && column != "type" {
 		return false, fmt.Errorf("HasValue: no column %q", column)
 	}
-	var n int
-	err := d.db.GetContext(ctx, &n, "SELECT EXISTS (SELECT 1 FROM entries WHERE "+column+" = ?)", value)
-	return n == 1, err
+	var has bool
+	err := d.db.GetContext(ctx, &has, "SELECT EXISTS (SELECT 1 FROM entries WHERE "+column+" = ?)", value)
+	return has, err
 }
 
 // CountSessions returns how many sessions the index holds.

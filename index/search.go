@@ -34,6 +34,7 @@ type Hit struct {
 	SessionID string
 	Workspace string
 	Path      string // the session file
+	Source    string // the machine whose file it is (SPEC §10)
 	Entry            // the entry's row; Text is unset
 	Score     float64
 	// AlsoIn lists the ids of the other sessions that hold a byte-identical
@@ -82,6 +83,7 @@ type matchRow struct {
 	SessionID string   `db:"session_id"`
 	Workspace string   `db:"workspace"`
 	Path      string   `db:"path"`
+	Source    string   `db:"source"`
 	CreatedMs *int64   `db:"created_ms"`
 	Dialect   string   `db:"dialect"`
 	Parent    string   `db:"parent_session"`
@@ -90,7 +92,7 @@ type matchRow struct {
 }
 
 const hitCols = `e.sid, e.seq, e.entry_id, e.parent_id, e.type, e.role, e.ts_ms, e.line, e.offset, e.length, e.crc, e.doc, e.active, e.copy_crc,
-	s.session_id, s.workspace, s.path, s.created_ms, s.dialect, s.parent_session`
+	s.session_id, s.workspace, s.path, s.created_ms, s.dialect, s.parent_session, s.source`
 
 // Search runs p. Entry hits for an id-like query (an entry id, or a unique
 // prefix of one) come first, then full-text hits in the order p asks for.
@@ -191,16 +193,36 @@ const matchFrom = ` FROM entry_text CROSS JOIN entries e INDEXED BY entries_by_d
 	JOIN sessions s ON s.sid = e.sid
 	WHERE entry_text MATCH ?`
 
+// matchClause is the FROM and WHERE of a full-text search for query m
+// (Query.Match) and its arguments, and the column that orders matches
+// newest first: matchFrom in SQLite; in PostgreSQL the entries whose doc
+// numbers have matching text rows (Query.pgMatch), walked by entries_by_doc.
+func (d *DB) matchClause(p SearchParams, m string) (from string, args []any, order string) {
+	if !d.db.pg {
+		return matchFrom, []any{m}, "entry_text.rowid"
+	}
+	cond, args := p.Query.pgMatch("e.doc")
+	return ` FROM entries e JOIN sessions s ON s.sid = e.sid WHERE ` + cond, args, "e.doc"
+}
+
 // textMatches returns the full-text matches a page needs, in order: enough
 // rows that offset+limit hits remain once fork copies are grouped. complete
 // says the rows are every match (newest-first order only).
 func (d *DB) textMatches(ctx context.Context, p SearchParams, m, where string, args []any) (rows []matchRow, complete bool, err error) {
 	want := p.Offset + p.Limit
-	all := append([]any{m}, args...)
+	from, margs, order := d.matchClause(p, m)
+	all := append(margs, args...)
 	if p.Relevance {
 		// BM25 over the newest RankWindow matches, then the best first.
-		q := `SELECT ` + hitCols + `, r.score FROM (SELECT e.doc AS doc, bm25(entry_text) AS score` + matchFrom + where +
-			` ORDER BY entry_text.rowid DESC LIMIT ?) r CROSS JOIN entries e INDEXED BY entries_by_doc ON e.doc = r.doc
+		score := "bm25(entry_text)"
+		if d.db.pg {
+			// PostgreSQL has no BM25: ts_rank of the entry's best chunk,
+			// negated, as lower is better.
+			score = "-(SELECT max(ts_rank(t.tsv, CAST(? AS tsquery))) FROM entry_text t WHERE t.doc = e.doc)"
+			all = append([]any{p.Query.pgTSQuery()}, all...)
+		}
+		q := `SELECT ` + hitCols + `, r.score FROM (SELECT e.doc AS doc, ` + score + ` AS score` + from + where +
+			` ORDER BY ` + order + ` DESC LIMIT ?) r CROSS JOIN entries e INDEXED BY entries_by_doc ON e.doc = r.doc
 			JOIN sessions s ON s.sid = e.sid ORDER BY r.score, r.doc DESC LIMIT ?`
 		for limit := want*2 + 8; ; {
 			rows, err = d.selectRows(ctx, q, append(all, RankWindow, limit)...)
@@ -217,7 +239,7 @@ func (d *DB) textMatches(ctx context.Context, p SearchParams, m, where string, a
 	// Read up to CountLimit+1 matches (more when the page reaches further):
 	// fewer rows than asked for are all the matches, and then countHits
 	// need not run.
-	q := `SELECT ` + hitCols + `, NULL AS score` + matchFrom + where + ` ORDER BY entry_text.rowid DESC LIMIT ?`
+	q := `SELECT ` + hitCols + `, NULL AS score` + from + where + ` ORDER BY ` + order + ` DESC LIMIT ?`
 	for limit := max(CountLimit+1, want*2+8); ; {
 		rows, err = d.selectRows(ctx, q, append(all, limit)...)
 		if err != nil {
@@ -257,22 +279,22 @@ func nextLimit(limit, got, want int) int {
 func (d *DB) countHits(ctx context.Context, p SearchParams, m, where string, args []any, limit int) (int, bool, error) {
 	// The key of keyOf: the line's CRC for byte-identical copies, else the
 	// claude or codex copy CRC (migration 6).
-	key := `CASE WHEN e.copy_crc = 0 THEN e.entry_id || char(0) || coalesce(e.ts_ms, '') || char(0) || e.crc || char(0) || e.length
+	key := `CASE WHEN e.copy_crc = 0 THEN e.entry_id || char(0) || coalesce(CAST(e.ts_ms AS TEXT), '') || char(0) || e.crc || char(0) || e.length
 		ELSE (SELECT CASE c.dialect WHEN 'codex' THEN 'codex' || char(0) || coalesce(nullif(c.parent_session, ''), c.session_id) || char(0) || e.copy_crc
-			ELSE e.entry_id || char(0) || coalesce(e.ts_ms, '') || char(0) || 'm' || e.copy_crc END FROM sessions c WHERE c.sid = e.sid) END`
+			ELSE e.entry_id || char(0) || coalesce(CAST(e.ts_ms AS TEXT), '') || char(0) || 'm' || e.copy_crc END FROM sessions c WHERE c.sid = e.sid) END`
 	if p.NoDedupe {
 		key = `e.doc`
 	}
-	from := matchFrom
+	from, margs, _ := d.matchClause(p, m)
 	if p.Workspace == "" && p.Dialect == "" { // no session column is needed to count
 		from = strings.Replace(from, "JOIN sessions s ON s.sid = e.sid", "", 1)
 	}
-	st, err := d.stmt(ctx, `SELECT count(*) FROM (SELECT DISTINCT `+key+from+where+` LIMIT ?)`)
+	st, err := d.stmt(ctx, `SELECT count(*) FROM (SELECT DISTINCT `+key+from+where+` LIMIT ?) AS k`)
 	if err != nil {
 		return 0, false, err
 	}
 	var n int
-	if err := st.GetContext(ctx, &n, append(append([]any{m}, args...), limit+1)...); err != nil {
+	if err := st.GetContext(ctx, &n, d.db.args(append(append(margs, args...), limit+1))...); err != nil {
 		return 0, false, err
 	}
 	return n, n <= limit, nil
@@ -286,7 +308,7 @@ func (d *DB) selectRows(ctx context.Context, q string, args ...any) ([]matchRow,
 	if err != nil {
 		return nil, err
 	}
-	rs, err := st.QueryContext(ctx, args...)
+	rs, err := st.QueryContext(ctx, d.db.args(args)...)
 	if err != nil {
 		return nil, err
 	}
@@ -296,7 +318,7 @@ func (d *DB) selectRows(ctx context.Context, q string, args ...any) ([]matchRow,
 		var r matchRow
 		e := &r.Entry
 		if err := rs.Scan(&r.SID, &e.Seq, &e.EntryID, &e.ParentID, &e.Type, &e.Role, &e.TsMs, &e.Line, &e.Offset, &e.Length,
-			&e.CRC, &e.Doc, &e.Active, &e.CopyCRC, &r.SessionID, &r.Workspace, &r.Path, &r.CreatedMs, &r.Dialect, &r.Parent, &r.Score); err != nil {
+			&e.CRC, &e.Doc, &e.Active, &e.CopyCRC, &r.SessionID, &r.Workspace, &r.Path, &r.CreatedMs, &r.Dialect, &r.Parent, &r.Source, &r.Score); err != nil {
 			return nil, err
 		}
 		rows = append(rows, r)

@@ -49,7 +49,7 @@ func (b *Batch) holdEntriesText(ctx context.Context, entries []Entry) error {
 				return err
 			}
 		case n > holdText:
-			if _, err := b.tx.ExecContext(ctx, insertTextRow, e.Doc, ftsText(e.Text)); err != nil {
+			if err := b.insertText(ctx, e.Doc, ftsText(e.Text)); err != nil {
 				return err
 			}
 		default:
@@ -106,11 +106,27 @@ func (b *Batch) flushText(ctx context.Context) error {
 		return err
 	}
 	for i := range b.text {
-		if _, err := b.tx.ExecContext(ctx, insertTextRow, b.text[i].doc, b.text[i].text); err != nil {
+		if err := b.insertText(ctx, b.text[i].doc, b.text[i].text); err != nil {
 			return err
 		}
 		b.text[i] = pendingText{}
 	}
 	b.text, b.textBytes = nil, 0
+	return nil
+}
+
+// insertText stores one entry's search text (in ftsText's form) in the
+// batch's transaction: one FTS5 row in SQLite; in PostgreSQL its tsvector
+// rows (pgTextRows), none for a text without a token.
+func (b *Batch) insertText(ctx context.Context, doc int64, text string) error {
+	if !b.d.db.pg {
+		_, err := b.tx.ExecContext(ctx, insertTextRow, doc, text)
+		return err
+	}
+	for _, r := range pgTextRows(text) {
+		if _, err := b.tx.ExecContext(ctx, "INSERT INTO entry_text (doc, chunk, single, tsv) VALUES (?, ?, ? = 1, CAST(? AS tsvector))", doc, r.Chunk, r.Only, r.TSV); err != nil {
+			return err
+		}
+	}
 	return nil
 }

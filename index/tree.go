@@ -59,7 +59,7 @@ func (d *DB) Leaves(ctx context.Context, sid int64) ([]Leaf, error) {
 	q := `WITH RECURSIVE down(entry_id, depth, last_user, user_line, user_offset, user_length, user_crc) AS (
 			SELECT entry_id, 1, CASE WHEN role = 'user' THEN seq END, CASE WHEN role = 'user' THEN line END,
 				CASE WHEN role = 'user' THEN offset END, CASE WHEN role = 'user' THEN length END, CASE WHEN role = 'user' THEN crc END
-			FROM entries WHERE sid = ?1 AND parent_id IS NULL AND ?2
+			FROM entries WHERE sid = ?1 AND parent_id IS NULL AND ?2 = 1
 			UNION ALL
 			SELECT c.entry_id, down.depth + 1, CASE WHEN c.role = 'user' THEN c.seq ELSE down.last_user END,
 				CASE WHEN c.role = 'user' THEN c.line ELSE down.user_line END,
@@ -146,7 +146,7 @@ const pathQuery = `WITH RECURSIVE
 // sorts them in Go, cheaper than SQLite's sorter here).
 const runPathQuery = `WITH RECURSIVE
 	up(n, run, pos, hp, total) AS (
-		SELECT 0, ?2, ?3, (SELECT parent_id FROM entries WHERE sid = ?1 AND seq = ?2), ?3 + 1
+		SELECT 0, CAST(?2 AS INTEGER), CAST(?3 AS INTEGER), (SELECT parent_id FROM entries WHERE sid = ?1 AND seq = ?2), CAST(?3 AS INTEGER) + 1
 		UNION ALL
 		SELECT up.n + 1, p.run, p.pos,
 			CASE WHEN p.pos = 0 THEN p.parent_id ELSE (SELECT h.parent_id FROM entries h WHERE h.sid = ?1 AND h.seq = p.run) END,

@@ -87,8 +87,8 @@ func (w *SessionWriter) duplicates(ctx context.Context) error {
 	res, err := tx.ExecContext(ctx, `INSERT INTO diagnostics (sid, seq, severity, code, line, offset, message)
 		SELECT ?1, ?3 + row_number() OVER (ORDER BY e.seq) - 1, 'error', 'duplicate_id', e.line, e.offset,
 			'entry id "' || e.entry_id || '" is used by more than one entry (lines ' ||
-			(SELECT group_concat(line, ', ') FROM (SELECT line FROM entries INDEXED BY entries_by_id
-				WHERE sid = ?1 AND entry_id = e.entry_id ORDER BY seq LIMIT 10)) ||
+			(SELECT group_concat(CAST(line AS TEXT), ', ') FROM (SELECT line FROM entries INDEXED BY entries_by_id
+				WHERE sid = ?1 AND entry_id = e.entry_id ORDER BY seq LIMIT 10) AS l) ||
 			coalesce((SELECT ' and ' || (count(*) - 10) || ' more' FROM entries INDEXED BY entries_by_id
 				WHERE sid = ?1 AND entry_id = e.entry_id HAVING count(*) > 10), '') ||
 			'); every path in this session is ambiguous'
@@ -479,7 +479,9 @@ func markSeqs(ctx context.Context, tx *wtx, sid int64, seqs []int) error {
 		b = strconv.AppendInt(b, int64(q), 10)
 	}
 	b = append(b, ']')
-	if _, err := tx.ExecContext(ctx, "UPDATE entries SET active = 1 WHERE sid = ? AND seq IN (SELECT value FROM json_each(?))", sid, string(b)); err != nil {
+	q := tx.d.sq("UPDATE entries SET active = 1 WHERE sid = ? AND seq IN (SELECT value FROM json_each(?))",
+		"UPDATE entries SET active = 1 WHERE sid = ? AND seq IN (SELECT CAST(v AS INTEGER) FROM jsonb_array_elements_text(CAST(? AS jsonb)) AS v)")
+	if _, err := tx.ExecContext(ctx, q, sid, string(b)); err != nil {
 		return fmt.Errorf("active path: %w", err)
 	}
 	return nil

@@ -35,6 +35,12 @@ type SessionWriter struct {
 	labels  map[string]string
 	order   []string // label targets in the order they were first changed
 	tree    *treeLog // the added entries' runs; for a Replace their tree fields, for Commit's tree facts in Go
+	// bytesFrom is where the file's committed bytes this writer stores
+	// begin (PostgreSQL, SPEC §10): 0 for a Replace, the committed length
+	// read before for an Append; lines are the added entries' lines, to
+	// check the stored bytes against.
+	bytesFrom int64
+	lines     []lineSpan
 }
 
 // Replace starts replacing whatever the index holds for s.Path with a
@@ -47,22 +53,19 @@ func (b *Batch) Replace(ctx context.Context, s *Session) (*SessionWriter, error)
 	}
 	w := &SessionWriter{b: b, tx: b.tx, sp: sp, s: s, text: len(b.text), tree: newTreeLog(true, 0)}
 	b.w = w
-	if err := deleteSession(ctx, b.tx, s.Path); err != nil {
+	if err := b.d.deleteSession(ctx, b.tx, s.Path, !b.keepStored); err != nil {
 		w.Rollback()
 		return nil, err
 	}
-	res, err := b.tx.NamedExecContext(ctx, `INSERT INTO sessions
-		(path, session_id, dialect, entries, leaves, lines, state, file_size, file_mtime_ns, file_dev, file_ino,
+	s.Source = b.d.source
+	if err := b.tx.GetContext(ctx, &s.SID, `INSERT INTO sessions
+		(source, path, session_id, dialect, entries, leaves, lines, state, file_size, file_mtime_ns, file_dev, file_ino,
 		 committed_len, indexed_at_ms)
-		VALUES (:path, :session_id, :dialect, 0, 0, 0, 'ok', 0, 0, 0, 0, 0, 0)`, s)
-	if err != nil {
+		VALUES (?, ?, ?, ?, 0, 0, 0, 'ok', 0, 0, 0, 0, 0, 0) RETURNING sid`, s.Source, s.Path, s.SessionID, s.Dialect); err != nil {
 		w.Rollback()
 		return nil, fmt.Errorf("index %s: insert session: %w", s.Path, err)
 	}
-	if s.SID, err = res.LastInsertId(); err != nil {
-		w.Rollback()
-		return nil, err
-	}
+	w.bytesFrom = 0
 	s.Entries, s.Leaves, s.DuplicateID, s.ActiveLeaf, s.MinTsMs, s.MaxTsMs = 0, 0, nil, nil, nil, nil
 	s.ActivityMs, s.FirstMessage = nil, nil
 	return w, nil
@@ -89,6 +92,7 @@ func (b *Batch) Append(ctx context.Context, sid int64) (*SessionWriter, error) {
 		return nil, fmt.Errorf("index %s: %w", s.Path, err)
 	}
 	w.s, w.base, w.seq, w.diag, w.oldLeaf = &s, s.Entries, s.Entries, diag, s.ActiveLeaf
+	w.bytesFrom = s.CommittedLen
 	w.tree = newTreeLog(false, s.Entries)
 	var legacy []bool // stored before migration 8: no runs
 	if err := b.tx.SelectContext(ctx, &legacy, "SELECT run IS NULL FROM entries WHERE sid = ? AND seq = 0", sid); err != nil {
@@ -140,8 +144,8 @@ func (w *SessionWriter) AddEntries(ctx context.Context, entries []Entry) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	var k int64
-	if err := w.tx.GetContext(ctx, &k, "UPDATE counters SET value = value + ? WHERE name = 'doc' RETURNING value - ?", len(entries), len(entries)); err != nil {
+	k, err := w.docNumbers(ctx, len(entries))
+	if err != nil {
 		return fmt.Errorf("index %s: doc counter: %w", w.s.Path, err)
 	}
 	s := w.s
@@ -179,6 +183,11 @@ func (w *SessionWriter) AddEntries(ctx context.Context, entries []Entry) error {
 			return []any{sid, e.Seq, e.EntryID, e.ParentID, e.Type, e.Role, e.TsMs, e.Line, e.Offset, e.Length, e.CRC, e.Doc, false, e.FirstKept, e.Side, e.CopyCRC, run, pos}
 		}); err != nil {
 		return fmt.Errorf("index %s: insert entries: %w", s.Path, err)
+	}
+	if w.b.d.keepBytes {
+		for i := range entries {
+			w.lines = append(w.lines, lineSpan{entries[i].Offset, entries[i].Length, entries[i].CRC, entries[i].Line})
+		}
 	}
 	if err := w.b.holdEntriesText(ctx, entries); err != nil {
 		return fmt.Errorf("index %s: insert search text: %w", s.Path, err)
@@ -275,6 +284,11 @@ func (w *SessionWriter) Commit(ctx context.Context) error {
 			ELSE 'ok' END
 		WHERE sid = ?1 RETURNING state`, sid); err != nil {
 		return fmt.Errorf("index %s: state: %w", s.Path, err)
+	}
+	if w.b.d.keepBytes && !w.b.keepStored {
+		if err := w.storeBytes(ctx); err != nil {
+			return fmt.Errorf("index %s: store committed bytes: %w", s.Path, err)
+		}
 	}
 	if w.sp != "" {
 		if _, err := tx.tx.ExecContext(ctx, "RELEASE "+w.sp); err != nil {

@@ -55,7 +55,7 @@ func (t *wtx) ExecContext(ctx context.Context, q string, args ...any) (sql.Resul
 	if err != nil {
 		return nil, err
 	}
-	return st.ExecContext(ctx, args...)
+	return st.ExecContext(ctx, t.d.db.args(args)...)
 }
 
 func (t *wtx) GetContext(ctx context.Context, dest any, q string, args ...any) error {
@@ -63,7 +63,7 @@ func (t *wtx) GetContext(ctx context.Context, dest any, q string, args ...any) e
 	if err != nil {
 		return err
 	}
-	return st.GetContext(ctx, dest, args...)
+	return st.GetContext(ctx, dest, t.d.db.args(args)...)
 }
 
 func (t *wtx) SelectContext(ctx context.Context, dest any, q string, args ...any) error {
@@ -71,7 +71,7 @@ func (t *wtx) SelectContext(ctx context.Context, dest any, q string, args ...any
 	if err != nil {
 		return err
 	}
-	return st.SelectContext(ctx, dest, args...)
+	return st.SelectContext(ctx, dest, t.d.db.args(args)...)
 }
 
 func (t *wtx) NamedExecContext(ctx context.Context, q string, arg any) (sql.Result, error) {

@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"unicode"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/errs"
+	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/cliutil"
 
 	"github.com/grove-sessions/grove/archive"
@@ -57,6 +59,7 @@ type env struct {
 
 	rawStdout io.Writer // stdout itself, for the error document
 	writes    bool      // the command writes the index (index, rebuild, watch)
+	source    string    // --source of a command that writes: "" means the host name
 }
 
 // open opens the index for a command that writes it, creating it if
@@ -72,7 +75,21 @@ func (g *env) open(ctx context.Context) (*archive.Archive, error) {
 			return nil, err
 		}
 	}
-	return archive.OpenForWrite(ctx, g.dbPath, g.warn)
+	a, err := archive.OpenForWrite(ctx, g.dbPath, g.warn)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.SetSource(ctx, g.source); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// sourceFlag is --source (SPEC §10) of the commands that write the index.
+func sourceFlag() cli.Flag {
+	return &cli.StringFlag{Name: "source", EnvVars: []string{"GROVE_SOURCE"},
+		Usage: "the name this machine's sessions are kept under in a shared index (default: the host name)"}
 }
 
 // warn writes one line to stderr, with --json too (stdout holds only the
@@ -88,6 +105,9 @@ func (g *env) busy(holder string) {
 // index is an error naming the path, not a new empty file, and a damaged
 // one is reported (damaged_index), never moved.
 func (g *env) openExisting(ctx context.Context) (*archive.Archive, error) {
+	if index.IsURL(g.dbPath) {
+		return archive.Open(ctx, g.dbPath)
+	}
 	if fi, err := os.Stat(g.dbPath); errors.Is(err, os.ErrNotExist) || (err == nil && fi.Size() == 0) {
 		return nil, errs.New(errs.CodeNoIndex, "no index here yet").In(g.dbPath).WithHint("run `grove index` first, or pass the index you meant with --db or GROVE_DB")
 	}
@@ -144,7 +164,7 @@ func newApp(g *env) *cli.App {
 		Description: exitHelp,
 		Version:     version(),
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "db", Usage: "index file", EnvVars: []string{"GROVE_DB"}, Value: defaultDB()},
+			&cli.StringFlag{Name: "db", Usage: "index file, or a PostgreSQL URL (postgres://…) for an index a team shares", EnvVars: []string{"GROVE_DB"}, Value: defaultDB()},
 			jsonFlag(),
 		},
 		Writer:         g.stdout,
@@ -176,12 +196,20 @@ func newApp(g *env) *cli.App {
 	for _, c := range app.Commands {
 		c.OnUsageError = app.OnUsageError
 		c.Flags = append(c.Flags, jsonFlag())
+		switch c.Name {
+		case "index", "rebuild", "watch", "serve":
+			c.Flags = append(c.Flags, sourceFlag())
+		}
 		before := c.Before
 		c.Before = func(cc *cli.Context) error {
 			g.json = g.json || cc.Bool("json")
 			switch cc.Command.Name {
 			case "index", "rebuild", "watch", "serve":
 				g.writes = true
+				g.source = cc.String("source")
+				if strings.ContainsFunc(g.source, unicode.IsControl) {
+					return usagef("--source %q holds a control character", g.source)
+				}
 			}
 			if before != nil {
 				return before(cc)

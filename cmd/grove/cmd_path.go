@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -48,7 +47,7 @@ func runPath(ctx context.Context, g *env, session, leaf string) error {
 			Path    []string `json:"path"`
 		}{p.Session.SessionID, p.Leaf, ids})
 	}
-	f, _ := os.Open(p.Session.Path)
+	f, _ := a.OpenSession(p.Session)
 	if f != nil {
 		defer f.Close()
 	}

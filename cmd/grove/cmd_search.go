@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/index"
 )
 
 const searchQueryHelp = `QUERY: words are ANDed; "quoted phrases"; -word excludes; word* is a prefix;
@@ -260,7 +261,9 @@ func newOpener(g *env) opener {
 	grove := "grove"
 	if g.dbPath != defaultDB() && os.Getenv("GROVE_DB") != g.dbPath {
 		db := g.dbPath
-		if abs, err := filepath.Abs(db); err == nil {
+		if index.IsURL(db) {
+			db = index.Redact(db) // a password is not printed
+		} else if abs, err := filepath.Abs(db); err == nil {
 			db = abs // the command may be pasted in another directory
 		}
 		grove += " --db " + shellQuote(db)
