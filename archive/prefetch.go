@@ -227,7 +227,7 @@ func parseWhole(ctx context.Context, w work) parsed {
 		return out
 	}
 	defer f.Close()
-	cf := &countingFile{f: f}
+	cf := &countingFile{f: f, path: w.path}
 	rec := &recorder{}
 	out.err = readWholeInto(ctx, func(s *index.Session) (sink, error) { rec.s = s; return rec, nil }, true, cf, size, w.st, &out.res)
 	out.res.BytesRead = cf.n

@@ -63,10 +63,12 @@ func tailFingerprint(r io.ReaderAt, committed int64) (uint32, error) {
 	return crc32.ChecksumIEEE(buf), nil
 }
 
-// countingFile counts the bytes read through it.
+// countingFile counts the bytes read through it: a session file, or the
+// committed bytes of one that the index stored (PostgreSQL rebuild).
 type countingFile struct {
-	f *os.File
-	n int64
+	f    io.ReaderAt
+	path string // the session file's path
+	n    int64
 }
 
 func (c *countingFile) ReadAt(p []byte, off int64) (int, error) {
@@ -139,7 +141,7 @@ func (a *Archive) refreshFile(ctx context.Context, b *index.Batch, path string, 
 		return FileResult{}, err
 	}
 	defer f.Close()
-	cf := &countingFile{f: f}
+	cf := &countingFile{f: f, path: path}
 	res := FileResult{Change: Whole}
 	if old != nil && !force && sameStat(old, st) {
 		// Racily clean: trust the stat only if the bytes agree too. Once
@@ -428,7 +430,7 @@ func (a *Archive) readWhole(ctx context.Context, b *index.Batch, f *countingFile
 // readWholeInto reads the file from byte 0 into the sink begin makes for
 // its session; keep is the sink's (sessionReader.keep).
 func readWholeInto(ctx context.Context, begin func(*index.Session) (sink, error), keep bool, f *countingFile, size int64, st FileStat, out *FileResult) error {
-	path := f.f.Name()
+	path := f.path
 	s := &index.Session{Path: path, SessionID: SessionID(path, jsonl.Plain, nil), Dialect: string(jsonl.Plain)}
 	w, err := begin(s)
 	if err != nil {

@@ -101,7 +101,7 @@ func (a *Archive) verifySession(ctx context.Context, s *index.Session, rep *Veri
 		stale(err.(*errs.Error).Message)
 		return nil
 	}
-	file, err := Load(s.Path)
+	file, err := a.loadEntries(s)
 	if err != nil {
 		var je *errs.Error
 		if errors.As(err, &je) {
@@ -309,4 +309,23 @@ func sameEntries(rows []index.Entry, file []FileEntry) string {
 		}
 	}
 	return ""
+}
+
+// loadEntries reads the entries of session s as PathTo sees them: from
+// its file (Load), or in PostgreSQL from the committed bytes the index
+// holds, which are what every answer is read back from (SPEC §10).
+func (a *Archive) loadEntries(s *index.Session) (*File, error) {
+	f, ok := a.db.OpenStored(s)
+	if !ok {
+		return Load(s.Path)
+	}
+	defer f.Close()
+	var entries []jsonl.Entry
+	if _, err := jsonl.ReadFrom(f, s.CommittedLen, jsonl.Resume{}, jsonl.Options{Path: s.Path, Mode: jsonl.Salvage, KeepRaw: true}, func(e jsonl.Entry) error {
+		entries = append(entries, e)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return &File{Path: s.Path, Entries: entries}, nil
 }

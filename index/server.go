@@ -288,3 +288,28 @@ func (d *DB) LockSource(ctx context.Context, busy func(holder string)) (unlock f
 		c.Close()
 	}, nil
 }
+
+// ServerSources lists the sources whose sessions a PostgreSQL index
+// holds, sorted; nil in SQLite.
+func (d *DB) ServerSources(ctx context.Context) ([]string, error) {
+	if !d.db.pg {
+		return nil, nil
+	}
+	var out []string
+	err := d.db.SelectContext(ctx, &out, "SELECT DISTINCT source FROM sessions ORDER BY source")
+	return out, err
+}
+
+// SessionsOfSource lists the sessions of source, by path.
+func (d *DB) SessionsOfSource(ctx context.Context, source string) ([]Session, error) {
+	var out []Session
+	if err := d.db.SelectContext(ctx, &out, "SELECT "+sessionCols+" FROM sessions s WHERE s.source = ? ORDER BY s.path", source); err != nil {
+		return nil, fmt.Errorf("sessions of source %s: %w", source, err)
+	}
+	return out, nil
+}
+
+// KeepStored makes the batch leave the committed bytes the index holds as
+// they are (file_bytes): for a rebuild that reads them (SPEC §10), whose
+// rows are made again from the very bytes they came from.
+func (b *Batch) KeepStored() { b.keepStored = true }

@@ -346,7 +346,7 @@ func (w *SessionWriter) lookupStored(ctx context.Context) func(id string) (store
 		}
 		var named int
 		if err := w.tx.GetContext(ctx, &named, `SELECT count(*) FROM (SELECT 1 FROM entries INDEXED BY entries_by_parent
-			WHERE sid = ? AND parent_id = ? AND seq < ? LIMIT 1)`, w.s.SID, id, w.base); err != nil {
+			WHERE sid = ? AND parent_id = ? AND seq < ? LIMIT 1) AS x`, w.s.SID, id, w.base); err != nil {
 			return p, fmt.Errorf("runs: %w", err)
 		}
 		p.named = named > 0

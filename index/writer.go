@@ -345,7 +345,7 @@ func (w *SessionWriter) Rollback() {
 // at the end (OpenBuild), scans the session's rows.
 func (w *SessionWriter) HasEntry(ctx context.Context, id string) (bool, error) {
 	var n int
-	if err := w.tx.GetContext(ctx, &n, `SELECT count(*) FROM (SELECT 1 FROM entries WHERE sid = ? AND entry_id = ? LIMIT 1)`, w.s.SID, id); err != nil {
+	if err := w.tx.GetContext(ctx, &n, `SELECT count(*) FROM (SELECT 1 FROM entries WHERE sid = ? AND entry_id = ? LIMIT 1) AS x`, w.s.SID, id); err != nil {
 		return false, fmt.Errorf("index %s: look up entry: %w", w.s.Path, err)
 	}
 	return n > 0, nil

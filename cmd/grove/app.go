@@ -57,9 +57,10 @@ type env struct {
 	stdout io.Writer // the command's output: see output
 	stderr io.Writer
 
-	rawStdout io.Writer // stdout itself, for the error document
-	writes    bool      // the command writes the index (index, rebuild, watch)
-	source    string    // --source of a command that writes: "" means the host name
+	rawStdout   io.Writer // stdout itself, for the error document
+	writes      bool      // the command writes the index (index, rebuild, watch)
+	source      string    // --source of a command that writes: "" means the host name
+	sourceGiven bool      // --source (or GROVE_SOURCE) was given
 }
 
 // open opens the index for a command that writes it, creating it if
@@ -207,6 +208,7 @@ func newApp(g *env) *cli.App {
 			case "index", "rebuild", "watch", "serve":
 				g.writes = true
 				g.source = cc.String("source")
+				g.sourceGiven = g.source != ""
 				if strings.ContainsFunc(g.source, unicode.IsControl) {
 					return usagef("--source %q holds a control character", g.source)
 				}

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/index"
 )
 
 func rebuildCommand(g *env) *cli.Command {
@@ -40,6 +41,9 @@ func rebuildCommand(g *env) *cli.Command {
 }
 
 func runRebuild(ctx context.Context, g *env, opts indexOptions) error {
+	if index.IsURL(g.dbPath) {
+		return runRebuildStored(ctx, g, opts)
+	}
 	// Where no index was there before, an interrupted rebuild made none.
 	fi, statErr := os.Stat(g.dbPath)
 	fresh := errors.Is(statErr, fs.ErrNotExist) || (statErr == nil && fi.Mode().IsRegular() && fi.Size() == 0)
@@ -67,4 +71,31 @@ func runRebuild(ctx context.Context, g *env, opts indexOptions) error {
 	}
 	sum.DefaultRoots = defaults
 	return reportIndex(g, g.dbPath, sum)
+}
+
+// runRebuildStored is `grove rebuild` with the index in PostgreSQL (SPEC
+// §10): the sessions of --source (every source without it) are made again
+// from the committed bytes the index holds, on any machine.
+func runRebuildStored(ctx context.Context, g *env, opts indexOptions) error {
+	if len(opts.roots) > 0 || len(opts.files) > 0 {
+		return usagef("with the index in PostgreSQL, rebuild reads the committed bytes the index holds, not files: drop --root and FILE (to read this machine's files again: grove index --force)")
+	}
+	a, err := g.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	ropts := archive.StoredRebuildOptions{Busy: g.busy}
+	if g.sourceGiven {
+		ropts.Sources = []string{g.source}
+	}
+	defer showProgress(g, &ropts.Progress)()
+	sum, err := a.RebuildStored(ctx, ropts)
+	if errors.Is(err, context.Canceled) {
+		return interruptedIndex(sum)
+	}
+	if err != nil {
+		return err
+	}
+	return reportIndex(g, a.File(), sum)
 }

@@ -41,6 +41,7 @@ func sessionsCommand(g *env) *cli.Command {
 
 type sessionJSON struct {
 	ID        string `json:"id"`
+	Source    string `json:"source"` // the machine whose file it is (--source, SPEC §10)
 	Path      string `json:"path"`
 	Dialect   string `json:"dialect"`
 	Workspace string `json:"workspace"`
@@ -93,7 +94,7 @@ func runSessions(ctx context.Context, g *env, f archive.Filter, first string) er
 	sessions, depth := underParents(sessions)
 	out := []sessionJSON{}
 	for _, s := range sessions {
-		j := sessionJSON{ID: s.SessionID, Path: s.Path, Dialect: string(s.Dialect), Workspace: s.Workspace, Name: s.Name, FirstMessage: s.FirstMessage, ParentSession: s.ParentSession,
+		j := sessionJSON{ID: s.SessionID, Source: s.Source, Path: s.Path, Dialect: string(s.Dialect), Workspace: s.Workspace, Name: s.Name, FirstMessage: s.FirstMessage, ParentSession: s.ParentSession,
 			Entries: s.Entries, Leaves: s.Leaves, Created: rfc3339(s.CreatedMs), Modified: rfc3339(s.ModifiedMs),
 			State: sessionState(&s), Diagnostics: []diagnosticJSON{}}
 		if s.Diagnostics > 0 {
@@ -118,8 +119,19 @@ func runSessions(ctx context.Context, g *env, f archive.Filter, first string) er
 		}
 		return nothingMatched(ctx, g, a, "sessions", filters)
 	}
+	// A listing of one machine's sessions has no SOURCE column; a team's
+	// index (SPEC §10) shows whose file each one is.
+	sources := map[string]bool{}
+	for _, s := range sessions {
+		sources[s.Source] = true
+	}
+	many := len(sources) > 1
 	tw := table(g.stdout)
-	fmt.Fprintln(tw, "SESSION\tDIALECT\tMODIFIED (UTC)\tENTRIES\tLEAVES\tSTATE\tWORKSPACE\tNAME\tFIRST MESSAGE\tFILE")
+	head := "SESSION\tDIALECT\tMODIFIED (UTC)\tENTRIES\tLEAVES\tSTATE\tWORKSPACE\tNAME\tFIRST MESSAGE\tFILE"
+	if many {
+		head = "SESSION\tSOURCE\tDIALECT\tMODIFIED (UTC)\tENTRIES\tLEAVES\tSTATE\tWORKSPACE\tNAME\tFIRST MESSAGE\tFILE"
+	}
+	fmt.Fprintln(tw, head)
 	for i, s := range sessions {
 		state := sessionState(&s)
 		if s.Diagnostics > 0 {
@@ -128,6 +140,9 @@ func runSessions(ctx context.Context, g *env, f archive.Filter, first string) er
 		id := idCell(s.SessionID)
 		if depth[i] > 0 {
 			id = strings.Repeat("  ", depth[i]-1) + "└ " + childKind(&s) + " " + id
+		}
+		if many {
+			id += "\t" + cell(orDash(s.Source))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", id, cell(string(s.Dialect)), short(s.ModifiedMs), s.Entries, s.Leaves, state, cell(orDash(s.Workspace)), cell(orDash(s.Name)), firstCell(s.FirstMessage), cell(s.Path))
 	}

@@ -18,12 +18,14 @@ import (
 
 	"github.com/rivo/uniseg"
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/grove-sessions/grove/internal/pgtest"
 )
 
 // TestMain lets the test binary stand in for the grove binary (and for the
 // exitcode helper) when a script runs them; see testscript.Main.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(pgtest.Wrap(m), map[string]func(){
 		"grove":     func() { os.Exit(mainStatus()) },
 		"exitcode":  exitcodeMain,
 		"withumask": withumaskMain,
@@ -55,7 +57,24 @@ func TestMain(m *testing.M) {
 //
 // FILE may be stdout or stderr. The json commands also check that FILE holds
 // exactly one JSON document. See jsonPath for the PATH syntax.
-func TestScripts(t *testing.T) {
+//
+// The condition [postgres] is true in TestScriptsPostgres, where the same
+// scripts run with the index in PostgreSQL; a script about the SQLite
+// file itself (its modes, sidecars, damage, rebuild's swap) skips there.
+func TestScripts(t *testing.T) { runScripts(t, false) }
+
+// TestScriptsPostgres runs every script of TestScripts with GROVE_DB a new
+// PostgreSQL database of a throwaway cluster (internal/pgtest; SPEC §10):
+// the same commands must give the same output. It skips, saying why,
+// without PostgreSQL's binaries.
+func TestScriptsPostgres(t *testing.T) {
+	if ok, why := pgtest.Available(); !ok {
+		t.Skip(why)
+	}
+	runScripts(t, true)
+}
+
+func runScripts(t *testing.T, postgres bool) {
 	fixtures, err := filepath.Abs(filepath.Join("..", "..", "testdata"))
 	if err != nil {
 		t.Fatal(err)
@@ -63,6 +82,12 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:  filepath.Join("testdata", "script"),
 		Cmds: scriptCmds,
+		Condition: func(cond string) (bool, error) {
+			if cond == "postgres" {
+				return postgres, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Setup: func(e *testscript.Env) error {
 			for _, glob := range []string{"plain/*.jsonl", "pi/*.jsonl", "cases/*.jsonl", "quirks/*.jsonl"} {
 				if err := copyFixtures(filepath.Join(fixtures, glob), filepath.Join(e.WorkDir, filepath.Dir(glob))); err != nil {
@@ -74,6 +99,17 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			e.Setenv("GROVE_DB", filepath.Join(e.WorkDir, "index.db"))
+			if postgres {
+				url, drop, skip, err := pgtest.NewDB()
+				if err != nil {
+					return err
+				}
+				if skip != "" {
+					return errors.New(skip)
+				}
+				e.Defer(drop)
+				e.Setenv("GROVE_DB", url)
+			}
 			e.Setenv("HOME", home)
 			e.Setenv("XDG_DATA_HOME", filepath.Join(e.WorkDir, "xdg"))
 			return nil

@@ -54,13 +54,27 @@ var (
 )
 
 // Main runs the tests of m and then stops the cluster, if one was started.
-func Main(m *testing.M) {
+func Main(m *testing.M) { os.Exit(Wrap(m).Run()) }
+
+// Runner is what runs a package's tests: *testing.M, or what
+// testscript.Main is given.
+type Runner interface{ Run() int }
+
+// Wrap is m, whose Run stops the cluster after the tests, for a TestMain
+// that hands m to another runner (testscript.Main(pgtest.Wrap(m), ...)).
+func Wrap(m Runner) Runner {
 	mainCalled.Store(true)
-	code := m.Run()
+	return wrapped{m}
+}
+
+type wrapped struct{ m Runner }
+
+func (w wrapped) Run() int {
+	code := w.m.Run()
 	if the != nil && the.err == nil && the.skipMsg == "" {
 		the.stop()
 	}
-	os.Exit(code)
+	return code
 }
 
 // Available reports whether PostgreSQL's binaries were found, and if not,
@@ -88,25 +102,12 @@ func DB(t testing.TB) string {
 	if the.err != nil {
 		t.Fatalf("pgtest: %v", the.err)
 	}
-	name := fmt.Sprintf("grove_test_%d_%d", os.Getpid(), dbSeq.Add(1))
-	admin := the.url("postgres")
-	db, err := sql.Open("pgx", admin)
+	url, drop, _, err := NewDB()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	if _, err := db.Exec("CREATE DATABASE " + name + " TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'"); err != nil {
-		t.Fatalf("pgtest: create database: %v", err)
-	}
-	t.Cleanup(func() {
-		db, err := sql.Open("pgx", admin)
-		if err != nil {
-			return
-		}
-		defer db.Close()
-		db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
-	})
-	return the.url(name)
+	t.Cleanup(drop)
+	return url
 }
 
 // url is the URL of database name on the cluster.
@@ -215,4 +216,38 @@ func Sock() string {
 		return ""
 	}
 	return strings.TrimSpace(the.sock)
+}
+
+// NewDB is DB for callers without a testing.TB (a testscript's Setup): it
+// returns the URL of a new empty database and a function that drops it.
+// skip is set, with err nil, when PostgreSQL is missing.
+func NewDB() (url string, drop func(), skip string, err error) {
+	if !mainCalled.Load() {
+		return "", nil, "", fmt.Errorf("pgtest: call pgtest.Main(m) from the package's TestMain")
+	}
+	once.Do(func() { the = start() })
+	if the.skipMsg != "" {
+		return "", nil, the.skipMsg, nil
+	}
+	if the.err != nil {
+		return "", nil, "", the.err
+	}
+	name := fmt.Sprintf("grove_test_%d_%d", os.Getpid(), dbSeq.Add(1))
+	admin := the.url("postgres")
+	db, err := sql.Open("pgx", admin)
+	if err != nil {
+		return "", nil, "", err
+	}
+	defer db.Close()
+	if _, err := db.Exec("CREATE DATABASE " + name + " TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'"); err != nil {
+		return "", nil, "", fmt.Errorf("pgtest: create database: %v", err)
+	}
+	return the.url(name), func() {
+		db, err := sql.Open("pgx", admin)
+		if err != nil {
+			return
+		}
+		defer db.Close()
+		db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
+	}, "", nil
 }
