@@ -7,7 +7,19 @@ import (
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/internal/corpusgen"
+	"github.com/grove-sessions/grove/internal/pgtest"
 )
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// forEachBackend runs test twice: with a new SQLite index file, and with a
+// new PostgreSQL database of a throwaway cluster (internal/pgtest; that
+// subtest skips, saying why, without PostgreSQL). db is what archive.Open
+// takes.
+func forEachBackend(t *testing.T, test func(t *testing.T, db string)) {
+	t.Run("sqlite", func(t *testing.T) { test(t, filepath.Join(t.TempDir(), "index.db")) })
+	t.Run("postgres", func(t *testing.T) { test(t, pgtest.DB(t)) })
+}
 
 // mustOpenArchive opens (creating) the index at dbPath and closes it when
 // the test ends.

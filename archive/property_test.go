@@ -78,12 +78,14 @@ func pathToAnswer(entries []jsonl.Entry, leaf string) string {
 
 // For random trees, with duplicate ids, missing parents, cycles,
 // self-parents, many roots and branches, the recursive CTE over a real
-// SQLite index gives exactly PathTo's answer for every entry id and for an
-// unknown one (SPEC §4, §6).
-func TestPathCTE_EqualsPathTo(t *testing.T) {
+// SQLite index, and over a real PostgreSQL one, gives exactly PathTo's
+// answer for every entry id and for an unknown one (SPEC §4, §6, §10).
+func TestPathCTE_EqualsPathTo(t *testing.T) { forEachBackend(t, testPathCTEEqualsPathTo) }
+
+func testPathCTEEqualsPathTo(t *testing.T, db string) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	a := mustOpenArchive(t, filepath.Join(dir, "index.db"))
+	a := mustOpenArchive(t, db)
 	file := filepath.Join(dir, "s.jsonl")
 	rapid.Check(t, func(rt *rapid.T) {
 		n := rapid.IntRange(1, 40).Draw(rt, "n")
@@ -267,11 +269,14 @@ func TestPathCTE_EqualsPathTo(t *testing.T) {
 }
 
 // Chains deeper than 10,000 entries, healthy or ending in a long cycle, give
-// the same answer both ways; no recursion limit is hit.
-func TestPathCTE_LongChains(t *testing.T) {
+// the same answer both ways, in SQLite and PostgreSQL; no recursion limit
+// is hit.
+func TestPathCTE_LongChains(t *testing.T) { forEachBackend(t, testPathCTELongChains) }
+
+func testPathCTELongChains(t *testing.T, db string) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	a := mustOpenArchive(t, filepath.Join(dir, "index.db"))
+	a := mustOpenArchive(t, db)
 	const depth = 12000
 	build := func(cycle bool) []genEdge {
 		edges := make([]genEdge, depth)
