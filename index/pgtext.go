@@ -1,0 +1,296 @@
+package index
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Search text in PostgreSQL (SPEC §7, §10; issue 18 item 4).
+//
+// PostgreSQL gives the same matches as FTS5 by storing grove's own tokens
+// (tokenize and fold: runs of letters and numbers folded, each CJK character
+// a token of its own), never PostgreSQL's text parser, whose word rules
+// differ from unicode61's. An entry's tokens go into a tsvector with their
+// positions (1, 2, ...), GIN-indexed; a query term becomes a tsquery phrase
+// (a <-> b), the last token a prefix (:*) when the term is one.
+//
+// A tsvector has limits that a long entry passes, so an entry is stored as
+// rows of table entry_text (doc, chunk, "only", tsv), one per chunk of its
+// tokens (ONLY is a reserved word of PostgreSQL: the column is always
+// quoted, in the schema too):
+//
+//   - positions stop at 16,383 (larger ones are clamped, and phrases break):
+//     a chunk holds at most pgChunkTokens tokens, numbered from 1;
+//   - a tsvector holds at most 1 MB of lexemes and positions: a chunk's
+//     lexemes (each once) plus 4 bytes a lexeme and 2 a position stay within
+//     pgChunkBytes;
+//   - a lexeme keeps at most 256 positions, the later ones are dropped: the
+//     257th to 512th occurrence of lexeme x in a chunk is stored as "x 1",
+//     the next 256 as "x 2", and so on (pgMaxPositions) (a space never occurs in a token), and
+//     a query for the token x asks for x | 'x ':*;
+//   - a lexeme is at most 2,046 bytes: a token longer than pgMaxLexeme bytes
+//     is stored as a stand-in, its first bytes (at most pgLexemeKeep, cut at
+//     a character) then "~" and 16 hex digits of the token's SHA-256 (see
+//     pgLexeme). A query for the same token maps to the same stand-in.
+//
+// Consecutive chunks overlap by pgChunkOverlap (MaxQueryTokens) tokens, so
+// every phrase a query can hold (at most MaxQueryTokens tokens) lies whole in
+// one chunk. An entry of one chunk has only set, and is matched by one
+// tsquery on its row through the GIN index; an entry of several chunks is
+// matched over all its chunks together (pgMatch).
+
+// Chunk limits; variables so that tests can make many chunks from short
+// texts. pgChunkOverlap must stay below pgChunkTokens and at least the
+// longest phrase a query holds, less one.
+var (
+	pgChunkTokens  = 16383     // PostgreSQL's largest position
+	pgChunkBytes   = 1_000_000 // under the 1,048,575 bytes a tsvector holds
+	pgChunkOverlap = MaxQueryTokens
+	pgMaxPositions = 256 // positions a lexeme keeps in a tsvector; at most 256
+)
+
+// Lexeme limits: PostgreSQL refuses a lexeme over 2,046 bytes.
+const (
+	pgMaxLexeme  = 2040 // longest token stored as itself: room for " 63"
+	pgLexemeKeep = 2000 // bytes of a longer token kept in its stand-in
+)
+
+// pgTextRow is one row of the PostgreSQL table entry_text for an entry.
+// TSV is in tsvector input syntax ('lexeme':1,7 'other':2), bound as a
+// parameter and cast ?::tsvector.
+type pgTextRow struct {
+	Chunk int
+	Only  bool
+	TSV   string
+}
+
+// pgTextRows returns the entry_text rows of an entry whose search text is
+// text (what ftsText gives, the text SQLite is given), chunk 0 first; none
+// when text holds no token. Chunks follow the rules above.
+func pgTextRows(text string) []pgTextRow {
+	toks := tokenize(norm.NFKC.String(text))
+	if len(toks) == 0 {
+		return nil
+	}
+	lex := make([]string, len(toks))
+	for i, t := range toks {
+		lex[i] = pgLexeme(t.fold)
+	}
+	var rows []pgTextRow
+	for start := 0; ; {
+		end := pgChunkEnd(lex, start)
+		rows = append(rows, pgTextRow{Chunk: len(rows), TSV: pgTSVector(lex[start:end])})
+		if end == len(lex) {
+			break
+		}
+		start = max(end-pgChunkOverlap, start+1)
+	}
+	rows[0].Only = len(rows) == 1
+	return rows
+}
+
+// pgChunkEnd returns the end of the chunk of lex that starts at start: as
+// many tokens as pgChunkTokens and pgChunkBytes allow, at least one.
+func pgChunkEnd(lex []string, start int) int {
+	seen := map[string]int{}
+	size := 0
+	end := start
+	for end < len(lex) && end-start < pgChunkTokens {
+		l := lex[end]
+		n := seen[l]
+		cost := 2 // a position
+		if n%pgMaxPositions == 0 {
+			// A new lexeme (or a new overflow lexeme "x 1"): its bytes, its
+			// entry, its count and alignment.
+			cost += len(l) + 4 + 4 + 4
+		}
+		if size+cost > pgChunkBytes && end > start {
+			break
+		}
+		size += cost
+		seen[l] = n + 1
+		end++
+	}
+	return end
+}
+
+// pgTSVector returns lex as a tsvector literal, positions from 1, each
+// lexeme's 257th and later occurrences under its overflow lexemes.
+func pgTSVector(lex []string) string {
+	pos := map[string][]int{}
+	var order []string
+	seen := map[string]int{}
+	for i, l := range lex {
+		n := seen[l]
+		seen[l] = n + 1
+		if k := n / pgMaxPositions; k > 0 {
+			l += " " + strconv.Itoa(k)
+		}
+		if _, ok := pos[l]; !ok {
+			order = append(order, l)
+		}
+		pos[l] = append(pos[l], i+1)
+	}
+	var b strings.Builder
+	for i, l := range order {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		pgQuote(&b, l)
+		for j, p := range pos[l] {
+			if j == 0 {
+				b.WriteByte(':')
+			} else {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(p))
+		}
+	}
+	return b.String()
+}
+
+// pgQuote writes s as a quoted lexeme of tsvector or tsquery input: within
+// single quotes, a quote and a backslash are escaped by a backslash.
+func pgQuote(b *strings.Builder, s string) {
+	b.WriteByte('\'')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\'' || s[i] == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	b.WriteByte('\'')
+}
+
+// pgLexeme returns the lexeme a folded token is stored as: the token
+// itself, or for one over pgMaxLexeme bytes its stand-in: the first
+// pgLexemeKeep bytes or fewer (cut at a character), "~", and 16 hex digits
+// of the SHA-256 of the whole token. Two long tokens share a stand-in only
+// when they share those digits.
+func pgLexeme(tok string) string {
+	if len(tok) <= pgMaxLexeme {
+		return tok
+	}
+	sum := sha256.Sum256([]byte(tok))
+	return pgKeep(tok) + "~" + hex.EncodeToString(sum[:8])
+}
+
+// pgKeep returns the longest prefix of tok of at most pgLexemeKeep bytes
+// that ends at a character boundary.
+func pgKeep(tok string) string {
+	if len(tok) <= pgLexemeKeep {
+		return tok
+	}
+	k := pgLexemeKeep
+	for k > 0 && !utf8.RuneStart(tok[k]) {
+		k--
+	}
+	return tok[:k]
+}
+
+// pgTSQuery returns q as one tsquery literal: (g1 | ...) & (g2 | ...) & !n1
+// & ..., true of an entry of one chunk exactly when q.Matches its text; ""
+// when q has no text term (an id-only query). Each term is a phrase of its
+// tokens (pgTermQuery).
+func (q *Query) pgTSQuery() string {
+	if len(q.Groups) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, g := range q.Groups {
+		parts = append(parts, "("+pgGroupQuery(g)+")") // & binds tighter than |
+	}
+	for _, t := range q.Not {
+		parts = append(parts, "!("+pgTermQuery(t)+")")
+	}
+	return strings.Join(parts, " & ")
+}
+
+// pgGroupQuery returns the tsquery of a group of ORed terms.
+func pgGroupQuery(g []Term) string {
+	var parts []string
+	for _, t := range g {
+		parts = append(parts, "("+pgTermQuery(t)+")")
+	}
+	return strings.Join(parts, " | ")
+}
+
+// pgTermQuery returns the tsquery of one term: its tokens joined by <->.
+// A token x is (x | 'x ':*), x or one of its overflow lexemes; a token over
+// pgMaxLexeme bytes is asked for by its stand-in.
+//
+// The last token of a prefix term x* is x:*, which also finds the overflow
+// lexemes and the stand-ins of long tokens that start with x. When x is
+// longer than pgLexemeKeep bytes, it is (x:* | 'k~':*) where k is the part
+// of x a stand-in keeps (pgKeep), or only 'k~':* when x is too long for a
+// lexeme (over 2,046 bytes): it then also finds a token over pgMaxLexeme
+// bytes that starts with k but not with x (Query.Matches would not), the
+// one case where PostgreSQL finds more than SQLite.
+func pgTermQuery(t Term) string {
+	var b strings.Builder
+	for i, tok := range t.Tokens {
+		if i > 0 {
+			b.WriteString(" <-> ")
+		}
+		switch {
+		case t.Prefix && i == len(t.Tokens)-1:
+			b.WriteByte('(')
+			if len(tok) <= 2046 {
+				pgQuote(&b, tok)
+				b.WriteString(":*")
+			}
+			if k := pgKeep(tok); k != tok {
+				if len(tok) <= 2046 {
+					b.WriteString(" | ")
+				}
+				pgQuote(&b, k+"~")
+				b.WriteString(":*")
+			}
+			b.WriteByte(')')
+		default:
+			l := pgLexeme(tok)
+			b.WriteByte('(')
+			pgQuote(&b, l)
+			b.WriteString(" | ")
+			pgQuote(&b, l+" ")
+			b.WriteString(":*)")
+		}
+	}
+	return b.String()
+}
+
+// pgMatch returns a SQL condition on the column expression doc (an
+// entry's doc number, e.g. "e.doc") that is true exactly when the entry's
+// text matches q as Query.Matches says, with ? placeholders and args in
+// their order; "FALSE" when q has no text term. An entry of one chunk is
+// found through the GIN index on tsv by one tsquery; an entry of several
+// chunks matches when each group of q matches some chunk and no excluded
+// term matches any chunk (a term in chunk 0 and another in chunk 3 is an
+// AND match), its candidates found through the GIN index by the first
+// group.
+func (q *Query) pgMatch(doc string) (cond string, args []any) {
+	if len(q.Groups) == 0 {
+		return "FALSE", nil
+	}
+	first := pgGroupQuery(q.Groups[0])
+	args = []any{q.pgTSQuery(), first}
+	var having []string
+	for _, g := range q.Groups {
+		having = append(having, "bool_or(tsv @@ ?::tsquery)")
+		args = append(args, pgGroupQuery(g))
+	}
+	for _, t := range q.Not {
+		having = append(having, "NOT bool_or(tsv @@ ?::tsquery)")
+		args = append(args, pgTermQuery(t))
+	}
+	cond = "(" + doc + ` IN (SELECT doc FROM entry_text WHERE "only" AND tsv @@ ?::tsquery)` +
+		" OR " + doc + ` IN (SELECT doc FROM entry_text WHERE NOT "only" AND doc IN` +
+		` (SELECT doc FROM entry_text WHERE NOT "only" AND tsv @@ ?::tsquery)` +
+		" GROUP BY doc HAVING " + strings.Join(having, " AND ") + "))"
+	return cond, args
+}
