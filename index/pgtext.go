@@ -267,30 +267,31 @@ func pgTermQuery(t Term) string {
 // pgMatch returns a SQL condition on the column expression doc (an
 // entry's doc number, e.g. "e.doc") that is true exactly when the entry's
 // text matches q as Query.Matches says, with ? placeholders and args in
-// their order; "FALSE" when q has no text term. An entry of one chunk is
-// found through the GIN index on tsv by one tsquery; an entry of several
-// chunks matches when each group of q matches some chunk and no excluded
-// term matches any chunk (a term in chunk 0 and another in chunk 3 is an
-// AND match), its candidates found through the GIN index by the first
-// group.
+// their order; "FALSE" when q has no text term.
+//
+// An entry of one chunk ("only") matches when its row matches pgTSQuery.
+// An entry of several chunks matches when each group of q matches one of
+// its chunks and no excluded term matches any of them (a term in chunk 0
+// and another in chunk 3 is an AND match): an INTERSECT of the entries
+// each group finds, EXCEPT those an excluded term finds. Every part is one
+// tsquery on tsv, so each is a Bitmap Index Scan of the GIN index
+// entry_text_tsv; no part reads every row.
 func (q *Query) pgMatch(doc string) (cond string, args []any) {
 	if len(q.Groups) == 0 {
 		return "FALSE", nil
 	}
-	first := pgGroupQuery(q.Groups[0])
-	args = []any{q.pgTSQuery(), first}
-	var having []string
+	const one = `SELECT doc FROM entry_text WHERE "only" AND tsv @@ ?::tsquery`
+	const multi = `SELECT doc FROM entry_text WHERE NOT "only" AND tsv @@ ?::tsquery`
+	args = []any{q.pgTSQuery()}
+	var parts []string
 	for _, g := range q.Groups {
-		having = append(having, "bool_or(tsv @@ ?::tsquery)")
+		parts = append(parts, multi)
 		args = append(args, pgGroupQuery(g))
 	}
+	sets := strings.Join(parts, " INTERSECT ")
 	for _, t := range q.Not {
-		having = append(having, "NOT bool_or(tsv @@ ?::tsquery)")
+		sets += " EXCEPT " + multi
 		args = append(args, pgTermQuery(t))
 	}
-	cond = "(" + doc + ` IN (SELECT doc FROM entry_text WHERE "only" AND tsv @@ ?::tsquery)` +
-		" OR " + doc + ` IN (SELECT doc FROM entry_text WHERE NOT "only" AND doc IN` +
-		` (SELECT doc FROM entry_text WHERE NOT "only" AND tsv @@ ?::tsquery)` +
-		" GROUP BY doc HAVING " + strings.Join(having, " AND ") + "))"
-	return cond, args
+	return doc + " IN (" + one + " UNION ALL (" + sets + "))", args
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver
 	"github.com/jmoiron/sqlx"
@@ -510,5 +511,113 @@ func TestPgText_Corpus(t *testing.T) {
 			q += " -" + toks[rng.Intn(len(toks))].fold
 		}
 		x.mustAgree(t, q, texts)
+	}
+}
+
+// BenchmarkPgText_Search loads about 200,000 generated entries (Latin
+// words and Chinese characters, 1 in 1,000 long enough for several chunks)
+// and times pgMatch queries: a 1- and 2-character Chinese query, a common
+// word, a rare word, a phrase. It logs the load rate and each query's plan
+// (EXPLAIN ANALYZE). GROVE_PG_BENCH_ROWS sets the number of entries.
+func BenchmarkPgText_Search(b *testing.B) {
+	n := 200_000
+	if v := os.Getenv("GROVE_PG_BENCH_ROWS"); v != "" {
+		fmt.Sscan(v, &n)
+	}
+	x := newPgTextIndex(b)
+	rng := rand.New(rand.NewSource(18))
+	var latin []string
+	for i := range 5000 {
+		latin = append(latin, fmt.Sprintf("w%x", i*2654435761%1000003))
+	}
+	latin[0], latin[1] = "the", "function"
+	han := []rune("的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心反你明看原又么利比或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位入常文总次品式活设及管特件长求老头基资边流路级少图山统接知较将组见计别她手角期根论运农指几九区强放决西被干做必战先回则任取据处理府研质")
+	word := func() string {
+		// Zipf-like: low indexes are common.
+		return latin[int(float64(len(latin))*rng.Float64()*rng.Float64()*rng.Float64())]
+	}
+	texts := make([]string, n)
+	for i := range texts {
+		var sb strings.Builder
+		k := 5 + rng.Intn(55)
+		if i%1000 == 0 {
+			k = 20_000 + rng.Intn(20_000)
+		}
+		for range k {
+			if rng.Intn(3) == 0 {
+				for range 1 + rng.Intn(6) {
+					sb.WriteRune(han[int(float64(len(han))*rng.Float64()*rng.Float64())])
+				}
+				sb.WriteByte(' ')
+			} else {
+				sb.WriteString(word())
+				sb.WriteByte(' ')
+			}
+		}
+		texts[i] = sb.String()
+	}
+	start := time.Now()
+	var bytes, rows int
+	tx := x.pg.MustBegin()
+	const batch = 500
+	var vals []string
+	var args []any
+	flush := func() {
+		if len(vals) == 0 {
+			return
+		}
+		tx.MustExec(`INSERT INTO entry_text (doc, chunk, "only", tsv) VALUES `+strings.Join(vals, ","), args...)
+		vals, args = vals[:0], args[:0]
+	}
+	for i, text := range texts {
+		bytes += len(text)
+		for _, r := range pgTextRows(ftsText([]byte(text))) {
+			k := len(args)
+			vals = append(vals, fmt.Sprintf("($%d, $%d, $%d, $%d::tsvector)", k+1, k+2, k+3, k+4))
+			args = append(args, i+1, r.Chunk, r.Only, r.TSV)
+			rows++
+			if len(vals) == batch {
+				flush()
+			}
+		}
+	}
+	flush()
+	tx.MustExec("INSERT INTO docs SELECT generate_series(1, $1::bigint)", n)
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	x.pg.MustExec("ANALYZE")
+	took := time.Since(start)
+	var size string
+	x.pg.Get(&size, "SELECT pg_size_pretty(pg_total_relation_size('entry_text'))")
+	b.Logf("loaded %d entries (%d rows, %.1f MB of text) in %v: %.0f entries/s, %.1f MB/s; entry_text %s",
+		n, rows, float64(bytes)/1e6, took.Round(time.Millisecond), float64(n)/took.Seconds(), float64(bytes)/1e6/took.Seconds(), size)
+	queries := []string{"数", "数据", "the", "function", latin[4000], `"the function"`, "的 -the"}
+	for _, query := range queries {
+		q, err := ParseQuery(query)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cond, args := q.pgMatch("d.doc")
+		page := sqlx.Rebind(sqlx.DOLLAR, "SELECT d.doc FROM docs d WHERE "+cond+" ORDER BY d.doc DESC LIMIT 20")
+		count := sqlx.Rebind(sqlx.DOLLAR, "SELECT count(*) FROM docs d WHERE "+cond)
+		var plan []string
+		if err := x.pg.Select(&plan, "EXPLAIN (ANALYZE, COSTS OFF) "+page, args...); err != nil {
+			b.Fatal(err)
+		}
+		var hits int
+		t0 := time.Now()
+		if err := x.pg.Get(&hits, count, args...); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("%q: %d hits, count(*) %v; page plan:\n%s", query, hits, time.Since(t0).Round(time.Microsecond), strings.Join(plan, "\n"))
+		b.Run(query, func(b *testing.B) {
+			for range b.N {
+				var docs []int64
+				if err := x.pg.Select(&docs, page, args...); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
