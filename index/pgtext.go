@@ -1,8 +1,10 @@
 package index
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -85,15 +87,13 @@ func pgTextRows(text string) []pgTextRow {
 	if len(toks) == 0 {
 		return nil
 	}
-	lex := make([]string, len(toks))
-	for i, t := range toks {
-		lex[i] = pgLexeme(t.fold)
-	}
+	ids, names := pgIntern(toks)
+	count := make([]int32, len(names)) // occurrences in a chunk, zero between chunks
 	var rows []pgTextRow
 	for start := 0; ; {
-		end := pgChunkEnd(lex, start)
-		rows = append(rows, pgTextRow{Chunk: len(rows), TSV: pgTSVector(lex[start:end])})
-		if end == len(lex) {
+		end := pgChunkEnd(ids, names, count, start)
+		rows = append(rows, pgTextRow{Chunk: len(rows), TSV: pgTSVector(ids[start:end], names)})
+		if end == len(ids) {
 			break
 		}
 		start = max(end-pgChunkOverlap, start+1)
@@ -102,64 +102,101 @@ func pgTextRows(text string) []pgTextRow {
 	return rows
 }
 
-// pgChunkEnd returns the end of the chunk of lex that starts at start: as
-// many tokens as pgChunkTokens and pgChunkBytes allow, at least one.
-func pgChunkEnd(lex []string, start int) int {
-	seen := map[string]int{}
+// pgIntern returns the lexeme of each token as a number, ids[i] for
+// toks[i], and the lexemes by number.
+func pgIntern(toks []token) (ids []int32, names []string) {
+	ids = make([]int32, len(toks))
+	index := make(map[string]int32)
+	for i, t := range toks {
+		l := pgLexeme(t.fold)
+		id, ok := index[l]
+		if !ok {
+			id = int32(len(names))
+			index[l] = id
+			names = append(names, l)
+		}
+		ids[i] = id
+	}
+	return ids, names
+}
+
+// pgChunkEnd returns the end of the chunk of ids that starts at start: as
+// many tokens as pgChunkTokens and pgChunkBytes allow, at least one. count
+// is zero for every lexeme on entry and on return.
+func pgChunkEnd(ids []int32, names []string, count []int32, start int) int {
 	size := 0
 	end := start
-	for end < len(lex) && end-start < pgChunkTokens {
-		l := lex[end]
-		n := seen[l]
+	for end < len(ids) && end-start < pgChunkTokens {
+		id := ids[end]
 		cost := 2 // a position
-		if n%pgMaxPositions == 0 {
+		if int(count[id])%pgMaxPositions == 0 {
 			// A new lexeme (or a new overflow lexeme "x 1"): its bytes, its
 			// entry, its count and alignment.
-			cost += len(l) + 4 + 4 + 4
+			cost += len(names[id]) + 4 + 4 + 4
 		}
 		if size+cost > pgChunkBytes && end > start {
 			break
 		}
 		size += cost
-		seen[l] = n + 1
+		count[id]++
 		end++
+	}
+	for _, id := range ids[start:end] {
+		count[id] = 0
 	}
 	return end
 }
 
-// pgTSVector returns lex as a tsvector literal, positions from 1, each
-// lexeme's 257th and later occurrences under its overflow lexemes.
-func pgTSVector(lex []string) string {
-	pos := map[string][]int{}
-	var order []string
-	seen := map[string]int{}
-	for i, l := range lex {
-		n := seen[l]
-		seen[l] = n + 1
-		if k := n / pgMaxPositions; k > 0 {
-			l += " " + strconv.Itoa(k)
-		}
-		if _, ok := pos[l]; !ok {
-			order = append(order, l)
-		}
-		pos[l] = append(pos[l], i+1)
+// pgTSVector returns the chunk ids (lexemes named by names) as a tsvector
+// literal, positions from 1, each lexeme's occurrences after its
+// pgMaxPositions-th under its overflow lexemes.
+func pgTSVector(ids []int32, names []string) string {
+	order := make([]int32, len(ids)) // positions, by lexeme then position
+	size := 0
+	for i := range order {
+		order[i] = int32(i)
+		size += len(names[ids[i]])/4 + 7 // a rough guess
 	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(ids[a], ids[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
 	var b strings.Builder
-	for i, l := range order {
-		if i > 0 {
-			b.WriteByte(' ')
+	b.Grow(size)
+	n := 0 // occurrences of the current lexeme so far
+	for i, p := range order {
+		if i == 0 || ids[p] != ids[order[i-1]] {
+			n = 0
 		}
-		pgQuote(&b, l)
-		for j, p := range pos[l] {
-			if j == 0 {
-				b.WriteByte(':')
-			} else {
-				b.WriteByte(',')
+		if n%pgMaxPositions == 0 {
+			if i > 0 {
+				b.WriteByte(' ')
 			}
-			b.WriteString(strconv.Itoa(p))
+			suffix := ""
+			if k := n / pgMaxPositions; k > 0 {
+				suffix = " " + strconv.Itoa(k)
+			}
+			pgQuote(&b, names[ids[p]]+suffix)
+			b.WriteByte(':')
+		} else {
+			b.WriteByte(',')
 		}
+		b.WriteString(strconv.Itoa(int(p) + 1))
+		n++
 	}
 	return b.String()
+}
+
+// pgTSVectorOf is pgTSVector of a list of lexemes.
+func pgTSVectorOf(lex []string) string {
+	toks := make([]token, len(lex))
+	for i, l := range lex {
+		toks[i].fold = l
+	}
+	ids, names := pgIntern(toks)
+	return pgTSVector(ids, names)
 }
 
 // pgQuote writes s as a quoted lexeme of tsvector or tsquery input: within

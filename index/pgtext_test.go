@@ -426,7 +426,7 @@ func TestPgText_Quoting(t *testing.T) {
 	}
 	defer pg.Close()
 	for _, lex := range []string{`it's`, `back\slash`, `a b`, `''`, `\`, `'\'`, "tab\tnl\n"} {
-		tsv := pgTSVector([]string{lex, "next"})
+		tsv := pgTSVectorOf([]string{lex, "next"})
 		var tq strings.Builder
 		pgQuote(&tq, lex)
 		tq.WriteString(" <-> 'next'")
