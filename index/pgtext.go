@@ -22,7 +22,7 @@ import (
 // (a <-> b), the last token a prefix (:*) when the term is one.
 //
 // A tsvector has limits that a long entry passes, so an entry is stored as
-// rows of table entry_text (doc, chunk, "only", tsv), one per chunk of its
+// rows of table entry_text (doc, chunk, single, tsv), one per chunk of its
 // tokens (ONLY is a reserved word of PostgreSQL: the column is always
 // quoted, in the schema too):
 //
@@ -42,17 +42,17 @@ import (
 //
 // Consecutive chunks overlap by pgChunkOverlap (MaxQueryTokens) tokens, so
 // every phrase a query can hold (at most MaxQueryTokens tokens) lies whole in
-// one chunk. An entry of one chunk has only set, and is matched by one
+// one chunk. An entry of one chunk has single set, and is matched by one
 // tsquery on its row through the GIN index; an entry of several chunks is
 // matched over all its chunks together (pgMatch).
 //
 // pgMatch expects these indexes (migrations/postgres), one for each of its
 // parts:
 //
-//	CREATE INDEX entry_text_one ON entry_text USING gin (tsv) WHERE "only";
-//	CREATE INDEX entry_text_multi ON entry_text USING gin (tsv) WHERE NOT "only";
+//	CREATE INDEX entry_text_one ON entry_text USING gin (tsv) WHERE single;
+//	CREATE INDEX entry_text_multi ON entry_text USING gin (tsv) WHERE NOT single;
 //
-// Measured on 200k entries: with a b-tree on doc WHERE NOT "only" in place
+// Measured on 200k entries: with a b-tree on doc WHERE NOT single in place
 // of the second, the planner chose it and read every multi-chunk row's
 // tsvector for each query (34-43 ms, against 0.4-3 ms); with one GIN index
 // on every row, a phrase's one-chunk part rechecked the positions of the
@@ -319,7 +319,7 @@ func pgTermQuery(t Term) string {
 // text matches q as Query.Matches says, with ? placeholders and args in
 // their order; "FALSE" when q has no text term.
 //
-// An entry of one chunk ("only") matches when its row matches pgTSQuery.
+// An entry of one chunk (single) matches when its row matches pgTSQuery.
 // An entry of several chunks matches when each group of q matches one of
 // its chunks and no excluded term matches any of them (a term in chunk 0
 // and another in chunk 3 is an AND match): an INTERSECT of the entries
@@ -333,8 +333,8 @@ func (q *Query) pgMatch(doc string) (cond string, args []any) {
 	if len(q.Groups) == 0 {
 		return "FALSE", nil
 	}
-	const one = `SELECT doc FROM entry_text WHERE "only" AND tsv @@ ?::tsquery`
-	const multi = `SELECT doc FROM entry_text WHERE NOT "only" AND tsv @@ ?::tsquery`
+	const one = `SELECT doc FROM entry_text WHERE single AND tsv @@ ?::tsquery`
+	const multi = `SELECT doc FROM entry_text WHERE NOT single AND tsv @@ ?::tsquery`
 	args = []any{q.pgTSQuery()}
 	var parts []string
 	for _, g := range q.Groups {

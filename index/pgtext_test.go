@@ -23,19 +23,18 @@ import (
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // pgTextSchema is entry_text as pgMatch needs it, and docs, every doc
-// number of a test (those with no token too). ONLY is reserved in
-// PostgreSQL, so the column is quoted. Both GIN indexes are partial (see
-// pgtext.go for why).
+// number of a test (those with no token too), as migrations/postgres makes
+// entry_text. Both GIN indexes are partial (see pgtext.go for why).
 const pgTextSchema = `
 CREATE TABLE entry_text (
   doc   BIGINT  NOT NULL,
   chunk INTEGER NOT NULL,
-  "only" BOOLEAN NOT NULL,
+  single BOOLEAN NOT NULL,
   tsv   TSVECTOR NOT NULL,
   PRIMARY KEY (doc, chunk)
 );
-CREATE INDEX entry_text_one ON entry_text USING gin (tsv) WHERE "only";
-CREATE INDEX entry_text_multi ON entry_text USING gin (tsv) WHERE NOT "only";
+CREATE INDEX entry_text_one ON entry_text USING gin (tsv) WHERE single;
+CREATE INDEX entry_text_multi ON entry_text USING gin (tsv) WHERE NOT single;
 CREATE TABLE docs (doc BIGINT PRIMARY KEY);`
 
 // pgTextIndex is a PostgreSQL database and an FTS5 table holding the same
@@ -87,7 +86,7 @@ func (x *pgTextIndex) load(t testing.TB, texts []string) {
 		fts := ftsText([]byte(text))
 		tx.MustExec("INSERT INTO docs (doc) VALUES ($1)", doc)
 		for _, r := range pgTextRows(fts) {
-			if _, err := tx.Exec(`INSERT INTO entry_text (doc, chunk, "only", tsv) VALUES ($1, $2, $3, $4::tsvector)`, doc, r.Chunk, r.Only, r.TSV); err != nil {
+			if _, err := tx.Exec(`INSERT INTO entry_text (doc, chunk, single, tsv) VALUES ($1, $2, $3, $4::tsvector)`, doc, r.Chunk, r.Only, r.TSV); err != nil {
 				t.Fatalf("insert doc %d chunk %d (%.80s…): %v", doc, r.Chunk, r.TSV, err)
 			}
 		}
@@ -578,7 +577,7 @@ func BenchmarkPgText_Search(b *testing.B) {
 		if len(vals) == 0 {
 			return
 		}
-		tx.MustExec(`INSERT INTO entry_text (doc, chunk, "only", tsv) VALUES `+strings.Join(vals, ","), args...)
+		tx.MustExec(`INSERT INTO entry_text (doc, chunk, single, tsv) VALUES `+strings.Join(vals, ","), args...)
 		vals, args = vals[:0], args[:0]
 	}
 	var build time.Duration

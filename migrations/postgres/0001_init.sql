@@ -101,8 +101,11 @@ CREATE TABLE entry_text (
   tsv   TSVECTOR NOT NULL,
   PRIMARY KEY (doc, chunk)
 );
-CREATE INDEX entry_text_tsv ON entry_text USING gin (tsv);
-CREATE INDEX entry_text_multi ON entry_text (doc) WHERE NOT single;
+-- Two partial GIN indexes: with one over all rows, a phrase re-read the
+-- positions of long entries' rows before dropping them; with a b-tree on
+-- the long ones, every query read their tsvectors (index/pgtext.go).
+CREATE INDEX entry_text_one ON entry_text USING gin (tsv) WHERE single;
+CREATE INDEX entry_text_multi ON entry_text USING gin (tsv) WHERE NOT single;
 
 -- The committed bytes of each session file (SPEC §2, §10): whole lines,
 -- in pieces of about 1 MB, appended as the file grows. A file whose
