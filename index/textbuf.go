@@ -105,6 +105,11 @@ func (b *Batch) flushText(ctx context.Context) error {
 		b.text, b.textBytes = nil, 0
 		return err
 	}
+	if b.d.db.pg {
+		err := b.insertServerText(ctx, b.text)
+		b.text, b.textBytes = nil, 0
+		return err
+	}
 	for i := range b.text {
 		if err := b.insertText(ctx, b.text[i].doc, b.text[i].text); err != nil {
 			return err
@@ -115,6 +120,44 @@ func (b *Batch) flushText(ctx context.Context) error {
 	return nil
 }
 
+// serverTextCols are the columns of PostgreSQL's entry_text, and how each
+// value is bound: integers stand for booleans (conn.args), strings for
+// tsvectors.
+var serverTextCols, serverTextExprs = []string{"doc", "chunk", "single", "tsv"}, []string{"", "", "? = 1", "CAST(? AS tsvector)"}
+
+// insertServerText stores the tsvector rows of texts in PostgreSQL, many
+// rows per statement: one statement per entry cost a round trip and a
+// plan each, and made the server the bottleneck of an index.
+func (b *Batch) insertServerText(ctx context.Context, texts []pendingText) error {
+	type row struct {
+		doc int64
+		r   pgTextRow
+	}
+	var rows []row
+	flush := func() error {
+		err := insertRowsAs(ctx, b.tx, "entry_text", serverTextCols, serverTextExprs, len(rows), func(i int) []any {
+			return []any{rows[i].doc, rows[i].r.Chunk, rows[i].r.Only, rows[i].r.TSV}
+		})
+		rows = rows[:0]
+		return err
+	}
+	size := 0
+	for i := range texts {
+		for _, r := range pgTextRows(texts[i].text) {
+			rows = append(rows, row{texts[i].doc, r})
+			size += len(r.TSV)
+		}
+		texts[i] = pendingText{}
+		if size >= 4<<20 { // a statement's values stay a few MB
+			if err := flush(); err != nil {
+				return err
+			}
+			size = 0
+		}
+	}
+	return flush()
+}
+
 // insertText stores one entry's search text (in ftsText's form) in the
 // batch's transaction: one FTS5 row in SQLite; in PostgreSQL its tsvector
 // rows (pgTextRows), none for a text without a token.
@@ -123,10 +166,5 @@ func (b *Batch) insertText(ctx context.Context, doc int64, text string) error {
 		_, err := b.tx.ExecContext(ctx, insertTextRow, doc, text)
 		return err
 	}
-	for _, r := range pgTextRows(text) {
-		if _, err := b.tx.ExecContext(ctx, "INSERT INTO entry_text (doc, chunk, single, tsv) VALUES (?, ?, ? = 1, CAST(? AS tsvector))", doc, r.Chunk, r.Only, r.TSV); err != nil {
-			return err
-		}
-	}
-	return nil
+	return b.insertServerText(ctx, []pendingText{{doc: doc, text: text}})
 }

@@ -93,7 +93,21 @@ var insertChunks = []int{8192, 2048, 512, 128, 32, 8, 1}
 // insertRows inserts n rows into table; row(i) gives the values of row i
 // in the order of cols. At most maxParams values are bound per statement.
 func insertRows(ctx context.Context, t *wtx, table string, cols []string, n int, row func(i int) []any) error {
-	one := "(" + strings.TrimSuffix(strings.Repeat("?,", len(cols)), ",") + ")"
+	return insertRowsAs(ctx, t, table, cols, nil, n, row)
+}
+
+// insertRowsAs is insertRows with the value expression of each column
+// given ("?" for one left ""; nil: all "?"), for a value the driver binds
+// as another type than the column's.
+func insertRowsAs(ctx context.Context, t *wtx, table string, cols, exprs []string, n int, row func(i int) []any) error {
+	places := make([]string, len(cols))
+	for i := range places {
+		places[i] = "?"
+		if i < len(exprs) && exprs[i] != "" {
+			places[i] = exprs[i]
+		}
+	}
+	one := "(" + strings.Join(places, ",") + ")"
 	head := "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES "
 	var args []any
 	for start := 0; start < n; {
