@@ -20,6 +20,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/grove-sessions/grove/internal/pgtest"
+	"github.com/grove-sessions/grove/internal/testutil"
 )
 
 // TestMain lets the test binary stand in for the grove binary (and for the
@@ -63,10 +64,11 @@ func TestMain(m *testing.M) {
 // file itself (its modes, sidecars, damage, rebuild's swap) skips there.
 func TestScripts(t *testing.T) { runScripts(t, false) }
 
-// TestScriptsPostgres runs every script of TestScripts with GROVE_DB a new
+// TestScriptsPostgres runs the scripts of TestScripts with GROVE_DB a new
 // PostgreSQL database of a throwaway cluster (internal/pgtest; SPEC §10):
-// the same commands must give the same output. It skips, saying why,
-// without PostgreSQL's binaries.
+// the same commands must give the same output. The full set (SlowEnv)
+// runs every script; the loop while developing runs fastPostgresScripts.
+// It skips, saying why, without PostgreSQL's binaries.
 func TestScriptsPostgres(t *testing.T) {
 	if ok, why := pgtest.Available(); !ok {
 		t.Skip(why)
@@ -74,14 +76,31 @@ func TestScriptsPostgres(t *testing.T) {
 	runScripts(t, true)
 }
 
+// fastPostgresScripts are the scripts TestScriptsPostgres runs outside the
+// full set: the PostgreSQL one, and those that cover indexing, listings,
+// paths, context, search and damage in one go.
+var fastPostgresScripts = []string{"postgres", "index_and_sessions", "chapter_tree", "context", "search", "search_totals", "duplicate_ids", "pi_fixtures", "verify"}
+
 func runScripts(t *testing.T, postgres bool) {
 	fixtures, err := filepath.Abs(filepath.Join("..", "..", "testdata"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	dir := filepath.Join("testdata", "script")
+	var files []string
+	if postgres && (testing.Short() || os.Getenv(testutil.SlowEnv) != "1") {
+		for _, name := range fastPostgresScripts {
+			files = append(files, filepath.Join(dir, name+".txtar"))
+		}
+		t.Logf("the scripts %v only; %s=1 runs every script against PostgreSQL", fastPostgresScripts, testutil.SlowEnv)
+	}
+	if files != nil {
+		dir = "" // testscript reads Files only without Dir
+	}
 	testscript.Run(t, testscript.Params{
-		Dir:  filepath.Join("testdata", "script"),
-		Cmds: scriptCmds,
+		Dir:   dir,
+		Files: files,
+		Cmds:  scriptCmds,
 		Condition: func(cond string) (bool, error) {
 			if cond == "postgres" {
 				return postgres, nil
