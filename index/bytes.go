@@ -69,8 +69,8 @@ func (w *SessionWriter) storeBytes(ctx context.Context) error {
 		return errs.New(errs.CodeStaleIndex, "the session file changed while grove read it; nothing of it was stored").In(s.Path).At(line, off).WithHint("run `grove index` again")
 	}
 	r := io.NewSectionReader(f, from, to-from)
-	buf := make([]byte, 0, BytesPiece+64<<10)
-	block := make([]byte, 64<<10)
+	block := make([]byte, min(64<<10, BytesPiece))
+	buf := make([]byte, 0, BytesPiece+len(block))
 	at, k := from, 0 // at: offset of buf[0]; k: next line to check
 	store := func(piece []byte) error {
 		for ; k < len(w.lines) && w.lines[k].off < at+int64(len(piece)); k++ {
