@@ -99,6 +99,9 @@ func (s *Server) workspace(w http.ResponseWriter, r *http.Request) {
 type sessionRow struct {
 	archive.Session
 	File string
+	// Machine is the session's source when the listing holds sessions of
+	// more than one (a team's index, SPEC §10), else "".
+	Machine string
 }
 
 // leafRow is a listed leaf; File as sessionRow's.
@@ -109,10 +112,17 @@ type leafRow struct {
 
 func rowsOf(list []archive.Session, shared map[string]bool) []sessionRow {
 	rows := make([]sessionRow, len(list))
+	many := false
 	for i, s := range list {
 		rows[i].Session = s
 		if shared[s.SessionID] {
 			rows[i].File = s.Path
+		}
+		many = many || s.Source != list[0].Source
+	}
+	for i := range rows {
+		if many {
+			rows[i].Machine = rows[i].Source
 		}
 	}
 	return rows
