@@ -105,16 +105,19 @@ type migration struct {
 // migrations once per process (every Open asks; the answer never changes).
 func loadMigrations() ([]migration, error) { return migrationList() }
 
-var migrationList = sync.OnceValues(readMigrations)
+var migrationList = sync.OnceValues(func() ([]migration, error) { return readMigrations("") })
 
-func readMigrations() ([]migration, error) {
-	files, err := fs.Glob(migrations.FS, "*.sql")
+// readMigrations reads the numbered files NNNN_name.sql of package
+// migrations in dir ("" for SQLite's, "postgres/" for PostgreSQL's), in
+// order; the numbers must run 1, 2, 3, ...
+func readMigrations(dir string) ([]migration, error) {
+	files, err := fs.Glob(migrations.FS, dir+"*.sql")
 	if err != nil {
 		return nil, err
 	}
 	var out []migration
 	for _, f := range files {
-		n, err := strconv.Atoi(strings.SplitN(f, "_", 2)[0])
+		n, err := strconv.Atoi(strings.SplitN(strings.TrimPrefix(f, dir), "_", 2)[0])
 		if err != nil {
 			return nil, fmt.Errorf("migration %s: name must start with its number", f)
 		}

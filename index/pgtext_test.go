@@ -2,6 +2,7 @@ package index
 
 import (
 	"bufio"
+	"context"
 	"database/sql"
 	"fmt"
 	"io/fs"
@@ -22,20 +23,10 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-// pgTextSchema is entry_text as pgMatch needs it, and docs, every doc
-// number of a test (those with no token too), as migrations/postgres makes
-// entry_text. Both GIN indexes are partial (see pgtext.go for why).
-const pgTextSchema = `
-CREATE TABLE entry_text (
-  doc   BIGINT  NOT NULL,
-  chunk INTEGER NOT NULL,
-  single BOOLEAN NOT NULL,
-  tsv   TSVECTOR NOT NULL,
-  PRIMARY KEY (doc, chunk)
-);
-CREATE INDEX entry_text_one ON entry_text USING gin (tsv) WHERE single;
-CREATE INDEX entry_text_multi ON entry_text USING gin (tsv) WHERE NOT single;
-CREATE TABLE docs (doc BIGINT PRIMARY KEY);`
+// pgTextSchema is docs, every doc number of a test (those with no token
+// too), beside the schema Open makes (migrations/postgres: entry_text and
+// its two partial GIN indexes).
+const pgTextSchema = `CREATE TABLE docs (doc BIGINT PRIMARY KEY);`
 
 // pgTextIndex is a PostgreSQL database and an FTS5 table holding the same
 // texts, doc i+1 for texts[i].
@@ -50,6 +41,11 @@ func newPgTextIndex(t testing.TB) *pgTextIndex {
 	if _, bench := t.(*testing.B); !bench || url == "" {
 		url = pgtest.DB(t)
 	}
+	d, err := Open(context.Background(), url) // grove's schema
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
 	pg, err := sqlx.Open("pgx", url)
 	if err != nil {
 		t.Fatal(err)

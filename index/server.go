@@ -5,11 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -18,7 +15,6 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/grove-sessions/grove/errs"
-	"github.com/grove-sessions/grove/migrations"
 )
 
 // The index in PostgreSQL (SPEC §10): one database many machines write
@@ -110,32 +106,7 @@ func serverMsg(err error) string {
 }
 
 // serverMigrations are the files of migrations/postgres in order.
-var serverMigrations = sync.OnceValues(func() ([]migration, error) {
-	files, err := fs.Glob(migrations.FS, "postgres/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var out []migration
-	for _, f := range files {
-		base := strings.TrimPrefix(f, "postgres/")
-		n, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
-		if err != nil {
-			return nil, fmt.Errorf("migration %s: name must start with its number", f)
-		}
-		b, err := migrations.FS.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: n, name: f, sql: string(b)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
-	for i, m := range out {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("migration %s: want number %d", m.name, i+1)
-		}
-	}
-	return out, nil
-})
+var serverMigrations = sync.OnceValues(func() ([]migration, error) { return readMigrations("postgres/") })
 
 // migrateServer applies the pending PostgreSQL migrations, each in its own
 // transaction, under an advisory lock so that many groves opening a new
