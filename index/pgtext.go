@@ -23,8 +23,7 @@ import (
 //
 // A tsvector has limits that a long entry passes, so an entry is stored as
 // rows of table entry_text (doc, chunk, single, tsv), one per chunk of its
-// tokens (ONLY is a reserved word of PostgreSQL: the column is always
-// quoted, in the schema too):
+// tokens:
 //
 //   - positions stop at 16,383 (larger ones are clamped, and phrases break):
 //     a chunk holds at most pgChunkTokens tokens, numbered from 1;
