@@ -53,7 +53,7 @@ func (w *SessionWriter) docNumbers(ctx context.Context, n int) (int64, error) {
 // storeBytes stores the committed bytes this writer read, [bytesFrom,
 // CommittedLen) of the session file, read again from the file and checked
 // line by line against the CRC-32 of each entry added: a file rewritten
-// in between is a stale_index error, and nothing is stored.
+// in between is an io_error naming the line, and nothing is stored.
 func (w *SessionWriter) storeBytes(ctx context.Context) error {
 	s := w.s
 	from, to := w.bytesFrom, s.CommittedLen
@@ -65,8 +65,11 @@ func (w *SessionWriter) storeBytes(ctx context.Context) error {
 		return errs.Wrap(errs.CodeIO, err, "cannot read the session file again to store its committed bytes: "+pathErrMsg(err)).In(s.Path)
 	}
 	defer f.Close()
+	// A file rewritten while it was read fails alone, as a file that
+	// cannot be read does (io_error): the run goes on, and the next one
+	// reads it again.
 	changed := func(line int, off int64) error {
-		return errs.New(errs.CodeStaleIndex, "the session file changed while grove read it; nothing of it was stored").In(s.Path).At(line, off).WithHint("run `grove index` again")
+		return errs.New(errs.CodeIO, "the session file changed while grove read it; nothing of it was stored").In(s.Path).At(line, off).WithHint("run `grove index` again")
 	}
 	r := io.NewSectionReader(f, from, to-from)
 	block := make([]byte, min(64<<10, BytesPiece))
