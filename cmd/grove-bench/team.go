@@ -495,7 +495,7 @@ func (s *suite) teamRefresh(ctx context.Context, backends []teamBackend, src tea
 	}
 	l := figureOf("team", "SQLite: refresh after a one-line append", "ms", lat["SQLite"])
 	p := figureOf("team", "PostgreSQL: refresh after a one-line append", "ms", lat["PostgreSQL"])
-	l.Note = fmt.Sprintf("%s of %s (%s), a root of %d files", big.Path, src.name, mb(big.Bytes), len(src.m.Files))
+	l.Note = fmt.Sprintf("%s of %s (%.1f KB), a root of %d files", big.Path, src.name, float64(big.Bytes)/1e3, len(src.m.Files))
 	if l.Median > 0 {
 		p.Note = fmt.Sprintf("%.2f× SQLite's", p.Median/l.Median)
 		s.res.Ratios["team/pg_over_sqlite/refresh"] = p.Median / l.Median
