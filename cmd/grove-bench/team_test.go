@@ -85,6 +85,11 @@ func TestTeamStep(t *testing.T) {
 			}
 		}
 	}
+	for _, n := range []string{"all searches", "path at depth 200", "messages SESSION"} {
+		if _, ok := names["PostgreSQL after ANALYZE: "+n]; !ok {
+			t.Errorf("no figure %q", "PostgreSQL after ANALYZE: "+n)
+		}
+	}
 	if f := names["PostgreSQL: path at depth 200"]; f.Note == "" || !strings.HasPrefix(f.Note, "200 entries") {
 		t.Errorf("path at depth 200: %+v", f)
 	}
