@@ -53,6 +53,11 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.IntFlag{Name: "serve-runs", Value: 5, Usage: "serve step: loads of each page in Chromium, runs of each search"},
 			&cli.StringFlag{Name: "serve-corpus", Usage: "serve step: directory whose largest pi/ and claude/ sessions are shown too (default ../shared/corpus beside the repository; skipped when absent)"},
 			&cli.StringFlag{Name: "chromium", Usage: "serve step: the Chromium binary (default chromium-headless-shell or chromium on PATH; the page figures are skipped without one)"},
+			&cli.IntFlag{Name: "team-sources", Value: 20, Usage: "team step: sources (machines), each its own root of generated sessions"},
+			&cli.IntFlag{Name: "team-sessions", Value: 500, Usage: "team step: sessions per source"},
+			&cli.IntFlag{Name: "team-writers", Value: 4, Usage: "team step: grove index processes writing at once in the concurrent cold index"},
+			&cli.StringFlag{Name: "team-session-size", Value: "8KB", Usage: "team step: the largest target size of a session (8KB: files of 4-9 KB)"},
+			&cli.IntFlag{Name: "team-chain", Value: 10000, Usage: "team step: entries of the chain session whose deepest path is timed"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON document"},
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
@@ -180,6 +185,13 @@ func configOf(c *cli.Context) (config, error) {
 	if c.Int("serve-runs") < 1 {
 		return config{}, fmt.Errorf("--serve-runs must be 1 or more")
 	}
+	teamMax, err := corpusgen.ParseSize(c.String("team-session-size"))
+	if err != nil || teamMax < minSessionBytes {
+		return config{}, fmt.Errorf("--team-session-size: %q is not a size of %d bytes or more (%v)", c.String("team-session-size"), minSessionBytes, err)
+	}
+	if c.Int("team-sources") < 1 || c.Int("team-sessions") < 1 || c.Int("team-writers") < 1 || c.Int("team-chain") < 1 {
+		return config{}, fmt.Errorf("--team-sources, --team-sessions, --team-writers and --team-chain must be 1 or more")
+	}
 	only := map[string]bool{}
 	for _, v := range c.StringSlice("only") {
 		for _, name := range strings.Split(v, ",") {
@@ -194,7 +206,8 @@ func configOf(c *cli.Context) (config, error) {
 		DialectSize: dialectSize, Dialects: dialects, AppendLines: c.Int("dialect-append-lines"),
 		IndexSizes: indexSizes, ShapeEntries: c.Int("shape-entries"), VerifyTimeout: c.Duration("verify-timeout"), ExportSize: exportSize,
 		DumpGrove: c.String("dump-grove"), DumpOmit: dumpOmit,
-		ServeSize: serveSize, ServeRuns: c.Int("serve-runs"), ServeCorpus: c.String("serve-corpus"), Chromium: c.String("chromium")}, nil
+		ServeSize: serveSize, ServeRuns: c.Int("serve-runs"), ServeCorpus: c.String("serve-corpus"), Chromium: c.String("chromium"),
+		TeamSources: c.Int("team-sources"), TeamSessions: c.Int("team-sessions"), TeamWriters: c.Int("team-writers"), TeamSessionMax: teamMax, TeamChain: c.Int("team-chain")}, nil
 }
 
 // minSessionBytes is the smallest session corpusgen writes.

@@ -23,7 +23,19 @@ type procRun struct {
 // wall time and peak RSS. A non-zero exit is an error unless okExit lists
 // the status (rg exits 1 when nothing matched).
 func runProc(ctx context.Context, in io.Reader, name string, args []string, okExit ...int) (procRun, error) {
+	return runCmd(exec.CommandContext(ctx, name, args...), in, okExit...)
+}
+
+// runProcDir is runProc with no stdin, in the working directory dir.
+func runProcDir(ctx context.Context, dir, name string, args []string) (procRun, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	return runCmd(cmd, nil)
+}
+
+// runCmd runs cmd as runProc does.
+func runCmd(cmd *exec.Cmd, in io.Reader, okExit ...int) (procRun, error) {
+	name, args := cmd.Args[0], cmd.Args[1:]
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = &out, &errb, in
 	start := time.Now()

@@ -63,10 +63,18 @@ type config struct {
 	ServeRuns   int
 	ServeCorpus string
 	Chromium    string
+	// Issue 18's team step: TeamSources roots of TeamSessions sessions of
+	// at most TeamSessionMax bytes, indexed by one writer and by
+	// TeamWriters at once; the path figure's chain has TeamChain entries.
+	TeamSources    int
+	TeamSessions   int
+	TeamWriters    int
+	TeamSessionMax int64
+	TeamChain      int
 }
 
 // sections are the names --only accepts.
-var sections = []string{"index", "refresh", "search", "path", "verify", "baseline", "many-files", "watch", "append", "big-mem", "long-line", "dialects", "sizes", "ready", "shapes", "export", "dump", "serve"}
+var sections = []string{"index", "refresh", "search", "path", "verify", "baseline", "many-files", "watch", "append", "big-mem", "long-line", "dialects", "sizes", "ready", "shapes", "export", "dump", "serve", "team"}
 
 // queries is the fixed query set of the search figures (issue: search):
 // grove's query and the literal text rg looks for.
@@ -191,6 +199,7 @@ func (s *suite) run(ctx context.Context) (*Result, error) {
 		{"export of one large session", "export", "", s.exportStep},
 		{"dump: indexes built two ways compared", "dump", "corpus", s.dumpStep},
 		{"serve: pages in Chromium, memory and search of grove serve", "serve", "", s.serveStep},
+		{"team: SQLite and PostgreSQL side by side", "team", "", s.teamStep},
 	}
 	selected := func(section string) bool {
 		return section != "" && (len(s.cfg.Only) == 0 || s.cfg.Only[section])
