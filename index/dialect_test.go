@@ -7,7 +7,7 @@ import (
 )
 
 // sqlToken is one piece of a query as the dialect rules see it: a string
-// literal or quoted name (kind '\''), a SQLite placeholder `?` or `?N`
+// literal or quoted name (kind '\”), a SQLite placeholder `?` or `?N`
 // ('?'), a PostgreSQL one `$N` ('$'), or anything else (0).
 type sqlToken struct {
 	kind byte
