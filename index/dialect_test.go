@@ -7,7 +7,7 @@ import (
 )
 
 // sqlToken is one piece of a query as the dialect rules see it: a string
-// literal or quoted name (kind '\”), a SQLite placeholder `?` or `?N`
+// literal or quoted name (kind: a quote), a SQLite placeholder `?` or `?N`
 // ('?'), a PostgreSQL one `$N` ('$'), or anything else (0).
 type sqlToken struct {
 	kind byte
@@ -34,7 +34,7 @@ func sqlTokens(q string) []sqlToken {
 				j++
 			}
 			end := min(j+1, len(q))
-			out = append(out, sqlToken{'\'', q[i:end]})
+			out = append(out, sqlToken{'"', q[i:end]})
 			i = end
 		case c == '?' || c == '$':
 			j := i + 1
@@ -90,7 +90,7 @@ func FuzzPgSQL(f *testing.F) {
 		exact := true // numbers stay in the range where bare ? is checked
 		for _, tok := range in {
 			switch tok.kind {
-			case '\'':
+			case '"':
 				if tok.text != `"offset"` {
 					inLits = append(inLits, tok.text)
 				}
@@ -120,7 +120,7 @@ func FuzzPgSQL(f *testing.F) {
 		var dollars []string
 		for _, tok := range got {
 			switch tok.kind {
-			case '\'':
+			case '"':
 				if tok.text != `"offset"` {
 					gotLits = append(gotLits, tok.text)
 				}
