@@ -22,6 +22,7 @@ import (
 	"github.com/grove-sessions/grove/internal/corpusgen"
 	"github.com/grove-sessions/grove/internal/iox"
 	"github.com/grove-sessions/grove/internal/pgtest"
+	"github.com/grove-sessions/grove/internal/testutil"
 )
 
 // Many groves at once on one PostgreSQL index (SPEC §10, issue 18 item
@@ -162,7 +163,8 @@ func pgOpen(tb testing.TB, url string) *sqlx.DB {
 // pgAnswers is what readers answer from the index at url: sessions,
 // leaves, searches for queries, and the path to every leaf, each as the
 // JSON document grove printed, by the command line that printed it.
-func pgAnswers(tb testing.TB, url string, queries []string) map[string]string {
+// maxPaths above 0 bounds the paths asked.
+func pgAnswers(tb testing.TB, url string, queries []string, maxPaths int) map[string]string {
 	tb.Helper()
 	out := map[string]string{}
 	run := func(args ...string) string {
@@ -189,13 +191,15 @@ func pgAnswers(tb testing.TB, url string, queries []string) map[string]string {
 	for _, q := range queries {
 		run("search", "--limit", "50", q)
 	}
-	// One grove per leaf is slow on two cores: every leaf of a few
-	// sessions per source, and the first leaf of every other session.
-	seen := map[string]int{}
-	for _, l := range leaves.Leaves {
-		if seen[l.Path]++; seen[l.Path] == 1 || len(seen) <= 12 {
-			run("path", l.Path, l.ID)
-		}
+	// One grove per leaf: every leaf, or with maxPaths above 0 that many
+	// spread over the list (a process each is slow on two cores).
+	step := 1
+	if maxPaths > 0 && len(leaves.Leaves) > maxPaths {
+		step = (len(leaves.Leaves) + maxPaths - 1) / maxPaths
+	}
+	for i := 0; i < len(leaves.Leaves); i += step {
+		l := leaves.Leaves[i]
+		run("path", l.Path, l.ID)
 	}
 	return out
 }
@@ -280,7 +284,7 @@ func TestPostgres_FourSourcesAtOnce(t *testing.T) {
 			t.Errorf("source laptop-%d holds %d sessions, its root %d files", i, got, want)
 		}
 	}
-	compareAnswers(t, "four at once vs one after the other", pgAnswers(t, concurrent, pgQueries), pgAnswers(t, sequential, pgQueries))
+	compareAnswers(t, "four at once vs one after the other", pgAnswers(t, concurrent, pgQueries, 0), pgAnswers(t, sequential, pgQueries, 0))
 	if out := groveOut(t, "--db", concurrent, "--json", "verify"); !strings.Contains(out, `"mismatches":0,`) {
 		t.Errorf("grove verify after four writers at once:\n%s", out)
 	}
@@ -487,6 +491,7 @@ func checkStoredBytes(tb testing.TB, db *sqlx.DB) {
 // source's lock went with the process (a new writer does not wait), and
 // a new run completes and answers as a clean index does.
 func TestPostgres_KilledWriter(t *testing.T) {
+	testutil.SkipSlow(t, "./cmd/grove", "indexes 24 MB into PostgreSQL three times")
 	root := pgCorpus(t, 11, 24_000_000, 0)
 	url, clean := pgtest.DB(t), pgtest.DB(t)
 	db := pgOpen(t, url)
@@ -532,7 +537,7 @@ func TestPostgres_KilledWriter(t *testing.T) {
 	}
 	checkStoredBytes(t, db)
 	groveOut(t, "--db", clean, "index", "--source", "laptop", "--root", root)
-	compareAnswers(t, "re-run after a kill vs a clean index", pgAnswers(t, url, pgQueries), pgAnswers(t, clean, pgQueries))
+	compareAnswers(t, "re-run after a kill vs a clean index", pgAnswers(t, url, pgQueries, 60), pgAnswers(t, clean, pgQueries, 60))
 	if out := groveOut(t, "--db", url, "--json", "verify"); !strings.Contains(out, `"mismatches":0,`) {
 		t.Errorf("grove verify after the re-run:\n%s", out)
 	}
