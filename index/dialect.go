@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"database/sql"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,6 +49,13 @@ func pgSQL(query string) string {
 	if v, ok := pgForms.Load(query); ok {
 		return v.(string)
 	}
+	out := pgConvert(query)
+	pgForms.Store(query, out)
+	return out
+}
+
+// pgConvert is pgSQL without the cache.
+func pgConvert(query string) string {
 	var b strings.Builder
 	b.Grow(len(query) + 16)
 	highest := 0
@@ -80,12 +88,19 @@ func pgSQL(query string) string {
 			for j < len(query) && query[j] >= '0' && query[j] <= '9' {
 				j++
 			}
-			n := highest + 1
 			if j > i+1 {
-				n, _ = strconv.Atoi(query[i+1 : j])
+				// ?N is $N with N's digits as written; a number too big
+				// for an int (which no server takes) must not wrap.
+				n, err := strconv.Atoi(query[i+1 : j])
+				if err != nil {
+					n = math.MaxInt32
+				}
+				highest = max(highest, n)
+				b.WriteString("$" + query[i+1:j])
+			} else {
+				highest++
+				b.WriteString("$" + strconv.Itoa(highest))
 			}
-			highest = max(highest, n)
-			b.WriteString("$" + strconv.Itoa(n))
 			i = j
 		case isIdentByte(c) && (i == 0 || !isIdentByte(query[i-1])):
 			w, j := word(i)
@@ -113,9 +128,7 @@ func pgSQL(query string) string {
 			i++
 		}
 	}
-	out := b.String()
-	pgForms.Store(query, out)
-	return out
+	return b.String()
 }
 
 func isIdentByte(c byte) bool {
