@@ -66,6 +66,7 @@ func (a *Archive) RebuildStored(ctx context.Context, opts StoredRebuildOptions) 
 			return sum, err
 		}
 	}
+	a.analyzeAfter(ctx, sum.Entries)
 	return sum, nil
 }
 

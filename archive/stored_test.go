@@ -201,3 +201,26 @@ func mustSQLx(tb testing.TB, url string) *sqlx.DB {
 	tb.Cleanup(func() { db.Close() })
 	return db
 }
+
+// A run that stores AnalyzeEntries entries or more into PostgreSQL leaves
+// the planner's statistics gathered: a freshly loaded database has none
+// until autovacuum comes round, and its searches walk whole indexes.
+func TestIndex_AnalyzesAfterALargeLoad(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.DB(t)
+	a := mustOpenArchive(t, url)
+	sum, err := a.Index(ctx, archive.IndexOptions{Roots: []string{mustGenerated(t)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Entries < archive.AnalyzeEntries {
+		t.Fatalf("the generated corpus holds %d entries, fewer than AnalyzeEntries (%d)", sum.Entries, archive.AnalyzeEntries)
+	}
+	var analyzed bool
+	if err := mustSQLx(t, url).Get(&analyzed, "SELECT last_analyze IS NOT NULL FROM pg_stat_user_tables WHERE relname = 'entries'"); err != nil {
+		t.Fatal(err)
+	}
+	if !analyzed {
+		t.Fatalf("%d entries stored and the entries table was not analyzed", sum.Entries)
+	}
+}

@@ -82,6 +82,7 @@ func (a *Archive) Watch(ctx context.Context, opts WatchOptions, onPass func(Watc
 		case err != nil:
 			return true, err
 		}
+		a.analyzeAfter(ctx, sum.Entries)
 		return false, onPass(WatchPass{Trigger: trigger, Files: o.Files, Summary: sum})
 	}
 	all := IndexOptions{Roots: opts.Roots}

@@ -284,3 +284,15 @@ func (d *DB) SessionsOfSource(ctx context.Context, source string) ([]Session, er
 // they are (file_bytes): for a rebuild that reads them (SPEC §10), whose
 // rows are made again from the very bytes they came from.
 func (b *Batch) KeepStored() { b.keepStored = true }
+
+// Analyze has PostgreSQL gather the planner's statistics of grove's
+// tables (ANALYZE): what autovacuum does in its own time, needed at once
+// after a large load. It does nothing in SQLite, whose queries pin their
+// plans (see pathQuery).
+func (d *DB) Analyze(ctx context.Context) error {
+	if !d.db.pg {
+		return nil
+	}
+	_, err := d.db.ExecContext(ctx, "ANALYZE sessions, entries, entry_text, diagnostics, labels")
+	return err
+}
