@@ -180,18 +180,18 @@ func MakePrivateDir(dir string, warn func(string)) error {
 	return nil
 }
 
-// AnalyzeEntries is how many entries one run stores before, in PostgreSQL,
-// it has the server gather the planner's statistics again (index.DB.Analyze).
+// AnalyzeEntries is how many entries one run stores, at least, before in
+// PostgreSQL it has the server gather the planner's statistics again
+// (index.DB.AnalyzeAfter: they must also be a tenth of what it held).
 const AnalyzeEntries = 2000
 
-// analyzeAfter has a PostgreSQL index gather its planner statistics once a
-// run stored entries entries, AnalyzeEntries or more: a database freshly
-// loaded has none until autovacuum comes round, and the planner then walks
-// whole indexes (a search took 0.30-0.54 s instead of 0.15-0.26 s on
-// 10,000 sessions, BENCHMARKS.md). Best effort: an index without fresh
-// statistics still answers.
+// analyzeAfter has a PostgreSQL index gather its planner statistics after
+// a run that stored entries entries, when they are many (AnalyzeEntries,
+// and a tenth of the index): a database freshly loaded has none until
+// autovacuum comes round, and the planner then walks whole indexes (a
+// search took 0.30-0.54 s instead of 0.15-0.26 s on 10,000 sessions,
+// BENCHMARKS.md). Best effort: an index without fresh statistics still
+// answers.
 func (a *Archive) analyzeAfter(ctx context.Context, entries int) {
-	if a.db.IsServer() && entries >= AnalyzeEntries {
-		a.db.Analyze(ctx)
-	}
+	a.db.AnalyzeAfter(ctx, entries, AnalyzeEntries)
 }

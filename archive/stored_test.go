@@ -224,3 +224,32 @@ func TestIndex_AnalyzesAfterALargeLoad(t *testing.T) {
 		t.Fatalf("%d entries stored and the entries table was not analyzed", sum.Entries)
 	}
 }
+
+// A run small beside the index leaves the statistics to autovacuum: fewer
+// than AnalyzeEntries entries, or under a tenth of the rows, autovacuum's
+// own threshold.
+func TestIndex_NoAnalyzeForASmallRun(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.DB(t)
+	a := mustOpenArchive(t, url)
+	if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{mustGenerated(t)}}); err != nil {
+		t.Fatal(err)
+	}
+	var rows float64
+	if err := mustSQLx(t, url).Get(&rows, "SELECT reltuples FROM pg_class WHERE relname = 'entries'"); err != nil || rows < 100 {
+		t.Fatalf("entries analyzed as %.0f rows (%v); want the generated corpus's", rows, err)
+	}
+	db := archive.DBOf(a)
+	for _, c := range []struct {
+		entries, min int
+		want         bool
+	}{
+		{int(rows) / 20, 1, false},              // a twentieth of the rows
+		{int(rows) / 5, 1, true},                // a fifth
+		{int(rows) / 5, int(rows)/5 + 1, false}, // a fifth, under the minimum
+	} {
+		if ran, err := db.AnalyzeAfter(ctx, c.entries, c.min); err != nil || ran != c.want {
+			t.Fatalf("%d entries added (minimum %d) to %.0f rows: analyzed %t, %v; want %t", c.entries, c.min, rows, ran, err, c.want)
+		}
+	}
+}

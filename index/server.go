@@ -285,14 +285,24 @@ func (d *DB) SessionsOfSource(ctx context.Context, source string) ([]Session, er
 // rows are made again from the very bytes they came from.
 func (b *Batch) KeepStored() { b.keepStored = true }
 
-// Analyze has PostgreSQL gather the planner's statistics of grove's
-// tables (ANALYZE): what autovacuum does in its own time, needed at once
-// after a large load. It does nothing in SQLite, whose queries pin their
-// plans (see pathQuery).
-func (d *DB) Analyze(ctx context.Context) error {
-	if !d.db.pg {
-		return nil
+// AnalyzeAfter has PostgreSQL gather the planner's statistics of grove's
+// tables (ANALYZE) after a run that added entries entries, when they are
+// minEntries or more and a tenth or more of the rows the entries table
+// held when it was last analyzed (pg_class.reltuples; a table never
+// analyzed holds none): autovacuum's own rule (autovacuum_analyze_scale_factor
+// 0.1), at once instead of in its own time. It reports whether it ran. It
+// does nothing in SQLite, whose queries pin their plans (see pathQuery).
+func (d *DB) AnalyzeAfter(ctx context.Context, entries, minEntries int) (bool, error) {
+	if !d.db.pg || entries < minEntries {
+		return false, nil
+	}
+	var known float64
+	if err := d.db.GetContext(ctx, &known, "SELECT reltuples FROM pg_class WHERE oid = 'entries'::regclass"); err != nil {
+		return false, err
+	}
+	if known > 0 && float64(entries) < known/10 {
+		return false, nil
 	}
 	_, err := d.db.ExecContext(ctx, "ANALYZE sessions, entries, entry_text, diagnostics, labels")
-	return err
+	return err == nil, err
 }
