@@ -303,7 +303,7 @@ func (s *suite) teamReaders(ctx context.Context, backends []teamBackend, srcs []
 	for _, src := range srcs {
 		roots = append(roots, src.dir)
 	}
-	runs := max(s.cfg.Runs, 10)
+	runs := max(s.cfg.Runs, min(s.cfg.SearchRuns, 10)) // --search-runs 1 for a quick check
 	type reader struct {
 		name, unit string
 		args       []string

@@ -53,7 +53,7 @@ func TestTeamStep(t *testing.T) {
 	testutil.SkipSlow(t, "./cmd/grove-bench", "builds grove, starts PostgreSQL and indexes a team corpus on both backends")
 	work := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	args := []string{"grove-bench", "--only", "team", "--runs", "1", "--work", work, "--json",
+	args := []string{"grove-bench", "--only", "team", "--runs", "1", "--search-runs", "1", "--work", work, "--json",
 		"--team-sources", "3", "--team-sessions", "10", "--team-writers", "2", "--team-chain", "200"}
 	if err := newApp(&stdout, &stderr).RunContext(context.Background(), args); err != nil {
 		t.Fatalf("grove-bench: %v\n%s", err, stderr.String())
