@@ -155,10 +155,12 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		out.TextPending = true
 		out.Pending, _ = a.db.CountSessions(ctx)
 	}
-	files := map[[2]string]SessionFile{}
+	files := map[[2]string]SessionFile{} // nil for a file that cannot be opened
 	defer func() {
 		for _, f := range files {
-			f.Close()
+			if f != nil {
+				f.Close()
+			}
 		}
 	}()
 	terms := q.Terms()

@@ -253,3 +253,41 @@ func TestIndex_NoAnalyzeForASmallRun(t *testing.T) {
 		}
 	}
 }
+
+// A hit whose session file is gone is marked stale, not read, and the
+// search goes on: in SQLite from the file, which is gone; in PostgreSQL
+// from the stored bytes, which are not.
+func TestSearch_HitOfAGoneFile(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, db string) {
+		ctx := context.Background()
+		a := mustOpenArchive(t, db)
+		dir := t.TempDir()
+		src, err := os.ReadFile(filepath.Join("..", "testdata", "pi", "v3-tree.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(dir, "v3.jsonl")
+		if err := os.WriteFile(file, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(file); err != nil {
+			t.Fatal(err)
+		}
+		res, err := a.Search(ctx, archive.SearchOptions{Query: "JWT"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) == 0 {
+			t.Fatal("no hit for JWT")
+		}
+		for _, h := range res.Hits {
+			if h.Stale == !a.IsServer() && (h.Snippet == "") == !a.IsServer() {
+				continue
+			}
+			t.Fatalf("hit %s: stale %t, snippet %q (server %t)", h.EntryID, h.Stale, h.Snippet, a.IsServer())
+		}
+	})
+}
