@@ -406,6 +406,14 @@ func (w *SessionWriter) goTreeFacts(ctx context.Context) error {
 	if leaf >= 0 {
 		s.ActiveLeaf = ptr(t.nodes[leaf].id)
 	}
+	if w.held != nil { // PostgreSQL: the rows go in with their marks
+		for _, seq := range path {
+			w.held[seq-w.base].Active = true
+		}
+		err := w.insertEntries(ctx, w.held)
+		w.held = nil
+		return err
+	}
 	return markSeqs(ctx, tx, sid, path)
 }
 
