@@ -39,6 +39,11 @@ func Open(ctx context.Context, dbPath string) (*Archive, error) {
 	return &Archive{db: db, opened: fi}, nil
 }
 
+// ReadAs makes a reading archive take name's session where a session id
+// or path names sessions of several sources (PostgreSQL, SPEC §10);
+// without it, this machine's host name's. It writes nothing.
+func (a *Archive) ReadAs(name string) { a.db.SetSource(name) }
+
 // SetSource names the machine (--source; "" means the host name) whose
 // session files this archive writes into the index (SPEC §10). In SQLite
 // it also gives the sessions written before schema 9 that name.
@@ -106,16 +111,34 @@ func (a *Archive) atPath(ctx context.Context, arg, abs string) (*index.Session, 
 	if len(found) == 1 {
 		return &found[0], nil
 	}
-	for i := range found {
-		if found[i].Source == a.db.Source() {
-			return &found[i], nil
-		}
+	if s := a.ofOwnSource(found); s != nil {
+		return s, nil
 	}
 	e := &SessionError{Code: errs.CodeAmbiguousSession, Arg: arg}
 	for _, s := range found {
 		e.Candidates = append(e.Candidates, Candidate{ID: s.SessionID, Path: s.Path, Source: s.Source})
 	}
 	return nil, e
+}
+
+// ofOwnSource is the one of found (sessions a name could mean) that
+// belongs to this grove's source (SetSource: --source, else the host
+// name) when found holds sessions of several sources (PostgreSQL, SPEC
+// §10), and just one of its own; else nil.
+func (a *Archive) ofOwnSource(found []index.Session) *index.Session {
+	if !a.db.IsServer() {
+		return nil
+	}
+	var own *index.Session
+	for i := range found {
+		if found[i].Source == a.db.Source() {
+			if own != nil {
+				return nil
+			}
+			own = &found[i]
+		}
+	}
+	return own
 }
 
 // resolveID is ResolveID with the index row.
@@ -130,9 +153,16 @@ func (a *Archive) resolveID(ctx context.Context, arg string) (*index.Session, er
 	case 1:
 		return &found[0], nil
 	}
+	if s := a.ofOwnSource(found); s != nil {
+		return s, nil
+	}
 	e := &SessionError{Code: errs.CodeAmbiguousSession, Arg: arg}
 	for _, s := range found {
-		e.Candidates = append(e.Candidates, Candidate{ID: s.SessionID, Path: s.Path})
+		c := Candidate{ID: s.SessionID, Path: s.Path}
+		if a.db.IsServer() {
+			c.Source = s.Source
+		}
+		e.Candidates = append(e.Candidates, c)
 	}
 	return nil, e
 }
@@ -159,8 +189,16 @@ func (e *SessionError) Message() string {
 		return fmt.Sprintf("no indexed session is named %q (give an id, a unique id prefix of 4+ characters, or a file path; run `grove index` if it is new)", e.Arg)
 	}
 	var ids []string
+	sources := false
 	for _, c := range e.Candidates {
-		ids = append(ids, c.ID+" ("+c.Path+")")
+		where := c.Path
+		if c.Source != "" {
+			where, sources = c.Source+": "+c.Path, true
+		}
+		ids = append(ids, c.ID+" ("+where+")")
+	}
+	if sources {
+		return fmt.Sprintf("%q names %s: %s; --source NAME picks that source's", e.Arg, count(len(e.Candidates), "session", "sessions"), strings.Join(ids, ", "))
 	}
 	return fmt.Sprintf("%q names %s: %s", e.Arg, count(len(e.Candidates), "session", "sessions"), strings.Join(ids, ", "))
 }

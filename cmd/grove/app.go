@@ -93,6 +93,13 @@ func sourceFlag() cli.Flag {
 		Usage: "the name this machine's sessions are kept under in a shared index (default: the host name)"}
 }
 
+// readSourceFlag is --source of the commands that read: which source's
+// session a shared id or path means.
+func readSourceFlag() cli.Flag {
+	return &cli.StringFlag{Name: "source", EnvVars: []string{"GROVE_SOURCE"},
+		Usage: "in a team's index (PostgreSQL), the source whose session an id or path means when several sources have it (default: the host name)"}
+}
+
 // warn writes one line to stderr, with --json too (stdout holds only the
 // JSON document).
 func (g *env) warn(msg string) { fmt.Fprintf(g.stderr, "grove: %s\n", msg) }
@@ -107,7 +114,11 @@ func (g *env) busy(holder string) {
 // one is reported (damaged_index), never moved.
 func (g *env) openExisting(ctx context.Context) (*archive.Archive, error) {
 	if index.IsURL(g.dbPath) {
-		return archive.Open(ctx, g.dbPath)
+		a, err := archive.Open(ctx, g.dbPath)
+		if err == nil && g.source != "" {
+			a.ReadAs(g.source)
+		}
+		return a, err
 	}
 	if fi, err := os.Stat(g.dbPath); errors.Is(err, os.ErrNotExist) || (err == nil && fi.Size() == 0) {
 		return nil, errs.New(errs.CodeNoIndex, "no index here yet").In(g.dbPath).WithHint("run `grove index` first, or pass the index you meant with --db or GROVE_DB")
@@ -200,6 +211,8 @@ func newApp(g *env) *cli.App {
 		switch c.Name {
 		case "index", "rebuild", "watch", "serve":
 			c.Flags = append(c.Flags, sourceFlag())
+		case "sessions", "workspaces", "leaves", "branches", "tree", "path", "messages", "context", "export", "verify", "search":
+			c.Flags = append(c.Flags, readSourceFlag())
 		}
 		before := c.Before
 		c.Before = func(cc *cli.Context) error {
@@ -207,6 +220,8 @@ func newApp(g *env) *cli.App {
 			switch cc.Command.Name {
 			case "index", "rebuild", "watch", "serve":
 				g.writes = true
+			}
+			if hasFlag(cc.Command, "source") {
 				g.source = cc.String("source")
 				g.sourceGiven = g.source != ""
 				if strings.ContainsFunc(g.source, unicode.IsControl) {
@@ -425,4 +440,16 @@ func versionOf(bi *debug.BuildInfo) string {
 		v += " " + rev + dirty
 	}
 	return v
+}
+
+// hasFlag reports whether c takes the flag name.
+func hasFlag(c *cli.Command, name string) bool {
+	for _, f := range c.Flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
 }
