@@ -17,6 +17,7 @@ import (
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/errs"
+	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/serve"
 )
 
@@ -38,11 +39,14 @@ is any method but GET and HEAD (405); every page carries a Content-Security-Poli
 inline script or style and nothing from elsewhere, and session text is always escaped.`
 
 type serveOptions struct {
-	roots  []string
-	addr   string
-	open   bool
-	quiet  time.Duration
-	rescan time.Duration
+	roots []string
+	// readOnly serves a PostgreSQL index from a machine with no session
+	// root: no watch, no writer.
+	readOnly bool
+	addr     string
+	open     bool
+	quiet    time.Duration
+	rescan   time.Duration
 }
 
 func serveCommand(g *env) *cli.Command {
@@ -73,7 +77,13 @@ func serveCommand(g *env) *cli.Command {
 			if len(opts.roots) == 0 {
 				var found []archive.DefaultRoot
 				if opts.roots, found, err = defaultRoots("nothing is served"); err != nil {
-					return err
+					if !index.IsURL(g.dbPath) {
+						return err
+					}
+					// A team's index (SPEC §10) is served from a machine
+					// that has no session of its own: nothing is watched.
+					opts.readOnly = true
+					fmt.Fprintf(g.stderr, "grove: no session root here: serving the index as it is, watching nothing\n")
 				}
 				noteRoots(g, found)
 			}
@@ -102,7 +112,7 @@ func runServe(ctx context.Context, g *env, opts serveOptions) error {
 		return err
 	}
 	roots, missing := archive.SplitRoots(opts.roots)
-	if len(roots) == 0 {
+	if len(roots) == 0 && !opts.readOnly {
 		return archive.CheckRoots(opts.roots, "nothing is served", rootsHint)
 	}
 	for _, m := range missing {
@@ -113,11 +123,13 @@ func runServe(ctx context.Context, g *env, opts serveOptions) error {
 		return errs.Wrap(errs.CodeIO, err, "cannot listen there: "+err.Error()).In(addr).WithHint("the address must be this machine's and the port free: pick another with --addr HOST:PORT (port 0: any free one)")
 	}
 	defer ln.Close()
-	wa, err := g.open(ctx) // the watch's: the one writer
-	if err != nil {
-		return err
+	var wa *archive.Archive // the watch's: the one writer
+	if !opts.readOnly {
+		if wa, err = g.open(ctx); err != nil {
+			return err
+		}
+		defer wa.Close()
 	}
-	defer wa.Close()
 	ra, err := archive.Open(ctx, g.dbPath) // the pages'
 	if err != nil {
 		return err
@@ -153,6 +165,9 @@ func runServe(ctx context.Context, g *env, opts serveOptions) error {
 	out := &watchOutput{g: g, reported: map[string]string{}}
 	watched := make(chan error, 1)
 	go func() {
+		if opts.readOnly {
+			return // nothing to watch: serve until Ctrl-C
+		}
 		watched <- serve.Watch(ctx, wa, ra, hub, archive.WatchOptions{Roots: roots, Quiet: opts.quiet, Rescan: opts.rescan, Busy: g.busy,
 			Problem: func(err error) { fmt.Fprintf(g.stderr, "grove: %s\n", cell(err.Error())) },
 		}, func(p archive.WatchPass) error {

@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/grove-sessions/grove/internal/pgtest"
 )
@@ -114,4 +116,40 @@ func answersOf(t *testing.T, db string) map[string]string {
 		ask("export", "--format", "html", name)
 	}
 	return out
+}
+
+// grove serve on a team's index from a machine with no session root of
+// its own serves the index as it is, watching nothing, instead of
+// refusing to start (README "A team's index").
+func TestPostgres_ServeWithNoRoot(t *testing.T) {
+	url := pgtest.DB(t)
+	root := filepath.Join(t.TempDir(), "pi")
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "..", "testdata", "pi"))); err != nil {
+		t.Fatal(err)
+	}
+	groveOut(t, "--db", url, "index", "--source", "laptop", "--root", root)
+	p := startGrove(t, "--db", url, "--json", "serve", "--addr", "127.0.0.1:0") // HOME has no agent's root
+	var listening struct{ URL string }
+	deadline := time.Now().Add(pgPatience)
+	for listening.URL == "" {
+		if !p.running() || time.Now().After(deadline) {
+			t.Fatalf("grove serve with no root: exit %v\nstderr:\n%s", p.cmd.ProcessState, p.stderr)
+		}
+		json.Unmarshal([]byte(p.stdout.String()), &listening)
+		time.Sleep(20 * time.Millisecond)
+	}
+	res, err := http.Get(listening.URL + "api/sessions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var got struct {
+		Sessions []struct{ Source string } `json:"sessions"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&got); err != nil || len(got.Sessions) != 3 || got.Sessions[0].Source != "laptop" {
+		t.Fatalf("/api/sessions: %d sessions (%v), want laptop's 3", len(got.Sessions), err)
+	}
+	if !strings.Contains(p.stderr.String(), "watching nothing") {
+		t.Errorf("stderr does not say nothing is watched:\n%s", p.stderr)
+	}
 }
