@@ -141,7 +141,7 @@ func (a *Archive) rebuildOne(ctx context.Context, old *index.Session) (FileResul
 		if err != nil {
 			return nil, err
 		}
-		return &keepTail{SessionWriter: w, tail: tail}, nil
+		return &keepTail{SessionWriter: w, tail: tail, name: old.Name}, nil
 	}, false, cf, old.CommittedLen, st, &res)
 	if err == nil {
 		err = b.Commit()
@@ -154,13 +154,19 @@ func (a *Archive) rebuildOne(ctx context.Context, old *index.Session) (FileResul
 
 // keepTail is a session writer that adds, before it commits, the
 // unterminated_tail diagnostic of the file as it was last read: the tail
-// is not among the committed bytes a rebuild reads.
+// is not among the committed bytes a rebuild reads. It also keeps the
+// session's name when the bytes give none: a Claude Code sub-agent's comes
+// from the agent-ID.meta.json beside its file (SPEC §3.4), not stored.
 type keepTail struct {
 	*index.SessionWriter
 	tail []index.Diagnostic
+	name string
 }
 
 func (k *keepTail) Commit(ctx context.Context) error {
+	if s := k.Session(); s.Name == "" {
+		s.Name = k.name
+	}
 	if len(k.tail) > 0 {
 		if err := k.AddDiagnostics(ctx, k.tail); err != nil {
 			return err

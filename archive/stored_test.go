@@ -291,3 +291,54 @@ func TestSearch_HitOfAGoneFile(t *testing.T) {
 		}
 	})
 }
+
+// A rebuild from the stored bytes gives every session the rows a read of
+// its file gave, the names from outside the file too: a Claude Code
+// sub-agent's comes from the agent-ID.meta.json beside it, which is not
+// stored (SPEC §3.4, §10).
+func TestRebuildStored_KeepsWhatTheFileGave(t *testing.T) {
+	ctx := context.Background()
+	a := mustOpenArchive(t, pgtest.DB(t))
+	root := filepath.Join(t.TempDir(), "claude")
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "testdata", "claude"))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{root}}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := a.Sessions(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := 0
+	for _, s := range before {
+		if s.Name != "" {
+			named++
+		}
+	}
+	if named == 0 {
+		t.Fatal("no named session among the claude fixtures")
+	}
+	if err := os.RemoveAll(root); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.RebuildStored(ctx, archive.StoredRebuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := a.Sessions(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprintf("%+v", sessionFacts(after)) != fmt.Sprintf("%+v", sessionFacts(before)) {
+		t.Fatalf("after the rebuild:\n%+v\nbefore:\n%+v", sessionFacts(after), sessionFacts(before))
+	}
+}
+
+// sessionFacts is what a listing shows of each session.
+func sessionFacts(list []archive.Session) []string {
+	var out []string
+	for _, s := range list {
+		out = append(out, fmt.Sprintf("%s %s %q %s %d %d %s %d", s.SessionID, s.Path, s.Name, s.Workspace, s.Entries, s.Leaves, s.State, s.Diagnostics))
+	}
+	return out
+}

@@ -26,9 +26,52 @@ import (
 // lock: PostgreSQL's snapshots let them read while writers write.
 
 // IsURL reports whether s names a PostgreSQL database rather than a SQLite
-// file: it starts with postgres:// or postgresql://.
+// file: it starts with postgres:// or postgresql://, in any case.
 func IsURL(s string) bool {
-	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+	l := strings.ToLower(s[:min(len(s), len("postgresql://"))])
+	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
+}
+
+// NotAFile says why s, given as the index, is neither a SQLite file's path
+// nor a URL grove reads, or "" when it may be a path: a URL of another
+// scheme (mysql://...), or a PostgreSQL key=value connection string
+// ("host=db dbname=grove"), which grove would otherwise take for a file
+// name and create.
+func NotAFile(s string) string {
+	if i := strings.Index(s, "://"); i > 0 && !strings.ContainsAny(s[:i], "/\\") && !IsURL(s) {
+		return "a " + s[:i] + ":// URL: grove keeps its index in a SQLite file or in PostgreSQL (postgres://…)"
+	}
+	if f := strings.Fields(s); len(f) > 0 && strings.Contains(f[0], "=") {
+		for _, kv := range f {
+			switch strings.ToLower(strings.SplitN(kv, "=", 2)[0]) {
+			case "host", "dbname", "user", "password", "port", "sslmode":
+				return "a PostgreSQL key=value connection string: write it as postgres://USER@HOST:PORT/DATABASE"
+			}
+		}
+	}
+	return ""
+}
+
+// WithoutPassword is a PostgreSQL URL with its password left out (for a
+// command to paste: the password comes from ~/.pgpass or PGPASSWORD);
+// any other string is returned as it is.
+func WithoutPassword(s string) string {
+	if !IsURL(s) {
+		return s
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return Redact(s)
+	}
+	if u.User != nil {
+		u.User = url.User(u.User.Username())
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Del("password")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }
 
 // Redact is a PostgreSQL URL with its password replaced by "xxxxx", for
@@ -69,6 +112,8 @@ const sourceLockClass = 0x67727363 // "grsc"
 // database: nothing is changed); newer_index when a newer grove made it.
 func openServer(ctx context.Context, rawURL string) (*DB, error) {
 	shown := Redact(rawURL)
+	i := strings.Index(rawURL, "://")
+	rawURL = strings.ToLower(rawURL[:i]) + rawURL[i:] // pgx takes the scheme in lower case only
 	cfg, err := pgx.ParseConfig(rawURL)
 	if err != nil {
 		return nil, errs.New(errs.CodeNotIndex, "not a PostgreSQL URL grove can use: "+err.Error()).In(shown).WithHint("write it as postgres://USER@HOST:PORT/DATABASE (or postgres:///DATABASE?host=/run/postgresql for a Unix socket)")

@@ -196,6 +196,9 @@ func newApp(g *env) *cli.App {
 				}
 				g.dbPath = defaultDB() // GROVE_DB set but empty
 			}
+			if why := index.NotAFile(g.dbPath); why != "" { // not echoed: it may hold a password
+				return usagef("--db (or GROVE_DB) is %s", why)
+			}
 			g.json = c.Bool("json")
 			return nil
 		},

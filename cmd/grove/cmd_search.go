@@ -262,7 +262,7 @@ func newOpener(g *env) opener {
 	if g.dbPath != defaultDB() && os.Getenv("GROVE_DB") != g.dbPath {
 		db := g.dbPath
 		if index.IsURL(db) {
-			db = index.Redact(db) // a password is not printed
+			db = index.WithoutPassword(db) // a password is not printed: ~/.pgpass or PGPASSWORD give it
 		} else if abs, err := filepath.Abs(db); err == nil {
 			db = abs // the command may be pasted in another directory
 		}
