@@ -164,7 +164,7 @@ const exitHelp = `EXIT STATUS:
 func newApp(g *env) *cli.App {
 	app := &cli.App{
 		Name:  "grove",
-		Usage: "keep and search coding-agent sessions (pi, Claude Code, Codex and plain JSONL files) through a rebuildable SQLite index",
+		Usage: "keep and search coding-agent sessions (pi, Claude Code, Codex and plain JSONL files) through a rebuildable index (SQLite, or PostgreSQL for a team)",
 		UsageText: "grove [global flags] COMMAND [flags] [args]   (flags go before positional arguments)\n\n" +
 			"   grove index                       index pi's, Claude Code's and Codex's sessions (or $GROVE_ROOT)\n" +
 			"   grove sessions                    list indexed sessions\n" +
