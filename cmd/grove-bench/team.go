@@ -305,9 +305,8 @@ func (s *suite) teamReaders(ctx context.Context, backends []teamBackend, srcs []
 	}
 	runs := max(s.cfg.Runs, min(s.cfg.SearchRuns, 10)) // --search-runs 1 for a quick check
 	type reader struct {
-		name, unit string
-		args       []string
-		okExit     []int
+		name string
+		args []string
 	}
 	var readers []reader
 	for _, q := range teamQueries {
