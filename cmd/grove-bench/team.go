@@ -5,13 +5,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
-	"os/exec"
-	"os/user"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +15,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 
 	"github.com/grove-sessions/grove/internal/corpusgen"
+	"github.com/grove-sessions/grove/internal/pgcluster"
 )
 
 // The team step (issue 18, SPEC §10): a generated team corpus of
@@ -49,8 +46,9 @@ type teamSource struct {
 // PostgreSQL's binaries it is skipped with the reason.
 func (s *suite) teamStep(ctx context.Context) error {
 	const sec = "team"
-	bin, err := pgBinDir()
+	bin, err := pgcluster.BinDir()
 	if err != nil {
+		err = fmt.Errorf("%v: the team step is skipped", err)
 		s.skip(sec, "SQLite and PostgreSQL side by side", err.Error())
 		fmt.Fprintf(s.log, "   skipped: %v\n", err)
 		return nil
@@ -60,18 +58,21 @@ func (s *suite) teamStep(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(s.log, "   team corpus: %d sources × %d sessions, %s\n", len(srcs), s.cfg.TeamSessions, mb(total))
-	pg, err := startPG(bin)
+	// The server is internal/pgtest's: a Unix socket and no TCP, trust
+	// authentication, and fsync, synchronous_commit and full_page_writes
+	// off, which flatters PostgreSQL's write figures.
+	pg, err := pgcluster.Start(bin, "grove-bench-pg-")
 	if err != nil {
 		return err
 	}
-	defer pg.stop()
+	defer pg.Stop()
 	backends := []teamBackend{
 		{name: "SQLite", db: filepath.Join(s.cfg.Work, "team.db")},
-		{name: "PostgreSQL", db: pg.url("team"), pg: true},
+		{name: "PostgreSQL", db: pg.URL("team"), pg: true},
 	}
 	reset := func(b teamBackend) error {
 		if b.pg {
-			return pg.recreate("team")
+			return pg.Create("team", true)
 		}
 		removeDB(b.db)
 		return nil
@@ -242,7 +243,7 @@ func (s *suite) teamCheckSessions(ctx context.Context, b teamBackend, srcs []tea
 // WAL; PostgreSQL's pg_database_size, and that less file_bytes (its
 // pg_total_relation_size: the committed bytes kept for readers without
 // the files).
-func (s *suite) teamSizes(ctx context.Context, backends []teamBackend, pg *pgCluster, total int64) error {
+func (s *suite) teamSizes(ctx context.Context, backends []teamBackend, pg *pgcluster.Cluster, total int64) error {
 	one := func(name string, size int64, note string) {
 		r := float64(size) / float64(total)
 		s.add(Figure{Section: "team", Name: name, Median: r, Min: r, Max: r, Unit: "×", Runs: 1,
@@ -551,113 +552,4 @@ func (s *suite) teamRefresh(ctx context.Context, backends []teamBackend, src tea
 	s.add(l)
 	s.add(p)
 	return nil
-}
-
-// pgCluster is the team step's throwaway PostgreSQL server (internal/
-// pgtest's recipe): initdb in a temporary directory, a Unix socket there
-// and no TCP, trust authentication, fsync, synchronous_commit and
-// full_page_writes off (which flatters PostgreSQL's write figures).
-type pgCluster struct {
-	dir, bin string
-	runAs    *user.User // nil: the current user
-}
-
-// pgBinDir finds initdb and pg_ctl: $GROVE_PG_BIN, the newest
-// /usr/lib/postgresql/*/bin, or PATH.
-func pgBinDir() (string, error) {
-	if d := os.Getenv("GROVE_PG_BIN"); d != "" {
-		if _, err := os.Stat(filepath.Join(d, "pg_ctl")); err != nil {
-			return "", fmt.Errorf("GROVE_PG_BIN=%s holds no pg_ctl: %v", d, err)
-		}
-		return d, nil
-	}
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
-	ver := func(d string) int { n, _ := strconv.Atoi(filepath.Base(filepath.Dir(d))); return n }
-	sort.Slice(dirs, func(i, j int) bool { return ver(dirs[i]) > ver(dirs[j]) })
-	for _, d := range dirs {
-		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
-			return d, nil
-		}
-	}
-	if p, err := exec.LookPath("initdb"); err == nil {
-		if _, err := exec.LookPath("pg_ctl"); err == nil {
-			return filepath.Dir(p), nil
-		}
-	}
-	return "", fmt.Errorf("no PostgreSQL server binaries (initdb, pg_ctl) in /usr/lib/postgresql/*/bin or on PATH: the team step is skipped (Debian: apt-get install postgresql; or set GROVE_PG_BIN)")
-}
-
-func startPG(bin string) (*pgCluster, error) {
-	c := &pgCluster{bin: bin}
-	if os.Geteuid() == 0 {
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			return nil, fmt.Errorf("running as root and there is no user postgres to run the server as (initdb refuses root)")
-		}
-		c.runAs = u
-	}
-	dir, err := os.MkdirTemp("", "grove-bench-pg-") // short: a socket path is limited to ~100 bytes
-	if err != nil {
-		return nil, err
-	}
-	c.dir = dir
-	if c.runAs != nil {
-		uid, _ := strconv.Atoi(c.runAs.Uid)
-		gid, _ := strconv.Atoi(c.runAs.Gid)
-		if err := os.Chown(dir, uid, gid); err != nil {
-			os.RemoveAll(dir)
-			return nil, err
-		}
-	}
-	data := filepath.Join(dir, "data")
-	if out, err := c.run("initdb", "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C", "-D", data); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
-	}
-	opts := fmt.Sprintf("-c listen_addresses='' -k %s -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200", dir)
-	if out, err := c.run("pg_ctl", "-w", "-t", "60", "-D", data, "-l", filepath.Join(dir, "log"), "-o", opts, "start"); err != nil {
-		log, _ := os.ReadFile(filepath.Join(dir, "log"))
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("pg_ctl start: %v\n%s\n%s", err, out, log)
-	}
-	return c, nil
-}
-
-func (c *pgCluster) run(name string, args ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	path := filepath.Join(c.bin, name)
-	var cmd *exec.Cmd
-	if c.runAs != nil {
-		cmd = exec.CommandContext(ctx, "runuser", append([]string{"-u", c.runAs.Username, "--", path}, args...)...)
-	} else {
-		cmd = exec.CommandContext(ctx, path, args...)
-	}
-	cmd.Dir = c.dir
-	return cmd.CombinedOutput()
-}
-
-func (c *pgCluster) stop() {
-	c.run("pg_ctl", "-w", "-D", filepath.Join(c.dir, "data"), "-m", "immediate", "stop")
-	os.RemoveAll(c.dir)
-}
-
-func (c *pgCluster) url(name string) string {
-	u := url.URL{Scheme: "postgres", Path: "/" + name, RawQuery: "host=" + url.QueryEscape(c.dir) + "&user=postgres"}
-	return u.String()
-}
-
-// recreate drops database name (closing its connections) and makes it
-// again, empty.
-func (c *pgCluster) recreate(name string) error {
-	db, err := sql.Open("pgx", c.url("postgres"))
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if _, err := db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
-		return err
-	}
-	_, err = db.Exec("CREATE DATABASE " + name + " TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'")
-	return err
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/grove-sessions/grove/internal/corpusgen"
+	"github.com/grove-sessions/grove/internal/pgcluster"
 	"github.com/grove-sessions/grove/internal/testutil"
 )
 
@@ -62,7 +63,7 @@ func TestTeamStep(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pgBinDir(); err != nil {
+	if _, err := pgcluster.BinDir(); err != nil {
 		if len(res.Figures) != 1 || res.Figures[0].Skipped == "" {
 			t.Errorf("without PostgreSQL: %+v, want one skipped figure", res.Figures)
 		}
