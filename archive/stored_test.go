@@ -152,15 +152,7 @@ func TestStoredBytes_AnswerWithoutTheFile(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.DB(t)
 	a := mustOpenArchive(t, url)
-	dir := t.TempDir()
-	src, err := os.ReadFile(filepath.Join("..", "testdata", "pi", "v3-tree.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(dir, "v3.jsonl")
-	if err := os.WriteFile(file, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	_, file := copyV3(t)
 	if _, _, _, err := a.IndexFile(ctx, file, false); err != nil {
 		t.Fatal(err)
 	}
@@ -261,15 +253,7 @@ func TestSearch_HitOfAGoneFile(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, db string) {
 		ctx := context.Background()
 		a := mustOpenArchive(t, db)
-		dir := t.TempDir()
-		src, err := os.ReadFile(filepath.Join("..", "testdata", "pi", "v3-tree.jsonl"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		file := filepath.Join(dir, "v3.jsonl")
-		if err := os.WriteFile(file, src, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		dir, file := copyV3(t)
 		if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
 			t.Fatal(err)
 		}
@@ -341,4 +325,20 @@ func sessionFacts(list []archive.Session) []string {
 		out = append(out, fmt.Sprintf("%s %s %q %s %d %d %s %d", s.SessionID, s.Path, s.Name, s.Workspace, s.Entries, s.Leaves, s.State, s.Diagnostics))
 	}
 	return out
+}
+
+// copyV3 copies testdata's pi v3 session into a new directory and returns
+// both.
+func copyV3(t *testing.T) (dir, file string) {
+	t.Helper()
+	dir = t.TempDir()
+	src, err := os.ReadFile(filepath.Join("..", "testdata", "pi", "v3-tree.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file = filepath.Join(dir, "v3.jsonl")
+	if err := os.WriteFile(file, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, file
 }
