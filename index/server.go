@@ -38,6 +38,12 @@ func IsURL(s string) bool {
 // ("host=db dbname=grove"), which grove would otherwise take for a file
 // name and create.
 func NotAFile(s string) string {
+	if t := strings.TrimSpace(s); t != s && (IsURL(t) || NotAFile(t) != "") {
+		return "a connection string with spaces around it: give it without them"
+	}
+	if l := strings.ToLower(s); !IsURL(s) && (strings.HasPrefix(l, "postgres:") || strings.HasPrefix(l, "postgresql:") || strings.HasPrefix(l, "file:")) {
+		return "neither a file path nor a URL grove reads: a PostgreSQL URL is postgres://USER@HOST:PORT/DATABASE (postgres:///DATABASE?host=/run/postgresql for a Unix socket); a SQLite index is named by its path"
+	}
 	if i := strings.Index(s, "://"); i > 0 && !strings.ContainsAny(s[:i], "/\\") && !IsURL(s) {
 		return "a " + s[:i] + ":// URL: grove keeps its index in a SQLite file or in PostgreSQL (postgres://…)"
 	}
@@ -45,7 +51,7 @@ func NotAFile(s string) string {
 		for _, kv := range f {
 			switch strings.ToLower(strings.SplitN(kv, "=", 2)[0]) {
 			case "host", "dbname", "user", "password", "port", "sslmode":
-				return "a PostgreSQL key=value connection string: write it as postgres://USER@HOST:PORT/DATABASE"
+				return "a PostgreSQL key=value connection string: write it as postgres://USER@HOST:PORT/DATABASE (postgres:///DATABASE?host=/run/postgresql for a Unix socket)"
 			}
 		}
 	}

@@ -23,6 +23,11 @@ func TestURLs(t *testing.T) {
 		{"host=db dbname=grove password=pw", false, true},
 		{"user=me", false, true},
 		{"a=b.db", false, false},
+		{"postgres:/db?host=/tmp", false, true},
+		{"postgres:db", false, true},
+		{"file:/x.db", false, true},
+		{" postgres://u@h/db", false, true},
+		{"./postgres:x.db", false, false},
 	} {
 		if got := IsURL(c.s); got != c.url {
 			t.Errorf("IsURL(%q) = %t", c.s, got)
