@@ -22,6 +22,7 @@ type Archive struct {
 	db     *index.DB
 	opened os.FileInfo      // the index file when it was opened, for reopenDamaged
 	warn   func(msg string) // OpenForWrite's: notes on stderr; nil for Open
+	readAs string           // ReadAs's source: a session named must be of it
 }
 
 // Open opens (creating if needed) the index at dbPath. Errors are those of
@@ -42,7 +43,9 @@ func Open(ctx context.Context, dbPath string) (*Archive, error) {
 // ReadAs makes a reading archive take name's session where a session id
 // or path names sessions of several sources (PostgreSQL, SPEC §10);
 // without it, this machine's host name's. It writes nothing.
-func (a *Archive) ReadAs(name string) { a.db.SetSource(name) }
+// Given so, a name that means only sessions of other sources is
+// unknown_session.
+func (a *Archive) ReadAs(name string) { a.db.SetSource(name); a.readAs = name }
 
 // SetSource names the machine (--source; "" means the host name) whose
 // session files this archive writes into the index (SPEC §10). In SQLite
@@ -108,6 +111,9 @@ func (a *Archive) atPath(ctx context.Context, arg, abs string) (*index.Session, 
 	if err != nil || len(found) == 0 {
 		return nil, err
 	}
+	if found = a.ofReadAs(found); len(found) == 0 {
+		return nil, &SessionError{Code: errs.CodeUnknownSession, Arg: arg, Source: a.readAs}
+	}
 	if len(found) == 1 {
 		return &found[0], nil
 	}
@@ -119,6 +125,21 @@ func (a *Archive) atPath(ctx context.Context, arg, abs string) (*index.Session, 
 		e.Candidates = append(e.Candidates, Candidate{ID: s.SessionID, Path: s.Path, Source: s.Source})
 	}
 	return nil, e
+}
+
+// ofReadAs is found less the sessions of other sources than ReadAs's,
+// when it was given.
+func (a *Archive) ofReadAs(found []index.Session) []index.Session {
+	if a.readAs == "" || !a.db.IsServer() {
+		return found
+	}
+	var out []index.Session
+	for _, s := range found {
+		if s.Source == a.readAs {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // ofOwnSource is the one of found (sessions a name could mean) that
@@ -147,9 +168,10 @@ func (a *Archive) resolveID(ctx context.Context, arg string) (*index.Session, er
 	if err != nil {
 		return nil, err
 	}
+	found = a.ofReadAs(found)
 	switch len(found) {
 	case 0:
-		return nil, &SessionError{Code: errs.CodeUnknownSession, Arg: arg}
+		return nil, &SessionError{Code: errs.CodeUnknownSession, Arg: arg, Source: a.readAs}
 	case 1:
 		return &found[0], nil
 	}
@@ -179,12 +201,16 @@ type SessionError struct {
 	Code       errs.Code
 	Arg        string
 	Candidates []Candidate
+	Source     string // the source asked for (--source), if any
 }
 
 func (e *SessionError) Error() string { return e.Message() + " [" + string(e.Code) + "]" }
 
 // Message is the error's text without its code.
 func (e *SessionError) Message() string {
+	if e.Code == errs.CodeUnknownSession && e.Source != "" {
+		return fmt.Sprintf("no indexed session of source %q is named %q (give an id, a unique id prefix of 4+ characters, or a file path; `grove sessions` lists each session's source)", e.Source, e.Arg)
+	}
 	if e.Code == errs.CodeUnknownSession {
 		return fmt.Sprintf("no indexed session is named %q (give an id, a unique id prefix of 4+ characters, or a file path; run `grove index` if it is new)", e.Arg)
 	}

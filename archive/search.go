@@ -58,6 +58,10 @@ type Hit struct {
 	// AmbiguousID is set when another indexed session has the same session
 	// id, so that only the file path names this one.
 	AmbiguousID bool
+	// OpenSource is the hit's source when not even its path names it: in a
+	// team's index (SPEC §10) another source has a file at that path too,
+	// and `--source OpenSource` picks this one. "" otherwise.
+	OpenSource string
 	// Snippet is the hit's text around the match, terms marked with
 	// MarkOpen and MarkClose. For a session hit it is the
 	// session's name or workspace.
@@ -166,6 +170,11 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 	terms := q.Terms()
 	for _, h := range res.Hits {
 		sh := hitOf(&h)
+		if h.AmbiguousID && a.db.IsServer() {
+			if at, err := a.db.SessionsAtPath(ctx, h.Path); err == nil && len(at) > 1 {
+				sh.OpenSource = h.Source
+			}
+		}
 		line, err := a.readHitLine(files, &h)
 		if err != nil {
 			sh.Stale = true

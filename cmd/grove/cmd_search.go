@@ -276,6 +276,9 @@ func (op opener) open(h archive.Hit) map[string]string {
 	if h.AmbiguousID {
 		s = shellQuote(h.Path)
 	}
+	if h.OpenSource != "" {
+		s = "--source " + shellQuote(h.OpenSource) + " " + s
+	}
 	if h.EntryID == "" {
 		return map[string]string{"path": op.grove + " path " + s, "messages": op.grove + " messages " + s}
 	}
