@@ -149,7 +149,7 @@ func runSessions(ctx context.Context, g *env, f archive.Filter, first string) er
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	return writeDiagnostics(g, out)
+	return writeDiagnostics(g, out, many)
 }
 
 // maxShownDiagnostics is how many diagnostics of one session the table's
@@ -159,12 +159,17 @@ const maxShownDiagnostics = 10
 // writeDiagnostics lists, after the table, the diagnostics of every session
 // that has any: each duplicated id with all its lines, each bad line, each
 // warning (SPEC §6), at most maxShownDiagnostics per session.
-func writeDiagnostics(g *env, sessions []sessionJSON) error {
+// many says the sessions are of several sources: each is named with its.
+func writeDiagnostics(g *env, sessions []sessionJSON, many bool) error {
 	for _, s := range sessions {
 		if len(s.Diagnostics) == 0 {
 			continue
 		}
-		fmt.Fprintf(g.stdout, "\n%s (%s):\n", cell(s.ID), cell(s.Path))
+		where := s.Path
+		if many {
+			where = s.Source + ": " + s.Path
+		}
+		fmt.Fprintf(g.stdout, "\n%s (%s):\n", cell(s.ID), cell(where))
 		for i, d := range s.Diagnostics {
 			if i == maxShownDiagnostics {
 				fmt.Fprintf(g.stdout, "  ... %d more: grove recover %s\n", len(s.Diagnostics)-i, shellQuote(s.Path))
@@ -218,10 +223,12 @@ func sessionState(s *archive.Session) string {
 // out by a filter leaves its children on their own; sessions whose parents
 // loop come last, the loop broken where the walk meets a session again.
 func underParents(sessions []archive.Session) ([]archive.Session, []int) {
-	byKey := map[string]int{}
+	// A parent is looked for among the sessions of the child's own source
+	// (a team's index, SPEC §10, may hold one copy per machine).
+	byKey := map[[2]string]int{}
 	for i := len(sessions) - 1; i >= 0; i-- { // the first of equal ids wins
-		byKey[sessions[i].SessionID] = i
-		byKey[sessions[i].Path] = i
+		byKey[[2]string{sessions[i].Source, sessions[i].SessionID}] = i
+		byKey[[2]string{sessions[i].Source, sessions[i].Path}] = i
 	}
 	parent := make([]int, len(sessions))
 	children := make([][]int, len(sessions))
@@ -230,7 +237,7 @@ func underParents(sessions []archive.Session) ([]archive.Session, []int) {
 		if s.ParentSession == "" {
 			continue
 		}
-		if p, ok := byKey[s.ParentSession]; ok && p != i {
+		if p, ok := byKey[[2]string{s.Source, s.ParentSession}]; ok && p != i {
 			parent[i] = p
 			children[p] = append(children[p], i)
 		}

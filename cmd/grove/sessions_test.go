@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/grove-sessions/grove/archive"
@@ -31,5 +32,23 @@ func TestUnderParents(t *testing.T) {
 	want := []string{"0:other", "1:fork", "0:main", "1:agent-b", "2:agent-c", "0:orphan", "0:self", "0:loop1", "1:loop2"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("underParents:\n got %v\nwant %v", got, want)
+	}
+}
+
+// In a team's index each machine's copy of a parent keeps its own
+// sub-agents: a child goes under the parent of its own source (SPEC §10).
+func TestUnderParents_PerSource(t *testing.T) {
+	var list []archive.Session
+	for _, src := range []string{"alpha", "beta"} {
+		list = append(list, archive.Session{SessionID: "p", Path: "/s/p.jsonl", Source: src},
+			archive.Session{SessionID: "c", Path: "/s/p/c.jsonl", Source: src, ParentSession: "p"})
+	}
+	out, depth := underParents(list)
+	var got []string
+	for i, s := range out {
+		got = append(got, fmt.Sprintf("%s:%s:%d", s.Source, s.SessionID, depth[i]))
+	}
+	if want := "alpha:p:0 alpha:c:1 beta:p:0 beta:c:1"; strings.Join(got, " ") != want {
+		t.Fatalf("listed %v, want %s", got, want)
 	}
 }
