@@ -84,8 +84,26 @@ func (a *Archive) ResolveID(ctx context.Context, arg string) (*Session, error) {
 	return a.sessionOf(s), nil
 }
 
+// QualifiedName names the session of source at path, for a front end
+// that must tell apart sessions of several sources at one path (grove
+// serve's links, SPEC §10): Resolve takes it. It is no file path: it holds
+// a NUL, which no path or command-line argument does.
+func QualifiedName(source, path string) string { return source + "\x00" + path }
+
 // resolve is Resolve with the index row.
 func (a *Archive) resolve(ctx context.Context, arg string) (*index.Session, error) {
+	if source, path, ok := strings.Cut(arg, "\x00"); ok {
+		found, err := a.db.SessionsAtPath(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		for i := range found {
+			if found[i].Source == source {
+				return &found[i], nil
+			}
+		}
+		return nil, &SessionError{Code: errs.CodeUnknownSession, Arg: path, Source: source}
+	}
 	if strings.ContainsRune(arg, os.PathSeparator) || strings.HasSuffix(arg, ".jsonl") {
 		if abs, err := filepath.Abs(arg); err == nil {
 			if s, err := a.atPath(ctx, arg, abs); err != nil || s != nil {

@@ -2,9 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"html"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -151,5 +154,47 @@ func TestPostgres_ServeWithNoRoot(t *testing.T) {
 	}
 	if !strings.Contains(p.stderr.String(), "watching nothing") {
 		t.Errorf("stderr does not say nothing is watched:\n%s", p.stderr)
+	}
+}
+
+// Two sources that indexed the same directory have sessions with the same
+// ids at the same paths: grove serve's links name the source too, and
+// each opens its own session instead of a page of identical choices.
+func TestPostgres_ServeSharedPaths(t *testing.T) {
+	url := pgtest.DB(t)
+	root := filepath.Join(t.TempDir(), "pi")
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "..", "testdata", "pi"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{"alpha", "beta"} {
+		groveOut(t, "--db", url, "index", "--source", src, "--root", root)
+	}
+	p := startGrove(t, "--db", url, "--json", "serve", "--addr", "127.0.0.1:0")
+	var listening struct{ URL string }
+	for deadline := time.Now().Add(pgPatience); listening.URL == ""; time.Sleep(20 * time.Millisecond) {
+		if !p.running() || time.Now().After(deadline) {
+			t.Fatalf("grove serve: exit %v\nstderr:\n%s", p.cmd.ProcessState, p.stderr)
+		}
+		json.Unmarshal([]byte(p.stdout.String()), &listening)
+	}
+	get := func(u string) (int, string) {
+		res, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	_, home := get(listening.URL)
+	links := regexp.MustCompile(`href="(/s/[^"#]+)"`).FindAllStringSubmatch(home, -1)
+	if len(links) != 6 {
+		t.Fatalf("%d session links on /, want 3 sessions × 2 sources", len(links))
+	}
+	for _, l := range links {
+		href := html.UnescapeString(l[1])
+		if code, body := get(strings.TrimSuffix(listening.URL, "/") + href); code != 200 {
+			t.Errorf("%s: status %d: %.300s", href, code, body)
+		}
 	}
 }

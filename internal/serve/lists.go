@@ -123,6 +123,9 @@ func rowsOf(list []archive.Session, shared map[string]bool) []sessionRow {
 	for i := range rows {
 		if many {
 			rows[i].Machine = rows[i].Source
+			if rows[i].File != "" { // the path alone may be another source's too
+				rows[i].File = archive.QualifiedName(rows[i].Source, rows[i].Path)
+			}
 		}
 	}
 	return rows

@@ -38,6 +38,7 @@ func parsePages() map[string]*template.Template {
 		"count":     count,
 		"wsHref":    func(dir string) string { return "/w?path=" + url.QueryEscape(dir) },
 		"sessHref":  sessionHref,
+		"qual":      qualified,
 		"entryHref": entryHref,
 		"plural":    plural,
 		"titled":    titled,
@@ -203,14 +204,23 @@ func (s *Server) sessionArg(r *http.Request) (string, error) {
 // chosen by the request's ?file= when the id is shared.
 func (s *Server) pickSession(r *http.Request, id string) (string, error) {
 	file := r.URL.Query().Get("file")
+	// In a team's index ?file= may name the source too
+	// (archive.QualifiedName): several machines may have the path.
+	source, path, qualified := strings.Cut(file, "\x00")
+	if !qualified {
+		path = file
+	}
 	se0, err := s.a.ResolveID(r.Context(), id)
 	var se *archive.SessionError
 	switch {
-	case err == nil && (file == "" || file == se0.Path):
+	case err == nil && (file == "" || path == se0.Path && (!qualified || source == se0.Source)):
 		return se0.Path, nil
 	case errors.As(err, &se) && se.Code == errs.CodeAmbiguousSession && file != "":
 		for _, c := range se.Candidates {
-			if c.Path == file {
+			if c.Path == path && (!qualified || c.Source == source) {
+				if qualified {
+					return archive.QualifiedName(source, path), nil
+				}
 				return c.Path, nil
 			}
 		}
@@ -218,6 +228,15 @@ func (s *Server) pickSession(r *http.Request, id string) (string, error) {
 		return "", err
 	}
 	return "", &archive.SessionError{Code: errs.CodeUnknownSession, Arg: id + " in " + file}
+}
+
+// qualified is the ?file= of a candidate: its path, with its source when
+// it has one (a team's index: archive.QualifiedName).
+func qualified(source, path string) string {
+	if source == "" {
+		return path
+	}
+	return archive.QualifiedName(source, path)
 }
 
 // sessionHref links a session's tree; file is given when the id is not
