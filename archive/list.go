@@ -42,7 +42,16 @@ func (a *Archive) pick(ctx context.Context, f Filter) ([]index.Session, error) {
 		}
 		return []index.Session{*s}, nil
 	}
-	return a.db.Sessions(ctx, index.SessionFilter{Workspace: f.Workspace, Dialect: f.Dialect})
+	return a.db.Sessions(ctx, index.SessionFilter{Workspace: f.Workspace, Dialect: f.Dialect, Source: a.readSource()})
+}
+
+// readSource is the source a reading command keeps to (ReadAs), in a
+// team's index; "" for all.
+func (a *Archive) readSource() string {
+	if !a.db.IsServer() {
+		return ""
+	}
+	return a.readAs
 }
 
 // Sessions lists the indexed sessions whose workspace is the clean

@@ -102,7 +102,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		return nil, err
 	}
 	p := index.SearchParams{Query: q, Workspace: o.Workspace, Dialect: o.Dialect, Roles: o.Roles, Types: o.Types,
-		Active: o.Active, Relevance: o.Sort == "relevance", Limit: o.Limit, Offset: o.Offset, NoDedupe: o.NoDedupe}
+		Active: o.Active, Relevance: o.Sort == "relevance", Limit: o.Limit, Offset: o.Offset, NoDedupe: o.NoDedupe, Source: a.readSource()}
 	if o.Since != nil {
 		ms := o.Since.UnixMilli()
 		p.Since = &ms
@@ -129,7 +129,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 	// a query its name matches finds the session itself (SPEC §7: session
 	// names; FORMATS.md §4: title metadata).
 	if len(o.Roles) == 0 && len(o.Types) == 0 && !o.Active && (o.Dialect == "" || o.Dialect == string(jsonl.Claude)) {
-		named, err := a.db.Sessions(ctx, index.SessionFilter{Dialect: string(jsonl.Claude), Named: true})
+		named, err := a.db.Sessions(ctx, index.SessionFilter{Dialect: string(jsonl.Claude), Named: true, Source: p.Source})
 		if err != nil {
 			return nil, err
 		}
@@ -246,7 +246,7 @@ func sessionPasses(s *index.Session, p *index.SearchParams) bool {
 	if !index.UnderWorkspace(s.Workspace, p.Workspace) {
 		return false
 	}
-	if len(p.SIDs) > 0 && p.SIDs[0] != s.SID || p.Dialect != "" && s.Dialect != p.Dialect {
+	if len(p.SIDs) > 0 && p.SIDs[0] != s.SID || p.Dialect != "" && s.Dialect != p.Dialect || p.Source != "" && s.Source != p.Source {
 		return false
 	}
 	t := s.ModifiedMs

@@ -26,6 +26,7 @@ type SessionFilter struct {
 	SessionID string // exact session id
 	Dialect   string // exact dialect (pi, plain, ...)
 	Named     bool   // only sessions with a name (with Dialect: by the index sessions_named)
+	Source    string // only sessions of this source (SPEC §10)
 }
 
 // Sessions lists the indexed sessions, most recently modified first.
@@ -55,6 +56,10 @@ func sessionsQuery(f SessionFilter) (string, []any) {
 	if f.SessionID != "" {
 		q += " AND s.session_id = ?"
 		args = append(args, f.SessionID)
+	}
+	if f.Source != "" {
+		q += " AND s.source = ?"
+		args = append(args, f.Source)
 	}
 	q += " ORDER BY coalesce(s.modified_ms, 0) DESC, s.path, s.source"
 	return q, args

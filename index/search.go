@@ -13,6 +13,7 @@ type SearchParams struct {
 	// it or below it (UnderWorkspace, SPEC §3.3); "" means all.
 	Workspace string
 	Dialect   string   // only sessions of this dialect; "" means all
+	Source    string   // only sessions of this source (SPEC §10); "" means all
 	SIDs      []int64  // only these sessions; empty means all
 	Roles     []string // message roles (user, assistant, toolResult, ...); empty means all
 	Types     []string // entry types (message, compaction, ...); empty means all
@@ -286,7 +287,7 @@ func (d *DB) countHits(ctx context.Context, p SearchParams, m, where string, arg
 		key = `e.doc`
 	}
 	from, margs, _ := d.matchClause(p, m)
-	if p.Workspace == "" && p.Dialect == "" { // no session column is needed to count
+	if p.Workspace == "" && p.Dialect == "" && p.Source == "" { // no session column is needed to count
 		from = strings.Replace(from, "JOIN sessions s ON s.sid = e.sid", "", 1)
 	}
 	st, err := d.stmt(ctx, `SELECT count(*) FROM (SELECT DISTINCT `+key+from+where+` LIMIT ?) AS k`)
@@ -335,6 +336,10 @@ func (p *SearchParams) filters() (string, []any) {
 	if p.Dialect != "" {
 		b.WriteString(" AND s.dialect = ?")
 		args = append(args, p.Dialect)
+	}
+	if p.Source != "" {
+		b.WriteString(" AND s.source = ?")
+		args = append(args, p.Source)
 	}
 	in := func(col string, n int) {
 		b.WriteString(" AND " + col + " IN (" + strings.TrimSuffix(strings.Repeat("?,", n), ",") + ")")

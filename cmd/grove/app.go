@@ -94,10 +94,12 @@ func sourceFlag() cli.Flag {
 }
 
 // readSourceFlag is --source of the commands that read: which source's
-// session a shared id or path means.
+// session a shared id or path means, and whose sessions are listed. It
+// takes no GROVE_SOURCE: a machine that writes as one source still reads
+// the whole team's index.
 func readSourceFlag() cli.Flag {
-	return &cli.StringFlag{Name: "source", EnvVars: []string{"GROVE_SOURCE"},
-		Usage: "in a team's index (PostgreSQL), the source whose session an id or path means when several sources have it (default: the host name)"}
+	return &cli.StringFlag{Name: "source",
+		Usage: "in a team's index (PostgreSQL), only this source's sessions: the one an id or path means, the ones listed or searched"}
 }
 
 // warn writes one line to stderr, with --json too (stdout holds only the
@@ -214,7 +216,7 @@ func newApp(g *env) *cli.App {
 		switch c.Name {
 		case "index", "rebuild", "watch", "serve":
 			c.Flags = append(c.Flags, sourceFlag())
-		case "sessions", "workspaces", "leaves", "branches", "tree", "path", "messages", "context", "export", "verify", "search":
+		case "sessions", "leaves", "branches", "tree", "path", "messages", "context", "export", "verify", "search":
 			c.Flags = append(c.Flags, readSourceFlag())
 		}
 		before := c.Before
