@@ -161,18 +161,11 @@ func (s *suite) appendRefresh(ctx context.Context) error {
 		return nil
 	}
 	file := filepath.Join(s.cfg.Dir, filepath.FromSlash(s.res.Corpus.BigFile))
-	fi, err := os.Stat(file)
+	parent, size, restore, err := appendable(file)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		os.Truncate(file, fi.Size())
-		os.Chtimes(file, fi.ModTime(), fi.ModTime())
-	}()
-	parent, err := lastEntryID(file, fi.Size())
-	if err != nil {
-		return err
-	}
+	defer restore()
 	var secs, peak []float64
 	for i := 0; i < s.cfg.Runs; i++ {
 		id := fmt.Sprintf("bench%03d", i)
@@ -190,7 +183,7 @@ func (s *suite) appendRefresh(ctx context.Context) error {
 		peak = append(peak, float64(r.PeakKB)/1024)
 	}
 	f := figureOf("refresh", "refresh after a 1 KB append", "ms", secs)
-	f.Note = fmt.Sprintf("to the largest session, %s", mb(fi.Size()))
+	f.Note = fmt.Sprintf("to the largest session, %s", mb(size))
 	s.add(f)
 	s.add(figureOf("refresh", "refresh after append: peak RSS", "MB", peak))
 	return nil
@@ -288,4 +281,23 @@ func (s *suite) baseline(ctx context.Context) error {
 	ratio := float64(out.DBBytes) / float64(s.m.Bytes)
 	s.add(Figure{Section: "baseline", Name: "Python + C SQLite: index size ÷ JSONL size", Median: ratio, Min: ratio, Max: ratio, Unit: "×", Runs: 1})
 	return nil
+}
+
+// appendable readies the pi session file for entries to be appended: it
+// returns the id of its last entry (the first new entry's parent), its
+// size in bytes and a function that cuts the file back to its length and mtime, so the corpus
+// can be reused.
+func appendable(file string) (parent string, size int64, restore func(), err error) {
+	fi, err := os.Stat(file)
+	if err != nil {
+		return "", 0, nil, err
+	}
+	restore = func() {
+		os.Truncate(file, fi.Size())
+		os.Chtimes(file, fi.ModTime(), fi.ModTime())
+	}
+	if parent, err = lastEntryID(file, fi.Size()); err != nil {
+		return "", 0, nil, err
+	}
+	return parent, fi.Size(), restore, nil
 }

@@ -509,18 +509,11 @@ func (s *suite) teamRefresh(ctx context.Context, backends []teamBackend, src tea
 		return nil
 	}
 	file := filepath.Join(src.dir, filepath.FromSlash(big.Path))
-	fi, err := os.Stat(file)
+	parent, _, restore, err := appendable(file)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		os.Truncate(file, fi.Size())
-		os.Chtimes(file, fi.ModTime(), fi.ModTime())
-	}()
-	parent, err := lastEntryID(file, fi.Size())
-	if err != nil {
-		return err
-	}
+	defer restore()
 	lat := map[string][]float64{}
 	for i := 0; i < s.cfg.Runs; i++ {
 		id := fmt.Sprintf("team%03d", i)
