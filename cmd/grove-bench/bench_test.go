@@ -41,7 +41,8 @@ func TestSuite_Smoke(t *testing.T) {
 		"--refresh-files", "200", "--append-sizes", "1MB,4MB", "--big-mem-size", "8MB", "--long-line-size", "4MB", "--watch-idle", "1s",
 		"--dialect-size", "1MB", "--dialect-append-lines", "3",
 		"--index-sizes", "1MB,3MB", "--shape-entries", "300", "--export-size", "1MB",
-		"--serve-size", "64KB", "--serve-runs", "1"}
+		"--serve-size", "64KB", "--serve-runs", "1",
+		"--team-sources", "3", "--team-sessions", "10", "--team-writers", "2", "--team-chain", "200"}
 	if err := app.RunContext(context.Background(), args); err != nil {
 		t.Fatalf("grove-bench %s: %v\n%s", strings.Join(args[1:], " "), err, stderr.String())
 	}
