@@ -49,13 +49,14 @@ func (a *Archive) ReadAs(name string) { a.db.SetSource(name); a.readAs = name }
 
 // SetSource names the machine (--source; "" means the host name) whose
 // session files this archive writes into the index (SPEC §10). In SQLite
-// it also gives the sessions written before schema 9 that name.
+// the next index pass also gives that name to the sessions written before
+// schema 9 (index.DB.ClaimSources), under the index's lock.
 func (a *Archive) SetSource(ctx context.Context, name string) error {
 	if name == "" {
 		name, _ = os.Hostname()
 	}
 	a.db.SetSource(name)
-	return a.db.ClaimSources(ctx)
+	return nil
 }
 
 // Close closes the index.

@@ -38,6 +38,11 @@ func (a *Archive) refresh(ctx context.Context, opts IndexOptions) (IndexSummary,
 		return sum, err
 	}
 	defer unlock()
+	// Rows written before schema 9 take this grove's source; under the
+	// lock, as every write of the index is.
+	if err := a.db.ClaimSources(ctx); err != nil {
+		return sum, err
+	}
 	// With the lock held no rebuild runs: a half-built index beside this
 	// one was left by a rebuild that was killed.
 	if _, err := os.Lstat(RebuildPath(a.db.File())); err == nil {

@@ -342,3 +342,26 @@ func copyV3(t *testing.T) (dir, file string) {
 	}
 	return dir, file
 }
+
+// A SQLite index's sessions from before schema 9 (source '') take the
+// writer's source at its next index pass, under the index's lock.
+func TestIndex_ClaimsSourcelessSessions(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "index.db")
+	a := mustOpenArchive(t, db)
+	dir, _ := copyV3(t)
+	if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
+		t.Fatal(err)
+	}
+	mustSQL(t, db, "UPDATE sessions SET source = ''")
+	if err := a.SetSource(ctx, "laptop"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := a.Sessions(ctx, "")
+	if err != nil || len(list) != 1 || list[0].Source != "laptop" {
+		t.Fatalf("after the next index: %+v, %v; want the one session of source laptop", list, err)
+	}
+}
