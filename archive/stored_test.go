@@ -343,7 +343,7 @@ func copyV3(t *testing.T) (dir, file string) {
 	return dir, file
 }
 
-// A SQLite index's sessions from before schema 9 (source ”) take the
+// A SQLite index's sessions from before schema 9 (an empty source) take the
 // writer's source at its next index pass, under the index's lock.
 func TestIndex_ClaimsSourcelessSessions(t *testing.T) {
 	ctx := context.Background()
