@@ -18,7 +18,6 @@ import (
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/pgtest"
 	"github.com/grove-sessions/grove/internal/testutil"
-	"github.com/jmoiron/sqlx"
 )
 
 // storedBytes reads back every committed byte the index holds for the
@@ -59,7 +58,7 @@ func TestStoredBytes_AreTheCommittedBytes(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.DB(t)
 	a := mustOpenArchive(t, url)
-	raw := mustSQLx(t, url)
+	raw := pgtest.Open(t, url)
 	old := index.BytesPiece
 	index.BytesPiece = 300 // many pieces from small files
 	t.Cleanup(func() { index.BytesPiece = old })
@@ -171,7 +170,7 @@ func TestStoredBytes_AnswerWithoutTheFile(t *testing.T) {
 		t.Fatalf("messages changed when the file went: %d then %d", len(before), len(after))
 	}
 	// Take the stored bytes away behind grove's back.
-	raw := mustSQLx(t, url)
+	raw := pgtest.Open(t, url)
 	if _, err := raw.Exec("DELETE FROM file_bytes"); err != nil {
 		t.Fatal(err)
 	}
@@ -180,18 +179,6 @@ func TestStoredBytes_AnswerWithoutTheFile(t *testing.T) {
 	if !errors.As(err, &e) || e.Code != errs.CodeStaleIndex || e.Path != file {
 		t.Fatalf("messages without stored bytes: %v; want stale_index naming %s", err, file)
 	}
-}
-
-// mustSQLx opens the PostgreSQL database at url outside grove, closed when
-// the test ends.
-func mustSQLx(tb testing.TB, url string) *sqlx.DB {
-	tb.Helper()
-	db, err := sqlx.Open("pgx", url)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	return db
 }
 
 // A run that stores AnalyzeEntries entries or more into PostgreSQL leaves
@@ -209,7 +196,7 @@ func TestIndex_AnalyzesAfterALargeLoad(t *testing.T) {
 		t.Fatalf("the generated corpus holds %d entries, fewer than AnalyzeEntries (%d)", sum.Entries, archive.AnalyzeEntries)
 	}
 	var analyzed bool
-	if err := mustSQLx(t, url).Get(&analyzed, "SELECT last_analyze IS NOT NULL FROM pg_stat_user_tables WHERE relname = 'entries'"); err != nil {
+	if err := pgtest.Open(t, url).Get(&analyzed, "SELECT last_analyze IS NOT NULL FROM pg_stat_user_tables WHERE relname = 'entries'"); err != nil {
 		t.Fatal(err)
 	}
 	if !analyzed {
@@ -228,7 +215,7 @@ func TestIndex_NoAnalyzeForASmallRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rows float64
-	if err := mustSQLx(t, url).Get(&rows, "SELECT reltuples FROM pg_class WHERE relname = 'entries'"); err != nil || rows < 100 {
+	if err := pgtest.Open(t, url).Get(&rows, "SELECT reltuples FROM pg_class WHERE relname = 'entries'"); err != nil || rows < 100 {
 		t.Fatalf("entries analyzed as %.0f rows (%v); want the generated corpus's", rows, err)
 	}
 	db := archive.DBOf(a)

@@ -149,17 +149,6 @@ func countSessions(tb testing.TB, root string) int {
 	return n
 }
 
-// pgOpen opens url in this process, for what the test checks directly.
-func pgOpen(tb testing.TB, url string) *sqlx.DB {
-	tb.Helper()
-	db, err := sqlx.Open("pgx", url)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	return db
-}
-
 // pgAnswers is what readers answer from the index at url: sessions,
 // leaves, searches for queries, and the path to every leaf, each as the
 // JSON document grove printed, by the command line that printed it.
@@ -356,7 +345,7 @@ func TestPostgres_OneSourceWritersWaitReadersDoNot(t *testing.T) {
 	big := pgCorpus(t, 8, 16_000_000, 24_000_000)
 	other := pgCorpus(t, 9, 300_000, 0)
 	url := pgtest.DB(t)
-	db := pgOpen(t, url)
+	db := pgtest.Open(t, url)
 	// What the readers read: another source's sessions, already indexed.
 	groveOut(t, "--db", url, "index", "--source", "ci", "--root", small)
 	var leaves struct {
@@ -494,7 +483,7 @@ func TestPostgres_KilledWriter(t *testing.T) {
 	testutil.SkipSlow(t, "./cmd/grove", "indexes 24 MB into PostgreSQL three times")
 	root := pgCorpus(t, 11, 24_000_000, 0)
 	url, clean := pgtest.DB(t), pgtest.DB(t)
-	db := pgOpen(t, url)
+	db := pgtest.Open(t, url)
 	p := startGrove(t, "--db", url, "--json", "index", "--source", "laptop", "--root", root)
 	// Kill it inside a writing transaction, after a batch has committed.
 	var xid string
@@ -652,7 +641,7 @@ func TestPostgres_UserErrors(t *testing.T) {
 	}
 
 	// Another application's database.
-	db := pgOpen(t, url)
+	db := pgtest.Open(t, url)
 	if _, err := db.Exec("CREATE TABLE customers (id INT PRIMARY KEY, name TEXT); INSERT INTO customers VALUES (1, 'Ana'), (2, 'Bo')"); err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ import (
 	"testing"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+	"github.com/jmoiron/sqlx"
 
 	"github.com/grove-sessions/grove/internal/pgcluster"
 )
@@ -141,4 +142,16 @@ func NewDB() (url string, drop func(), skip string, err error) {
 		return "", nil, "", fmt.Errorf("pgtest: %w", err)
 	}
 	return the.c.URL(name), func() { the.c.Drop(name) }, "", nil
+}
+
+// Open opens the database at url outside grove, for what a test checks
+// directly; it is closed when tb ends.
+func Open(tb testing.TB, url string) *sqlx.DB {
+	tb.Helper()
+	db, err := sqlx.Open("pgx", url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
 }
