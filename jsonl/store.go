@@ -190,7 +190,18 @@ func prepare(checker *parser, v any, line int) (*request, error) {
 // (bad_timestamp, ...) and, in a pi file, user, assistant and toolResult
 // messages of the plain dialect's shapes. Without it (a committed line of
 // another file, copied), what a reader accepts is accepted.
-func check(checker *parser, b []byte, line int, strict bool) (*request, error) {
+//
+// A refused line leaves checker as it was: the next append is read as if
+// this one had never been made (its line number, a messages log's parent,
+// a new file's dialect and header).
+func check(checker *parser, b []byte, line int, strict bool) (r *request, err error) {
+	saved, savedRes := *checker, *checker.res
+	defer func() {
+		if err != nil {
+			*checker = saved
+			*checker.res = savedRes
+		}
+	}()
 	if checker.version == 1 {
 		return nil, errs.New(errs.CodeInvalidEntry, "pi version 1 files are not appended to: their ids come from line numbers (pi migrates them to version 3 first)")
 	}
@@ -205,7 +216,7 @@ func check(checker *parser, b []byte, line int, strict bool) (*request, error) {
 	checker.fn = func(e Entry) error { got = &e; return nil }
 	warnings := len(checker.res.Warnings)
 	hadHeader := checker.res.Header != nil
-	err := checker.line(Line{Num: line, Bytes: b, Committed: true})
+	err = checker.line(Line{Num: line, Bytes: b, Committed: true})
 	checker.fn = nil
 	if err != nil {
 		msg := err.Error()
@@ -215,7 +226,6 @@ func check(checker *parser, b []byte, line int, strict bool) (*request, error) {
 		return nil, errs.Wrap(errs.CodeInvalidEntry, err, msg)
 	}
 	if d := checker.res.Dialect; !RulesOf(d).Writable() {
-		checker.decided, checker.res.Dialect, checker.rules = false, "", nil
 		return nil, wrongDialect("", d)
 	}
 	if len(checker.res.Warnings) > warnings {
@@ -241,7 +251,7 @@ func check(checker *parser, b []byte, line int, strict bool) (*request, error) {
 			return nil, errs.New(errs.CodeInvalidEntry, err.Error())
 		}
 	}
-	r := &request{line: b}
+	r = &request{line: b}
 	switch {
 	case got != nil:
 		r.entry = *got
@@ -249,7 +259,6 @@ func check(checker *parser, b []byte, line int, strict bool) (*request, error) {
 		r.entry.Length = len(b)
 	case !hadHeader && checker.res.Header != nil:
 		if checker.res.Header.Version < 2 {
-			checker.res.Header, checker.version = nil, 0
 			return nil, errs.New(errs.CodeInvalidEntry, "version: a new pi file needs a header of version 2 or later (version 1 has no entry ids)")
 		}
 		r.header = true

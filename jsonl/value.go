@@ -28,6 +28,9 @@ import (
 // integers beyond ±(2^53−1), which a JSON reader such as pi's would round.
 // The dialect's required fields are checked by the Writer, which knows the
 // file's dialect.
+//
+// The returned line never shares memory with v: JSON text given as bytes is
+// copied, so the caller may reuse its buffer as soon as this returns.
 func MarshalEntry(v any) ([]byte, error) {
 	if raw, ok := rawJSON(v); ok {
 		return compactRaw(raw)
@@ -69,7 +72,10 @@ func rawJSON(v any) ([]byte, bool) {
 
 // compactRaw checks JSON text given as bytes: valid UTF-8, one JSON value,
 // integers within ±(2^53−1); and removes the whitespace between tokens so it
-// fits on one line. Strings and numbers are kept byte for byte.
+// fits on one line. Strings and numbers are kept byte for byte. The result
+// is always a new slice that shares no memory with raw: the caller may
+// reuse raw as soon as this returns (SPEC §5), while the line waits in the
+// writer's queue.
 func compactRaw(raw []byte) ([]byte, error) {
 	if !utf8.Valid(raw) {
 		return nil, invalidEntry("", "invalid UTF-8")
@@ -78,8 +84,10 @@ func compactRaw(raw []byte) ([]byte, error) {
 		var x json.RawMessage
 		return nil, invalidEntry("", "invalid JSON: "+fmt.Sprint(json.Unmarshal(raw, &x)))
 	}
-	out := raw[:len(raw):len(raw)] // capped: appending to the result never writes into raw
-	if !IsCompact(raw) {           // a committed line usually is: no copy of it (SPEC §2.8)
+	var out []byte
+	if IsCompact(raw) {
+		out = bytes.Clone(raw)
+	} else {
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, raw); err != nil {
 			return nil, invalidEntry("", "invalid JSON: "+err.Error())

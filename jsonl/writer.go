@@ -61,6 +61,10 @@ type Writer struct {
 	q    *queue
 
 	checker *parser // call-time dialect state; guarded by q.mu
+	// next is the physical line number the next issued line will have:
+	// one more than the lines committed and queued (SPEC §5: a messages
+	// log's L<n> counts every append issued before it). Guarded by q.mu.
+	next int
 
 	mu       sync.Mutex // guards everything below (the commit side)
 	f        File
@@ -72,6 +76,7 @@ type Writer struct {
 	lines    int             // physical lines committed
 	prefixLF bool            // the file ends in a blank tail: terminate it before the next line
 	ids      map[string]bool // every committed entry id: the only per-entry memory a writer keeps
+	lastID   string          // the last committed entry's id: where a messages log's next line hangs
 	readOnly *errs.Error     // why no append can ever succeed (a pi version 1 file), or nil
 }
 
@@ -148,7 +153,7 @@ func (w *Writer) load(f *os.File) error {
 	}
 	w.checker = p
 	p.opts.Path = ""
-	w.size, w.lines = fi.Size(), res.Lines
+	w.size, w.lines, w.lastID = fi.Size(), res.Lines, res.Last
 	for _, warn := range res.Warnings {
 		if warn.Code == errs.CodeUnterminatedTail {
 			w.state, w.repair = NeedsRepair, errs.Wrap(errs.CodeNeedsRepair, warn, "the file ends in an unterminated tail (a torn last append); appending now would fuse a new line onto it").In(w.path).At(warn.Line, warn.Offset).WithHint("`grove repair "+w.path+"` truncates it to the committed prefix, keeping a backup")
@@ -181,10 +186,13 @@ func (w *Writer) State() WriterState {
 }
 
 // AppendAsync issues an append and returns at once: v (any value
-// MarshalEntry takes, or JSON text as json.RawMessage) is validated against
-// the file's dialect and serialized before it returns, so later changes to
-// v change nothing. A file that does not exist yet takes the dialect of its
-// first line. Wait on the result for the outcome.
+// MarshalEntry takes, or JSON text as json.RawMessage or []byte) is
+// validated against the file's dialect and serialized into memory the
+// writer owns before it returns, so later changes to v, or to the bytes of
+// JSON text, change nothing (SPEC §5). A file that does not exist yet takes
+// the dialect of its first line. In a messages log the entry's id is
+// L<n>, n the physical line it will have: one more than every line
+// committed or queued before it. Wait on the result for the outcome.
 func (w *Writer) AppendAsync(v any) *Pending {
 	return w.issue(func(line int) (*request, error) { return prepare(w.checker, v, line) })
 }
@@ -206,9 +214,21 @@ func (w *Writer) issue(prep func(line int) (*request, error)) *Pending {
 	w.mu.Lock()
 	refused := w.refusal()
 	empty := w.size == 0
+	next, last := w.lines+1, w.lastID
+	if w.prefixLF {
+		next++ // the blank tail becomes a line of its own first
+	}
 	w.mu.Unlock()
 	if refused != nil {
 		return settled("", refused)
+	}
+	if idle {
+		// Nothing is queued: go on from what is committed, so that an
+		// append that failed at commit frees its line (SPEC §5).
+		w.next = next
+		if w.checker.res.Dialect == Messages {
+			w.checker.prevID = last
+		}
 	}
 	// An empty file's dialect is decided by its first line that commits:
 	// when nothing is committed or queued, forget what a refused or failed
@@ -216,7 +236,7 @@ func (w *Writer) issue(prep func(line int) (*request, error)) *Pending {
 	if idle && empty {
 		w.checker = newParser(Options{Mode: Strict, KeepRaw: true}, nil)
 	}
-	r, err := prep(w.checker.res.Lines + 1)
+	r, err := prep(w.next)
 	if err != nil {
 		var e *errs.Error
 		if errors.As(err, &e) {
@@ -224,6 +244,7 @@ func (w *Writer) issue(prep func(line int) (*request, error)) *Pending {
 		}
 		return settled("", err)
 	}
+	w.next++
 	return w.q.push(r)
 }
 
@@ -328,6 +349,7 @@ func (w *Writer) commit(r *request) error {
 	w.size += int64(len(r.line) + 1)
 	if !r.header {
 		w.ids[e.ID] = true
+		w.lastID = e.ID
 	}
 	return nil
 }
