@@ -16,43 +16,60 @@ import (
 // makes it an entry (p.emit), a header or metadata line, or a bad line
 // (p.bad).
 
-// claudeTypes are the line types that make a file Claude Code's when they
-// are on its first parseable line (FORMATS.md §0).
+// claudeTypes are the line types that can only be Claude Code's
+// (FORMATS.md §0, SPEC §3): its entries and its metadata lines. The Agent
+// SDK opens a transcript with an agent-setting line.
 var claudeTypes = map[string]bool{
 	"summary": true, "file-history-snapshot": true, "queue-operation": true, "user": true,
 	"assistant": true, "system": true, "progress": true, "attachment": true, "last-prompt": true,
 	"permission-mode": true, "custom-title": true, "ai-title": true, "mode": true, "pr-link": true,
 	"tag": true, "relocated": true, "worktree-state": true, "agent-name": true, "content-replacement": true,
+	"agent-setting": true,
 }
 
-// classify is the dialect that the first parseable committed line o (of
-// type typ, "" when it has none) gives its file, by the tests of
-// FORMATS.md §0 in their order. A pi header is decided by the caller.
-func classify(o object, typ string) Dialect {
+// codexTypes are the item types of a Codex rollout line's envelope
+// {"timestamp","type","payload"} (FORMATS.md §2.2).
+var codexTypes = map[string]bool{
+	"session_meta": true, "response_item": true, "compacted": true, "turn_context": true, "event_msg": true,
+	"inter_agent_communication": true, "inter_agent_communication_metadata": true, "token_usage_record": true,
+	"world_state": true, "retained_context": true, "security_risk_score": true, "realtime_item": true,
+}
+
+// classify is the dialect that the committed line o (of type typ, "" when
+// it has none) points to, and whether the line decides it (SPEC §3): a
+// line that can only belong to one dialect — a Codex header or envelope
+// with a Codex type, a Claude line (uuid, parentUuid, sessionId or
+// leafUuid, or a Claude type), a chat message (role and content, no type,
+// id or uuid), a plain entry's id and parentId. Any other line is Plain,
+// undecided: the file's dialect then comes from a later line or from where
+// the file is (see parser.undecided). A pi header is decided by the caller.
+func classify(o object, typ string) (d Dialect, decisive bool) {
 	_, hasType := o["type"]
 	_, hasRole := o["role"]
 	_, hasID := o["id"]
 	_, hasParentID := o["parentId"]
 	switch {
 	case typ == "session_meta" && jsonKind(o["payload"]) == 'o':
-		return Codex
+		return Codex, true
 	case !hasType && !hasRole && !hasParentID && jsonKind(o["id"]) == 's' && jsonKind(o["timestamp"]) == 's':
-		return Codex // the pre-envelope rollout header
+		return Codex, true // the pre-envelope rollout header
 	}
 	for _, k := range [...]string{"uuid", "parentUuid", "sessionId", "leafUuid"} {
 		if _, ok := o[k]; ok {
-			return Claude
+			return Claude, true
 		}
 	}
 	if claudeTypes[typ] {
-		return Claude
+		return Claude, true
+	}
+	if codexTypes[typ] && jsonKind(o["timestamp"]) == 's' && jsonKind(o["payload"]) == 'o' {
+		return Codex, true
 	}
 	_, hasContent := o["content"]
-	_, hasUUID := o["uuid"]
-	if hasRole && hasContent && !hasType && !hasID && !hasUUID {
-		return Messages
+	if hasRole && hasContent && !hasType && !hasID {
+		return Messages, true
 	}
-	return Plain
+	return Plain, hasID && hasParentID
 }
 
 // DialectAt is the dialect of a file with no parseable committed line,

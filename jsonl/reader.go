@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/grove-sessions/grove/errs"
 )
@@ -98,8 +99,26 @@ func (r *Result) State() State {
 //
 // An error from fn stops the read and is returned as is. In Strict mode the
 // first bad line stops it with an *errs.Error of Code bad_line.
+//
+// When r is also an io.ReaderAt positioned at its start (an *os.File just
+// opened, a bytes.Reader), a first line that decides no dialect is settled
+// by reading ahead (SPEC §3); otherwise by where the file is.
 func Read(r io.Reader, opts Options, fn func(Entry) error) (*Result, error) {
-	return newParser(opts, fn).run(r)
+	p := newParser(opts, fn)
+	if ra, ok := r.(io.ReaderAt); ok && atStart(r) {
+		p.ahead = func(l Line) Dialect { return decideAhead(ra, l, math.MaxInt64) }
+	}
+	return p.run(r)
+}
+
+// atStart reports whether r, a reader that may seek, is at byte 0.
+func atStart(r io.Reader) bool {
+	sk, ok := r.(io.Seeker)
+	if !ok {
+		return false
+	}
+	pos, err := sk.Seek(0, io.SeekCurrent)
+	return err == nil && pos == 0
 }
 
 func newParser(opts Options, fn func(Entry) error) *parser {
@@ -142,7 +161,7 @@ func (p *parser) runAt(r io.Reader, base int64) (*Result, error) {
 	// ends the committed prefix may yet turn out to precede a header.
 	switch p.res.Dialect {
 	case Plain, Messages, Claude, Codex:
-		p.res.Resumable = p.decided && p.title == nil
+		p.res.Resumable = p.decided && p.sure && p.title == nil
 	case Pi:
 		p.res.Resumable = p.decided && p.title == nil && (p.res.Header != nil || p.resumed) && p.version >= 2
 	}
@@ -173,6 +192,14 @@ type parser struct {
 	res      *Result
 	fn       func(Entry) error
 	decided  bool
+	// sure is true when a line decided the dialect (SPEC §3), false when
+	// it came from where the file is: a later line could then decide
+	// otherwise, so the read cannot be resumed.
+	sure bool
+	// ahead, when set, finds the dialect that the first decisive committed
+	// line after l decides ("" when none does): a read of a whole file can
+	// look ahead, a writer's check of one new line cannot.
+	ahead    func(l Line) Dialect
 	resumed  bool         // ReadFrom: the header was read by an earlier read
 	title    *pendingLine // an oh-my-pi title line waiting for the header
 	version  int
@@ -246,13 +273,18 @@ func (p *parser) line(l Line) error {
 			p.title = nil // an oh-my-pi title line before the header is no entry
 			return p.header(l, o)
 		}
+		p.sure = true
 		if p.title != nil {
 			p.res.Dialect, p.rules = Plain, plainRules{}
 			if err := p.flushTitle(); err != nil {
 				return err
 			}
 		} else {
-			p.res.Dialect = classify(o, typ)
+			d, decisive := classify(o, typ)
+			if !decisive {
+				d, decisive = p.undecided(l)
+			}
+			p.res.Dialect, p.sure = d, decisive
 			p.rules = RulesOf(p.res.Dialect)
 		}
 	}
@@ -261,6 +293,25 @@ func (p *parser) line(l Line) error {
 	}
 	p.tell()
 	return p.rules.read(p, l, o, typ)
+}
+
+// undecided is the dialect of a file whose first parseable committed line
+// l decides none (SPEC §3): the first later line that decides one, else
+// where the file was found (Options.Where, DialectAt), else plain. The
+// second result says whether a line decided it.
+func (p *parser) undecided(l Line) (Dialect, bool) {
+	if p.ahead != nil {
+		if d := p.ahead(l); d != "" {
+			return d, true
+		}
+	}
+	if p.opts.Where != "" {
+		return p.opts.Where, false
+	}
+	if p.opts.Path != "" {
+		return DialectAt(p.opts.Path), false
+	}
+	return Plain, false
 }
 
 // flushTitle handles a pending title line that turned out not to precede a

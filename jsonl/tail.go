@@ -87,7 +87,7 @@ func ReadFrom(r io.ReaderAt, size int64, from Resume, opts Options, fn func(Entr
 	if from == (Resume{}) {
 		return p.runFile(r, 0, size)
 	}
-	p.decided, p.resumed, p.version = true, true, from.Version
+	p.decided, p.sure, p.resumed, p.version = true, true, true, from.Version
 	p.res.Dialect, p.res.Lines, p.res.Committed = from.Dialect, from.Lines, from.Offset
 	p.rules, p.prevID, p.headerMs = RulesOf(from.Dialect), from.Prev, from.HeaderMs
 	p.tell()
@@ -101,6 +101,9 @@ func (p *parser) runFile(r io.ReaderAt, base, size int64) (*Result, error) {
 	committed, tailBlank, err := findTail(r, base, size)
 	if err != nil {
 		return nil, errs.Wrap(errs.CodeIO, err, "read session file: "+osReason(err)).In(opts.Path)
+	}
+	if base == 0 && !p.decided {
+		p.ahead = func(l Line) Dialect { return decideAhead(r, l, committed) }
 	}
 	res, err := p.runAt(io.NewSectionReader(r, base, committed-base), base)
 	if err != nil {
@@ -138,4 +141,31 @@ func findTail(f io.ReaderAt, base, size int64) (committed int64, blank bool, err
 		blank = blank && isBlank(chunk)
 	}
 	return base, blank, nil
+}
+
+// decideAhead reads the committed lines of r after line l, up to byte
+// committed (or r's end), and returns the dialect the first of them that decides one
+// decides (SPEC §3), or "" when none does. A pi header there decides
+// nothing: a pi file's header is its first parseable line.
+func decideAhead(r io.ReaderAt, l Line, committed int64) Dialect {
+	from := l.BodyOffset() + int64(len(l.Bytes)) + 1
+	if from >= committed {
+		return ""
+	}
+	sc := NewScannerAt(io.NewSectionReader(r, from, committed-from), from, l.Num+1)
+	for sc.Scan() {
+		next := sc.Line()
+		if !next.Committed || next.Blank() {
+			continue
+		}
+		o, _, why := parseLine(next.Bytes)
+		if why != "" {
+			continue
+		}
+		typ, _ := optString(o, "type", "")
+		if d, decisive := classify(o, typ); decisive && typ != "session" {
+			return d
+		}
+	}
+	return ""
 }
