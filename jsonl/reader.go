@@ -188,10 +188,10 @@ type pendingLine struct {
 }
 
 type parser struct {
-	opts     Options
-	res      *Result
-	fn       func(Entry) error
-	decided  bool
+	opts    Options
+	res     *Result
+	fn      func(Entry) error
+	decided bool
 	// sure is true when a line decided the dialect (SPEC §3), false when
 	// it came from where the file is: a later line could then decide
 	// otherwise, so the read cannot be resumed.
