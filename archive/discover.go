@@ -169,9 +169,7 @@ func Stat(path string) (FileStat, error) {
 		return FileStat{}, err
 	}
 	st := FileStat{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Regular: fi.Mode().IsRegular()}
-	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-		st.Dev, st.Ino = int64(sys.Dev), int64(sys.Ino)
-	}
+	st.Dev, st.Ino = fileID(path, fi)
 	return st, nil
 }
 

@@ -108,7 +108,10 @@ type Progress struct {
 	Path              string
 }
 
-// FileStat is what the index remembers of a file to tell whether it changed.
+// FileStat is what the index remembers of a file to tell whether it
+// changed: its size in bytes, its modification time in nanoseconds, and
+// its identity Dev and Ino (fileID: device and inode numbers on Unix, the
+// volume serial number and file index on Windows; 0 when not known).
 type FileStat struct {
 	Size, MtimeNs, Dev, Ino int64
 	Regular                 bool

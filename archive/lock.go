@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/internal/flock"
 )
 
 // lockPoll is how often a grove waiting for the index's lock tries again.
@@ -19,8 +19,8 @@ const lockPoll = 100 * time.Millisecond
 // LockPath is the lock file of the index at dbPath: "<dbPath>.lock".
 func LockPath(dbPath string) string { return dbPath + ".lock" }
 
-// Lock takes the index's writer lock, an exclusive flock(2) on
-// LockPath(index file), so that two groves never write one index at once
+// Lock takes the index's writer lock, an exclusive flock.TryLock (flock(2)
+// on Unix) on LockPath(index file), so that two groves never write one index at once
 // (README "Two groves": `grove index`, `grove rebuild` and each pass of
 // `grove watch` hold it; readers never take it, SQLite's WAL gives them a
 // consistent view). The lock file then says who holds it ("pid N: grove
@@ -40,11 +40,11 @@ func (a *Archive) Lock(ctx context.Context, busy func(holder string)) (unlock fu
 	}
 	told := false
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err := flock.TryLock(f)
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
+		if !errors.Is(err, flock.ErrLocked) {
 			f.Close()
 			return nil, errs.Wrap(errs.CodeIO, err, "cannot lock the index: "+err.Error()).In(path)
 		}
@@ -74,7 +74,7 @@ func (a *Archive) Lock(ctx context.Context, busy func(holder string)) (unlock fu
 	}
 	return func() {
 		f.Truncate(0)
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		flock.Unlock(f)
 		f.Close()
 	}, nil
 }

@@ -1,3 +1,8 @@
+//go:build unix
+
+// The private modes of SPEC §6 are Unix permission bits; on Windows they
+// mean no more than "not read-only" (index.Tighten).
+
 package archive_test
 
 import (

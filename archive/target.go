@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
@@ -60,8 +59,9 @@ func (a *Archive) CheckExportTarget(ctx context.Context, src *Session, target st
 	if abs, err := filepath.Abs(real); err == nil {
 		real = abs
 	}
+	tdev, tino := fileID(target, fi)
 	same := func(path string, dev, ino int64) bool {
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && dev != 0 && ino != 0 && int64(st.Dev) == dev && int64(st.Ino) == ino {
+		if dev != 0 && ino != 0 && tdev == dev && tino == ino {
 			return true
 		}
 		if r, err := filepath.EvalSymlinks(path); err == nil {
@@ -227,7 +227,7 @@ func SessionLine(path string) string {
 		return "" // a FIFO would wait for a writer, a device never end
 	}
 	// O_NONBLOCK: a FIFO put there since the stat does not wait either.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoWait, 0)
 	if err != nil {
 		return ""
 	}

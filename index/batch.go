@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
+
+	"github.com/grove-sessions/grove/internal/diskfree"
 )
 
 // The write transaction (SPEC §6): a Batch holds the SessionWriters of
@@ -84,7 +85,7 @@ func (b *Batch) Commit() error {
 // pages, FTS5 segments) and the WAL's frame headers.
 const foldMargin = 256 << 10
 
-// roomToFold returns a disk_full error (ENOSPC) when the file system of
+// roomToFold returns a disk_full error (errNoSpace) when the file system of
 // the index looks unable to hold both what the commit still writes to the
 // WAL and, at the checkpoint after it, the index file grown by the same
 // pages: free bytes fewer than the growth (page_count × page_size less the
@@ -108,8 +109,8 @@ func (b *Batch) roomToFold() error {
 	if err != nil {
 		return nil
 	}
-	var fs syscall.Statfs_t
-	if err := syscall.Statfs(filepath.Dir(b.d.path), &fs); err != nil || fs.Blocks == 0 {
+	free, ok := diskfree.Available(filepath.Dir(b.d.path))
+	if !ok {
 		return nil // some network and FUSE file systems report no sizes at all
 	}
 	var cache int64
@@ -122,9 +123,8 @@ func (b *Batch) roomToFold() error {
 		cache *= size // pages
 	}
 	growth := max(0, pages*size-fi.Size())
-	free := int64(fs.Bavail) * int64(fs.Bsize)
 	if free < growth+min(growth, cache)+foldMargin {
-		return &os.PathError{Op: "commit", Path: b.d.path, Err: syscall.ENOSPC}
+		return &os.PathError{Op: "commit", Path: b.d.path, Err: errNoSpace}
 	}
 	return nil
 }

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/jmoiron/sqlx"
@@ -153,7 +152,7 @@ func IsIndexFile(path string) bool {
 	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoWait, 0)
 	if err != nil {
 		return false
 	}

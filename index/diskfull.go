@@ -4,23 +4,23 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"syscall"
 
 	"github.com/grove-sessions/grove/errs"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// IsDiskFull reports whether err says the file system had no room:
-// ENOSPC or EDQUOT anywhere in its chain, SQLite's SQLITE_FULL (13), or
+// IsDiskFull reports whether err says the file system had no room: the
+// operating system's error for it anywhere in its chain (ENOSPC or EDQUOT
+// on Unix; ERROR_DISK_FULL, ERROR_HANDLE_DISK_FULL or
+// ERROR_DISK_QUOTA_EXCEEDED on Windows), SQLite's SQLITE_FULL (13), or
 // SQLITE_IOERR_SHMSIZE (4874: the -shm file could not be made its size,
 // which even a reader needs).
 func IsDiskFull(err error) bool {
 	if err == nil {
 		return false
 	}
-	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+	if noSpace(err) {
 		return true
 	}
 	var se *sqlite.Error
@@ -61,35 +61,4 @@ func DiskFull(path string, err error, wanted int64, again string) error {
 		again = "the command"
 	}
 	return errs.Wrap(errs.CodeDiskFull, err, msg).In(file).WithHint("free space on " + MountPoint(file) + " and run " + again + " again")
-}
-
-// MountPoint is the directory at the top of the file system holding path
-// (path itself or its nearest existing parent): the last directory, going
-// up, on the same device. It is path's directory when that cannot be told.
-func MountPoint(path string) string {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return filepath.Dir(path)
-	}
-	dir := abs
-	var st syscall.Stat_t
-	for syscall.Stat(dir, &st) != nil {
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return filepath.Dir(abs)
-		}
-		dir = parent
-	}
-	dev := st.Dev
-	for {
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return dir
-		}
-		var pst syscall.Stat_t
-		if syscall.Stat(parent, &pst) != nil || pst.Dev != dev {
-			return dir
-		}
-		dir = parent
-	}
 }

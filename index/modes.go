@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
 )
 
 // Private modes (SPEC §6): the index and every file beside it are 0600, the
@@ -21,7 +22,15 @@ const (
 // be nil) once per file changed with "tightened PATH from 0644 to 0600".
 // Bits the limit allows but the file lacks are never added. A path that is
 // gone is skipped; the first chmod failure is returned as it is.
+//
+// On Windows it does nothing: there the mode bits are one read-only
+// attribute (Go reports every writable file as 0666), and who may read a
+// file is up to the ACLs it inherits from its folder, which grove leaves
+// as they are.
 func Tighten(limit fs.FileMode, note func(string), paths ...string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
 	for _, p := range paths {
 		fi, err := os.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"syscall"
 )
 
-// SQLite's unix locking (os_unix.c): a connection to a WAL index holds a
-// read lock on the SHARED range of the index file, and one on the DMS byte
-// of the -shm file, for as long as it is open.
+// SQLite's locking (os_unix.c): a connection to a WAL index holds a read
+// lock on the SHARED range of the index file, and one on the DMS byte of
+// the -shm file, for as long as it is open. lock (per platform) tries for
+// a write lock on such a range.
 const (
 	sharedFirst = 0x40000000 + 2 // PENDING_BYTE + 2
 	sharedSize  = 510
@@ -22,7 +22,8 @@ const (
 // closes, but which an open that failed for lack of room (the -shm could
 // not be made its size, SQLITE_IOERR_SHMSIZE) leaves undone (README "A
 // full disk"). It never removes a -wal with frames in it, and does nothing
-// when it cannot take the locks. It is best effort: errors are ignored.
+// when it cannot take the locks (always, on Windows). It is best effort:
+// errors are ignored.
 func removeIdleSidecars(abs string) {
 	wal, shm := abs+"-wal", abs+"-shm"
 	if fi, err := os.Lstat(wal); err != nil || !fi.Mode().IsRegular() || fi.Size() != 0 {
@@ -51,10 +52,4 @@ func removeIdleSidecars(abs string) {
 	}
 	os.Remove(wal)
 	os.Remove(shm)
-}
-
-// lock takes a POSIX write lock on [start, start+n) of f without waiting.
-func lock(f *os.File, start, n int64) error {
-	return syscall.FcntlFlock(f.Fd(), syscall.F_SETLK, &syscall.Flock_t{
-		Type: syscall.F_WRLCK, Whence: 0, Start: start, Len: n})
 }

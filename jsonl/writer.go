@@ -9,9 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 
 	"github.com/grove-sessions/grove/errs"
+	"github.com/grove-sessions/grove/internal/flock"
 )
 
 // File is the I/O boundary of a Writer: the session file opened for
@@ -51,7 +51,8 @@ const (
 // serialized at call time, committed in call order by one goroutine, with
 // the duplicate-id and parent checks at commit time. After every successful
 // append the old file is a byte prefix of the new one. One Writer per file
-// across processes: OpenWriter takes an exclusive advisory lock (flock),
+// across processes: OpenWriter takes an exclusive advisory lock (package
+// internal/flock: flock(2) on Unix, a byte past the end on Windows),
 // which readers never take and so never wait for.
 //
 // It is safe for concurrent use.
@@ -385,14 +386,15 @@ func (w *Writer) Entries(ctx context.Context) ([]Entry, error) {
 }
 
 // lockWriter takes the writer lock of SPEC §5 on the open session file f
-// without waiting: an exclusive flock(2), which readers never take. why
-// says what a second writer would break. Errors: locked, or io_error.
+// without waiting: flock.TryLock (flock(2) on Unix, a lock past the end of
+// the file on Windows), which readers never take. why says what a second
+// writer would break. Errors: locked, or io_error.
 func lockWriter(f *os.File, path, why string) error {
-	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	err := flock.TryLock(f)
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, syscall.EWOULDBLOCK):
+	case errors.Is(err, flock.ErrLocked):
 		return errs.Wrap(errs.CodeLocked, err, "another writer holds this session file; "+why).In(path).WithHint("wait for the other writer (an agent or grove append) to finish")
 	default:
 		return errs.Wrap(errs.CodeIO, err, "cannot lock session file: "+err.Error()).In(path)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -51,9 +50,7 @@ func runCmd(cmd *exec.Cmd, in io.Reader, okExit ...int) (procRun, error) {
 	}
 	r := procRun{Wall: time.Since(start), Stdout: out.Bytes(), PeakKB: hwm}
 	if cmd.ProcessState != nil && hwm == 0 {
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			r.PeakKB = ru.Maxrss
-		}
+		r.PeakKB = maxRSSKB(cmd.ProcessState)
 	}
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
+
+	"github.com/grove-sessions/grove/internal/diskfree"
+	"github.com/grove-sessions/grove/internal/flock"
 )
 
 // markerName marks a directory as grove-bench's work directory; the
-// harness holds an exclusive flock on it while it runs.
+// harness holds an exclusive lock (flock.TryLock) on it while it runs.
 const markerName = ".grove-bench"
 
 // claimWork makes dir the work directory of this run: it must be new,
@@ -34,7 +36,7 @@ func claimWork(dir string) (release func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flock.TryLock(f); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("another grove-bench is using %s; wait for it or pass another --work", dir)
 	}
@@ -45,11 +47,10 @@ func claimWork(dir string) (release func(), err error) {
 // fit: about 2.5 times the corpus size must be free in dir (1.5 times when
 // the corpus is reused). flag names the option that sets the size.
 func checkSpace(dir string, corpus int64, reuse bool, flag string) error {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(dir, &st); err != nil {
+	free, ok := diskfree.Available(dir)
+	if !ok {
 		return nil // cannot tell: go ahead
 	}
-	free := int64(st.Bavail) * int64(st.Bsize)
 	need := corpus * 3 / 2 // the grove index and the baseline's
 	if !reuse {
 		need += corpus

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -233,7 +232,7 @@ func writeDocument(ctx context.Context, path string, force bool, render func(io.
 		if !force {
 			return archive.ExistsError(path)
 		}
-		if err := syscall.Access(path, 2 /* W_OK */); err != nil {
+		if err := mayWrite(path, fi); err != nil {
 			return errs.Wrap(errs.CodeIO, err, "cannot replace the file: you may not write it ("+err.Error()+")").In(path)
 		}
 		exists = true

@@ -283,9 +283,9 @@ func TestWatch_ProcessJSON(t *testing.T) {
 func TestWatch_PrivateModes(t *testing.T) {
 	work, root := mustWatchRoot(t, 2)
 	db := filepath.Join(work, "grove-made", "index.db")
-	old := syscall.Umask(0)
+	old := umask(0)
 	p := mustStartWatch(t, db, false, "--root", root, "--debounce", "100ms")
-	syscall.Umask(old)
+	umask(old)
 	modes := func(when string) {
 		t.Helper()
 		for _, c := range []struct {

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/rivo/uniseg"
@@ -222,7 +221,7 @@ func withumaskMain() {
 		fmt.Fprintf(os.Stderr, "withumask: bad mask %q\n", os.Args[1])
 		os.Exit(3)
 	}
-	syscall.Umask(int(mask))
+	umask(int(mask))
 	cmd := exec.Command(os.Args[2], os.Args[3:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {

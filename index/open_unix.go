@@ -1,0 +1,9 @@
+//go:build unix
+
+package index
+
+import "syscall"
+
+// openNoWait is the open flag that keeps opening a FIFO from waiting for
+// a writer: O_NONBLOCK.
+const openNoWait = syscall.O_NONBLOCK
