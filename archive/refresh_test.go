@@ -13,6 +13,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/testutil"
 )
 
@@ -330,13 +331,15 @@ func TestIndex_SameSizeEditAndRacyFiles(t *testing.T) {
 		t.Fatalf("search zebra after the edit: %d hits, %v; want 1", len(res.Hits), err)
 	}
 
-	// Racy: written 1.5 s before it is read, so its stat is not trusted.
-	racyAt := time.Now().Add(-1500 * time.Millisecond)
+	// Racy: its mtime is later than the moment it is read (a clock a little
+	// ahead, or a write as the read starts), however slowly this machine
+	// runs the read, so its stat is not trusted.
+	racyAt := time.Now().Add(300 * time.Millisecond)
 	os.Chtimes(path, racyAt, racyAt)
 	if sum, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil || sum.Indexed != 1 {
 		t.Fatalf("refresh after a touch = %+v, %v; want the file read whole", sum, err)
 	}
-	time.Sleep(600 * time.Millisecond) // now the mtime is 2 s old
+	time.Sleep(time.Until(racyAt.Add(index.RacyWindowMs*time.Millisecond + 100*time.Millisecond))) // now the mtime is over 2 s old
 	sum, err = a.Index(ctx, archive.IndexOptions{Roots: []string{dir}})
 	if err != nil || sum.Unchanged != 1 || sum.BytesRead == 0 {
 		t.Fatalf("refresh of a racily clean file = %+v, %v; want it unchanged, its fingerprints read", sum, err)
