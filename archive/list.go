@@ -18,8 +18,9 @@ import (
 // empty field means all.
 type Filter struct {
 	Session string // one session: any name Resolve takes
-	// Workspace is a clean absolute directory (WorkspaceDir): sessions
-	// whose workspace is it or below it (index.UnderWorkspace, SPEC §3.3).
+	// Workspace is a clean absolute directory or a workspace as another
+	// system wrote it (WorkspaceFilter): sessions whose workspace is it or
+	// below it (index.UnderWorkspace, SPEC §3.3).
 	Workspace string
 	Dialect   string // sessions of this dialect (pi, plain, ...)
 }
@@ -81,16 +82,19 @@ func (a *Archive) Diagnostics(ctx context.Context, s *Session) ([]Diagnostic, er
 func (a *Archive) CountSessions(ctx context.Context) (int, error) { return a.db.CountSessions(ctx) }
 
 // WorkspaceDir turns a --workspace argument into the directory the
-// workspace rule takes (SPEC §3.3): "" stays "" (no filter); anything else
-// is made absolute against the current directory and cleaned (".", "src",
-// "../x", a trailing slash, "//", "/./"), and, when it exists here,
-// resolved through symlinks, as pi records the cwd. A directory that does
-// not exist here is kept as it is (workspaces may be another machine's).
-// A relative arg when the current directory cannot be resolved (it was
-// deleted) is an io_error naming arg, never a filter on "." itself.
+// workspace rule takes (SPEC §3.3): "" stays "" (no filter); a Windows path
+// (index.IsWindowsPath: e:\Workspace\app, C:/Users/ana) stays as it is
+// written, for it was recorded on another system (it matches with "\" and
+// "/" alike and the drive letter in either case); anything else is made
+// absolute against the current directory and cleaned (".", "src", "../x",
+// a trailing slash, "//", "/./"), and, when it exists here, resolved
+// through symlinks, as pi records the cwd. A directory that does not exist
+// here is kept as it is (workspaces may be another machine's). A relative
+// arg when the current directory cannot be resolved (it was deleted) is an
+// io_error naming arg, never a filter on "." itself.
 func WorkspaceDir(arg string) (string, error) {
-	if arg == "" {
-		return "", nil
+	if arg == "" || index.IsWindowsPath(arg) {
+		return arg, nil
 	}
 	abs, err := filepath.Abs(arg)
 	if err != nil {
@@ -100,6 +104,29 @@ func WorkspaceDir(arg string) (string, error) {
 		return real, nil
 	}
 	return abs, nil
+}
+
+// IsWindowsPath reports whether p is written as a Windows path (a drive
+// letter and a colon, or \\server\share): a workspace recorded on another
+// system, matched as written (index.IsWindowsPath, SPEC §3.3).
+func IsWindowsPath(p string) bool { return index.IsWindowsPath(p) }
+
+// WorkspaceFilter is WorkspaceDir(arg), except that a relative arg that
+// names a workspace the index holds as it is written (or one below it) is
+// taken as written, not resolved against the current directory: a
+// workspace recorded on another system, such as Claude Code's escaped
+// folder name (-home-ana-app) where no cwd is known (SPEC §3.3).
+func (a *Archive) WorkspaceFilter(ctx context.Context, arg string) (string, error) {
+	if arg != "" && !filepath.IsAbs(arg) && !index.IsWindowsPath(arg) {
+		held, err := a.db.HoldsWorkspace(ctx, arg)
+		if err != nil {
+			return "", err
+		}
+		if held {
+			return arg, nil
+		}
+	}
+	return WorkspaceDir(arg)
 }
 
 // Holdings is how many sessions and workspaces the index holds, to say

@@ -43,7 +43,7 @@ func (d *DB) Sessions(ctx context.Context, f SessionFilter) ([]Session, error) {
 func sessionsQuery(f SessionFilter) (string, []any) {
 	q := "SELECT " + sessionCols + " FROM sessions s WHERE 1=1"
 	var args []any
-	cond, wargs := workspaceCond("s.workspace", f.Workspace)
+	cond, wargs := workspaceCond("s.workspace_key", f.Workspace)
 	q += cond
 	args = append(args, wargs...)
 	if f.Dialect != "" {
@@ -125,7 +125,7 @@ type Workspace struct {
 // entries and its latest modification, most recent first.
 func (d *DB) Workspaces(ctx context.Context, dir string) ([]Workspace, error) {
 	var out []Workspace
-	cond, args := workspaceCond("workspace", dir)
+	cond, args := workspaceCond("workspace_key", dir)
 	err := d.db.SelectContext(ctx, &out, `SELECT workspace, count(*) AS sessions, sum(entries) AS entries,
 		max(modified_ms) AS modified_ms FROM sessions WHERE 1=1`+cond+` GROUP BY workspace
 		ORDER BY coalesce(max(modified_ms), 0) DESC, workspace`, args...)
@@ -133,6 +133,18 @@ func (d *DB) Workspaces(ctx context.Context, dir string) ([]Workspace, error) {
 		return nil, fmt.Errorf("list workspaces: %w", err)
 	}
 	return out, nil
+}
+
+// HoldsWorkspace reports whether some session's workspace is dir or below
+// it (UnderWorkspace), dir taken as it is written.
+func (d *DB) HoldsWorkspace(ctx context.Context, dir string) (bool, error) {
+	cond, args := workspaceCond("workspace_key", dir)
+	var has bool
+	err := d.db.GetContext(ctx, &has, "SELECT EXISTS (SELECT 1 FROM sessions WHERE 1=1"+cond+")", args...)
+	if err != nil {
+		return false, fmt.Errorf("find workspace %q: %w", dir, err)
+	}
+	return has, nil
 }
 
 const entryCols = "e.seq, e.entry_id, e.parent_id, e.type, e.role, e.ts_ms, e.line, e.offset, e.length, e.crc, e.first_kept"

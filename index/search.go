@@ -331,7 +331,7 @@ func (d *DB) selectRows(ctx context.Context, q string, args ...any) ([]matchRow,
 // each starting with " AND ", and their arguments.
 func (p *SearchParams) filters() (string, []any) {
 	var b strings.Builder
-	cond, args := workspaceCond("s.workspace", p.Workspace)
+	cond, args := workspaceCond("s.workspace_key", p.Workspace)
 	b.WriteString(cond)
 	if p.Dialect != "" {
 		b.WriteString(" AND s.dialect = ?")

@@ -84,6 +84,9 @@ func runSessions(ctx context.Context, g *env, f archive.Filter, first string) er
 		return err
 	}
 	defer a.Close()
+	if err := workspaceFilter(ctx, a, &f.Workspace); err != nil {
+		return err
+	}
 	sessions, err := a.Pick(ctx, f)
 	if err != nil {
 		return err

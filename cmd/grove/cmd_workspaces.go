@@ -16,7 +16,7 @@ func workspacesCommand(g *env) *cli.Command {
 		Name:  "workspaces",
 		Usage: "list workspaces with their sessions and entries",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "workspace", Usage: "only workspaces that are `DIR` or below it (/a/b takes /a/b and /a/b/c, not /a/bc); " +
-			". and relative paths are from the current directory"}, dialectFlag()},
+			workspaceArgs}, dialectFlag()},
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 0, 0); err != nil {
 				return err
@@ -39,6 +39,9 @@ func runWorkspaces(ctx context.Context, g *env, dir, dialect string) error {
 		return err
 	}
 	defer a.Close()
+	if err := workspaceFilter(ctx, a, &dir); err != nil {
+		return err
+	}
 	var ws []archive.Workspace
 	if dialect == "" {
 		ws, err = a.Workspaces(ctx, dir)
