@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
@@ -25,7 +26,8 @@ type Filter struct {
 	Dialect   string // sessions of this dialect (pi, plain, ...)
 }
 
-// Pick returns the sessions f picks, most recently modified first.
+// Pick returns the sessions f picks, most recently modified first, those
+// without entries last (index.SessionOrder).
 // Errors: unknown_session and ambiguous_session for f.Session.
 func (a *Archive) Pick(ctx context.Context, f Filter) ([]Session, error) {
 	rows, err := a.pick(ctx, f)
@@ -57,7 +59,8 @@ func (a *Archive) readSource() string {
 
 // Sessions lists the indexed sessions whose workspace is the clean
 // absolute directory workspace or below it (every one when workspace is
-// ""), most recently modified first.
+// ""), most recently modified first, those without entries last
+// (index.SessionOrder).
 func (a *Archive) Sessions(ctx context.Context, workspace string) ([]Session, error) {
 	rows, err := a.db.Sessions(ctx, index.SessionFilter{Workspace: workspace})
 	return a.sessionsOf(rows), err
@@ -140,7 +143,8 @@ func (a *Archive) Holdings(ctx context.Context) (sessions, workspaces int, err e
 }
 
 // Workspaces lists the workspaces that are the clean absolute directory
-// dir or below it (every one when dir is ""), most recently modified first.
+// dir or below it (every one when dir is ""), most recently modified
+// first, those without entries last (index.DB.Workspaces).
 func (a *Archive) Workspaces(ctx context.Context, dir string) ([]Workspace, error) {
 	rows, err := a.db.Workspaces(ctx, dir)
 	out := make([]Workspace, len(rows))
@@ -170,8 +174,10 @@ type Leaf struct {
 }
 
 // Leaves lists the leaves of the sessions f picks, newest activity first:
-// by the leaf's time, then in reverse file order; leaves without a readable
-// time come last. Depth and the last user message on each
+// by the leaf's time (leaves without a readable time last); leaves of one
+// time by their session's file path, then source, then in reverse file
+// order (the later line first), so that SQLite and PostgreSQL give one
+// order (SPEC §10). Depth and the last user message on each
 // path come from one recursive CTE; previews are read back from the files
 // by offset (and left empty when the file changed since it was indexed).
 func (a *Archive) Leaves(ctx context.Context, f Filter) ([]Leaf, error) {
@@ -221,14 +227,17 @@ func (a *Archive) NewestLeaves(ctx context.Context, f Filter, limit int) (out []
 				Stale: l.stale != nil, Active: isActive(s, x.Seq, activeSeq)}, from: entryOf(from), l: l})
 		}
 	}
-	slices.SortStableFunc(all, func(x, y pending) int {
+	slices.SortFunc(all, func(x, y pending) int {
 		if c := cmp.Compare(activity(y.leaf), activity(x.leaf)); c != 0 {
 			return c
 		}
-		if x.leaf.Session == y.leaf.Session {
-			return cmp.Compare(y.leaf.Seq, x.leaf.Seq)
+		if c := strings.Compare(x.leaf.Session.Path, y.leaf.Session.Path); c != 0 {
+			return c
 		}
-		return 0
+		if c := strings.Compare(x.leaf.Session.Source, y.leaf.Session.Source); c != 0 {
+			return c
+		}
+		return cmp.Compare(y.leaf.Seq, x.leaf.Seq)
 	})
 	total = len(all)
 	if limit > 0 && len(all) > limit {

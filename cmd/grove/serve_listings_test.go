@@ -19,27 +19,13 @@ import (
 	"github.com/grove-sessions/grove/internal/testutil"
 )
 
-// mustWindowsFixture is grove serve's handler over an index of the
-// sessions of the script workspace_windows.txtar: Claude Code and Codex
-// sessions recorded on Windows (e:\Workspace\app, E:/Workspace/app/sub,
-// e:\WorkspaceX, C:\Users\ana\app) and a plain session whose workspace is
-// an escaped folder name (-home-ana-app).
-func mustWindowsFixture(tb testing.TB) *serveFixture {
+// mustScriptFixture is grove serve's handler over an index of the session
+// files of the script testdata/script/NAME.txtar, indexed with one grove
+// index of the folder that holds them.
+func mustScriptFixture(tb testing.TB, name string) *serveFixture {
 	tb.Helper()
-	ar, err := txtar.ParseFile(filepath.Join("testdata", "script", "workspace_windows.txtar"))
-	if err != nil {
-		tb.Fatal(err)
-	}
 	f := &serveFixture{db: testutil.MustTempDB(tb), dir: tb.TempDir()}
-	for _, file := range ar.Files {
-		p := filepath.Join(f.dir, filepath.FromSlash(file.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(p, file.Data, 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
+	mustExtractScript(tb, name, f.dir)
 	if code, _, stderr := groveOn(tb, f.db)("index", "--root", f.dir); code != 0 {
 		tb.Fatalf("grove index = %d: %s", code, stderr)
 	}
@@ -52,14 +38,37 @@ func mustWindowsFixture(tb testing.TB) *serveFixture {
 	return f
 }
 
+// mustExtractScript writes the files of the script
+// testdata/script/NAME.txtar below dir.
+func mustExtractScript(tb testing.TB, name, dir string) {
+	tb.Helper()
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "script", name+".txtar"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, file := range ar.Files {
+		p := filepath.Join(dir, filepath.FromSlash(file.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, file.Data, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
 var sessionLink = regexp.MustCompile(`href="/s/([0-9a-f-]{36})"`)
 
 // grove serve matches a workspace recorded on Windows as it is written,
 // as the command line does (SPEC §3.3): /w?path= lists DIR's sessions and
 // those below it whatever the spelling, /search and /api take such a
-// workspace too, and /api answers what the CLI answers.
+// workspace too, and /api answers what the CLI answers. The sessions are
+// those of workspace_windows.txtar: Claude Code and Codex sessions
+// recorded on Windows (e:\Workspace\app, E:/Workspace/app/sub,
+// e:\WorkspaceX, C:\Users\ana\app) and a plain session whose workspace is
+// an escaped folder name (-home-ana-app).
 func TestServe_WindowsWorkspaces(t *testing.T) {
-	f := mustWindowsFixture(t)
+	f := mustScriptFixture(t, "workspace_windows")
 	const (
 		a = "aaaa1111-0000-4000-8000-000000000001" // e:\Workspace\app
 		b = "bbbb2222-0000-4000-8000-000000000002" // E:/Workspace/app/sub
@@ -121,5 +130,42 @@ func TestServe_WindowsWorkspaces(t *testing.T) {
 	// A relative path means nothing to a browser: refused, as before.
 	if code, body, _ := f.get(t, "/api/sessions?workspace=relative"); code != http.StatusBadRequest {
 		t.Errorf("GET /api/sessions?workspace=relative = %d: %s", code, cut300(body))
+	}
+}
+
+var workspaceLink = regexp.MustCompile(`href="/w\?path=([^"]*)"`)
+
+// / lists workspaces and recent sessions in the order of grove workspaces
+// and grove sessions (SPEC §8, §9): ties by name and path, and a session
+// without entries (a Claude Code file of snapshots only, whose file time
+// is now; a pi header alone) after every session with entries. The
+// sessions are those of listing_order.txtar.
+func TestServe_ListingOrder(t *testing.T) {
+	f := mustScriptFixture(t, "listing_order")
+	code, body, _ := f.get(t, "/")
+	if code != http.StatusOK {
+		t.Fatalf("GET / = %d: %s", code, cut300(body))
+	}
+	recent := body[strings.Index(body, "Recent sessions"):]
+	var sessions []string
+	for _, m := range regexp.MustCompile(`<span class="sid">([^<]+)</span>`).FindAllStringSubmatch(recent, -1) {
+		sessions = append(sessions, m[1])
+	}
+	if want := []string{"z-branch", "a-chain", "m-chain", "dddd4444-0000-4000-8000-000000000004", "header-only"}; !slices.Equal(sessions, want) {
+		t.Errorf("/ lists the recent sessions %q, want %q", sessions, want)
+	}
+	var workspaces []string
+	for _, m := range workspaceLink.FindAllStringSubmatch(body[:strings.Index(body, "Recent sessions")], -1) {
+		ws, err := url.QueryUnescape(m[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		workspaces = append(workspaces, ws)
+	}
+	if want := []string{"/ties/z", "/ties/a", "/ties/m", "/ties/h"}; !slices.Equal(workspaces, want) {
+		t.Errorf("/ lists the workspaces %q, want %q", workspaces, want)
+	}
+	if i, j := strings.Index(body, "(no workspace)"), strings.Index(body, "/w?path=%2Fties%2Fh"); i < 0 || j < i {
+		t.Errorf("/ lists the workspace of no name (a snapshot file) at %d, want it before /ties/h (%d), after every workspace with entries", i, j)
 	}
 }
