@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
@@ -18,13 +19,15 @@ import (
 // empty field means all.
 type Filter struct {
 	Session string // one session: any name Resolve takes
-	// Workspace is a clean absolute directory (WorkspaceDir): sessions
-	// whose workspace is it or below it (index.UnderWorkspace, SPEC §3.3).
+	// Workspace is a clean absolute directory or a workspace as another
+	// system wrote it (WorkspaceFilter): sessions whose workspace is it or
+	// below it (index.UnderWorkspace, SPEC §3.3).
 	Workspace string
 	Dialect   string // sessions of this dialect (pi, plain, ...)
 }
 
-// Pick returns the sessions f picks, most recently modified first.
+// Pick returns the sessions f picks, most recently modified first, those
+// without entries last (index.SessionOrder).
 // Errors: unknown_session and ambiguous_session for f.Session.
 func (a *Archive) Pick(ctx context.Context, f Filter) ([]Session, error) {
 	rows, err := a.pick(ctx, f)
@@ -56,7 +59,8 @@ func (a *Archive) readSource() string {
 
 // Sessions lists the indexed sessions whose workspace is the clean
 // absolute directory workspace or below it (every one when workspace is
-// ""), most recently modified first.
+// ""), most recently modified first, those without entries last
+// (index.SessionOrder).
 func (a *Archive) Sessions(ctx context.Context, workspace string) ([]Session, error) {
 	rows, err := a.db.Sessions(ctx, index.SessionFilter{Workspace: workspace})
 	return a.sessionsOf(rows), err
@@ -81,16 +85,19 @@ func (a *Archive) Diagnostics(ctx context.Context, s *Session) ([]Diagnostic, er
 func (a *Archive) CountSessions(ctx context.Context) (int, error) { return a.db.CountSessions(ctx) }
 
 // WorkspaceDir turns a --workspace argument into the directory the
-// workspace rule takes (SPEC §3.3): "" stays "" (no filter); anything else
-// is made absolute against the current directory and cleaned (".", "src",
-// "../x", a trailing slash, "//", "/./"), and, when it exists here,
-// resolved through symlinks, as pi records the cwd. A directory that does
-// not exist here is kept as it is (workspaces may be another machine's).
-// A relative arg when the current directory cannot be resolved (it was
-// deleted) is an io_error naming arg, never a filter on "." itself.
+// workspace rule takes (SPEC §3.3): "" stays "" (no filter); a Windows path
+// (index.IsWindowsPath: e:\Workspace\app, C:/Users/ana) stays as it is
+// written, for it was recorded on another system (it matches with "\" and
+// "/" alike and the drive letter in either case); anything else is made
+// absolute against the current directory and cleaned (".", "src", "../x",
+// a trailing slash, "//", "/./"), and, when it exists here, resolved
+// through symlinks, as pi records the cwd. A directory that does not exist
+// here is kept as it is (workspaces may be another machine's). A relative
+// arg when the current directory cannot be resolved (it was deleted) is an
+// io_error naming arg, never a filter on "." itself.
 func WorkspaceDir(arg string) (string, error) {
-	if arg == "" {
-		return "", nil
+	if arg == "" || index.IsWindowsPath(arg) {
+		return arg, nil
 	}
 	abs, err := filepath.Abs(arg)
 	if err != nil {
@@ -100,6 +107,29 @@ func WorkspaceDir(arg string) (string, error) {
 		return real, nil
 	}
 	return abs, nil
+}
+
+// IsWindowsPath reports whether p is written as a Windows path (a drive
+// letter and a colon, or \\server\share): a workspace recorded on another
+// system, matched as written (index.IsWindowsPath, SPEC §3.3).
+func IsWindowsPath(p string) bool { return index.IsWindowsPath(p) }
+
+// WorkspaceFilter is WorkspaceDir(arg), except that a relative arg that
+// names a workspace the index holds as it is written (or one below it) is
+// taken as written, not resolved against the current directory: a
+// workspace recorded on another system, such as Claude Code's escaped
+// folder name (-home-ana-app) where no cwd is known (SPEC §3.3).
+func (a *Archive) WorkspaceFilter(ctx context.Context, arg string) (string, error) {
+	if arg != "" && !filepath.IsAbs(arg) && !index.IsWindowsPath(arg) {
+		held, err := a.db.HoldsWorkspace(ctx, arg)
+		if err != nil {
+			return "", err
+		}
+		if held {
+			return arg, nil
+		}
+	}
+	return WorkspaceDir(arg)
 }
 
 // Holdings is how many sessions and workspaces the index holds, to say
@@ -113,7 +143,8 @@ func (a *Archive) Holdings(ctx context.Context) (sessions, workspaces int, err e
 }
 
 // Workspaces lists the workspaces that are the clean absolute directory
-// dir or below it (every one when dir is ""), most recently modified first.
+// dir or below it (every one when dir is ""), most recently modified
+// first, those without entries last (index.DB.Workspaces).
 func (a *Archive) Workspaces(ctx context.Context, dir string) ([]Workspace, error) {
 	rows, err := a.db.Workspaces(ctx, dir)
 	out := make([]Workspace, len(rows))
@@ -143,8 +174,10 @@ type Leaf struct {
 }
 
 // Leaves lists the leaves of the sessions f picks, newest activity first:
-// by the leaf's time, then in reverse file order; leaves without a readable
-// time come last. Depth and the last user message on each
+// by the leaf's time (leaves without a readable time last); leaves of one
+// time by their session's file path, then source, then in reverse file
+// order (the later line first), so that SQLite and PostgreSQL give one
+// order (SPEC §10). Depth and the last user message on each
 // path come from one recursive CTE; previews are read back from the files
 // by offset (and left empty when the file changed since it was indexed).
 func (a *Archive) Leaves(ctx context.Context, f Filter) ([]Leaf, error) {
@@ -194,14 +227,17 @@ func (a *Archive) NewestLeaves(ctx context.Context, f Filter, limit int) (out []
 				Stale: l.stale != nil, Active: isActive(s, x.Seq, activeSeq)}, from: entryOf(from), l: l})
 		}
 	}
-	slices.SortStableFunc(all, func(x, y pending) int {
+	slices.SortFunc(all, func(x, y pending) int {
 		if c := cmp.Compare(activity(y.leaf), activity(x.leaf)); c != 0 {
 			return c
 		}
-		if x.leaf.Session == y.leaf.Session {
-			return cmp.Compare(y.leaf.Seq, x.leaf.Seq)
+		if c := strings.Compare(x.leaf.Session.Path, y.leaf.Session.Path); c != 0 {
+			return c
 		}
-		return 0
+		if c := strings.Compare(x.leaf.Session.Source, y.leaf.Session.Source); c != 0 {
+			return c
+		}
+		return cmp.Compare(y.leaf.Seq, x.leaf.Seq)
 	})
 	total = len(all)
 	if limit > 0 && len(all) > limit {

@@ -62,8 +62,9 @@ func (d *DB) fillPage(ctx context.Context, hits []Hit, alsoIn bool) error {
 		Path      string `db:"path"`
 		Parent    string `db:"parent_session"`
 	}
-	// byID holds every row of each entry id, ordered by session id and
-	// path; each id is asked for in one batch only, so the order holds.
+	// byID holds every row of each entry id, ordered by session id, path
+	// and source; each id is asked for in one batch only, so the order
+	// holds.
 	byID := map[string][]copyRow{}
 	byCRC := map[uint32][]copyRow{} // codex items, by payload CRC
 	var idList, crcList []any
@@ -89,7 +90,7 @@ func (d *DB) fillPage(ctx context.Context, hits []Hit, alsoIn bool) error {
 		var copies []copyRow
 		if err := d.db.SelectContext(ctx, &copies, `SELECT e.entry_id, e.ts_ms, e.crc, e.copy_crc, e.length, e.sid, s.session_id, s.path, s.parent_session
 			FROM entries e INDEXED BY entries_by_entry_id JOIN sessions s ON s.sid = e.sid
-			WHERE e.entry_id IN (`+marks+`) ORDER BY s.session_id, s.path`, ids...); err != nil {
+			WHERE e.entry_id IN (`+marks+`) ORDER BY s.session_id, s.path, s.source`, ids...); err != nil {
 			return fmt.Errorf("search: fork copies: %w", err)
 		}
 		for _, c := range copies {
@@ -102,7 +103,7 @@ func (d *DB) fillPage(ctx context.Context, hits []Hit, alsoIn bool) error {
 		var copies []copyRow
 		if err := d.db.SelectContext(ctx, &copies, `SELECT e.entry_id, e.ts_ms, e.crc, e.copy_crc, e.length, e.sid, s.session_id, s.path, s.parent_session
 			FROM entries e INDEXED BY entries_by_copy JOIN sessions s ON s.sid = e.sid
-			WHERE e.copy_crc IN (`+marks+`) AND e.copy_crc != 0 AND s.dialect = 'codex' ORDER BY s.session_id, s.path`, crcs...); err != nil {
+			WHERE e.copy_crc IN (`+marks+`) AND e.copy_crc != 0 AND s.dialect = 'codex' ORDER BY s.session_id, s.path, s.source`, crcs...); err != nil {
 			return fmt.Errorf("search: fork copies: %w", err)
 		}
 		for _, c := range copies {
@@ -182,8 +183,8 @@ func family(id, parent string) string {
 
 // groupCopies turns rows into hits in their order. Without noDedupe, rows
 // that are copies of one entry become one hit, at the place of the first,
-// shown from the session created first (then by file path): the session
-// the others were forked from.
+// shown from the session created first (then by file path and source):
+// the session the others were forked from.
 func groupCopies(rows []matchRow, noDedupe bool) []Hit {
 	hits := make([]Hit, 0, len(rows))
 	from := make([]*matchRow, 0, len(rows)) // the row each hit shows
@@ -216,13 +217,16 @@ func hitOf(r *matchRow) Hit {
 	return h
 }
 
-// createdBefore orders sessions by creation time (unknown last), then path.
+// createdBefore orders sessions by creation time (unknown last), then
+// path, then source.
 func createdBefore(a, b *matchRow) bool {
 	switch {
 	case a.CreatedMs != nil && b.CreatedMs != nil && *a.CreatedMs != *b.CreatedMs:
 		return *a.CreatedMs < *b.CreatedMs
 	case (a.CreatedMs == nil) != (b.CreatedMs == nil):
 		return a.CreatedMs != nil
+	case a.Path != b.Path:
+		return a.Path < b.Path
 	}
-	return a.Path < b.Path
+	return a.Source < b.Source
 }

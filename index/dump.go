@@ -38,7 +38,7 @@ func (d *DB) Dump(ctx context.Context, out io.Writer) error {
 	defer conn.Close()
 	sections := []string{
 		`SELECT 'session ' || path || ' id=' || session_id || ' dialect=' || dialect || ' version=' || version ||
-			' workspace=' || quote(workspace) || ' name=' || quote(name) || ' parent=' || quote(parent_session) ||
+			' workspace=' || quote(workspace) || ' workspace_key=' || quote(workspace_key) || ' name=' || quote(name) || ' parent=' || quote(parent_session) ||
 			' created=' || quote(created_ms) || ' modified=' || quote(modified_ms) || ' entries=' || entries ||
 			' leaves=' || leaves || ' lines=' || lines || ' state=' || state || ' active=' || quote(active_leaf) ||
 			' duplicate=' || quote(duplicate_id) || ' size=' || file_size || ' mtime=' || file_mtime_ns ||

@@ -13,13 +13,16 @@ const releaseBeforeText = 8 << 20
 // Session is one session file as the index stores it (SPEC §6). Times are
 // Unix milliseconds; a nil pointer is an unknown time.
 type Session struct {
-	SID           int64   `db:"sid"`
-	Source        string  `db:"source"` // the machine (--source) whose file it is (SPEC §10)
-	Path          string  `db:"path"`
-	SessionID     string  `db:"session_id"`
-	Dialect       string  `db:"dialect"`
-	Version       int     `db:"version"`
-	Workspace     string  `db:"workspace"`
+	SID       int64  `db:"sid"`
+	Source    string `db:"source"` // the machine (--source) whose file it is (SPEC §10)
+	Path      string `db:"path"`
+	SessionID string `db:"session_id"`
+	Dialect   string `db:"dialect"`
+	Version   int    `db:"version"`
+	Workspace string `db:"workspace"`
+	// WorkspaceKey is Workspace as the workspace rule compares it
+	// (WorkspaceKey, SPEC §3.3); Commit sets it, queries do not read it.
+	WorkspaceKey  string  `db:"workspace_key"`
 	Name          string  `db:"name"`
 	ParentSession string  `db:"parent_session"`
 	CreatedMs     *int64  `db:"created_ms"`

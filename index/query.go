@@ -29,7 +29,8 @@ type SessionFilter struct {
 	Source    string // only sessions of this source (SPEC §10)
 }
 
-// Sessions lists the indexed sessions, most recently modified first.
+// Sessions lists the indexed sessions in the order of every listing of
+// them (SessionOrder).
 func (d *DB) Sessions(ctx context.Context, f SessionFilter) ([]Session, error) {
 	q, args := sessionsQuery(f)
 	var out []Session
@@ -43,7 +44,7 @@ func (d *DB) Sessions(ctx context.Context, f SessionFilter) ([]Session, error) {
 func sessionsQuery(f SessionFilter) (string, []any) {
 	q := "SELECT " + sessionCols + " FROM sessions s WHERE 1=1"
 	var args []any
-	cond, wargs := workspaceCond("s.workspace", f.Workspace)
+	cond, wargs := workspaceCond("s.workspace_key", f.Workspace)
 	q += cond
 	args = append(args, wargs...)
 	if f.Dialect != "" {
@@ -61,9 +62,20 @@ func sessionsQuery(f SessionFilter) (string, []any) {
 		q += " AND s.source = ?"
 		args = append(args, f.Source)
 	}
-	q += " ORDER BY coalesce(s.modified_ms, 0) DESC, s.path, s.source"
+	q += " ORDER BY " + SessionOrder
 	return q, args
 }
+
+// SessionOrder is the order of a listing of sessions (SPEC §8
+// `sessions`), the same in SQLite and PostgreSQL (SPEC §10): the sessions
+// with entries first, most recently modified first (SPEC §3.2, pi's
+// /resume order; an unknown time as 0); then the sessions without entries
+// (a Claude Code file of snapshots only, a header alone), whose modified
+// time is the file's own and says nothing of any work in them, in the
+// same order; ties by file path, then by source (a team's index holds one
+// path per source). Paths compare byte-wise on both (PostgreSQL's columns
+// are COLLATE "C"), so the order is total and one.
+const SessionOrder = "(s.entries = 0), coalesce(s.modified_ms, 0) DESC, s.path, s.source"
 
 // SessionByPath returns the session stored for an absolute file path, or
 // nil when the index has none. In PostgreSQL it is the session of this
@@ -122,17 +134,33 @@ type Workspace struct {
 
 // Workspaces lists every workspace that is dir or below it (every one when
 // dir is "", UnderWorkspace, SPEC §3.3) with its number of sessions and
-// entries and its latest modification, most recent first.
+// entries and its modified time: the latest of its sessions' that have
+// entries, else of all of them. They come as SessionOrder puts sessions:
+// workspaces with entries first, most recently modified first, then by
+// name (byte-wise in SQLite and PostgreSQL alike).
 func (d *DB) Workspaces(ctx context.Context, dir string) ([]Workspace, error) {
 	var out []Workspace
-	cond, args := workspaceCond("workspace", dir)
+	cond, args := workspaceCond("workspace_key", dir)
+	const modified = "coalesce(max(CASE WHEN entries > 0 THEN modified_ms END), max(modified_ms))"
 	err := d.db.SelectContext(ctx, &out, `SELECT workspace, count(*) AS sessions, sum(entries) AS entries,
-		max(modified_ms) AS modified_ms FROM sessions WHERE 1=1`+cond+` GROUP BY workspace
-		ORDER BY coalesce(max(modified_ms), 0) DESC, workspace`, args...)
+		`+modified+` AS modified_ms FROM sessions WHERE 1=1`+cond+` GROUP BY workspace
+		ORDER BY (sum(entries) = 0), coalesce(`+modified+`, 0) DESC, workspace`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list workspaces: %w", err)
 	}
 	return out, nil
+}
+
+// HoldsWorkspace reports whether some session's workspace is dir or below
+// it (UnderWorkspace), dir taken as it is written.
+func (d *DB) HoldsWorkspace(ctx context.Context, dir string) (bool, error) {
+	cond, args := workspaceCond("workspace_key", dir)
+	var has bool
+	err := d.db.GetContext(ctx, &has, "SELECT EXISTS (SELECT 1 FROM sessions WHERE 1=1"+cond+")", args...)
+	if err != nil {
+		return false, fmt.Errorf("find workspace %q: %w", dir, err)
+	}
+	return has, nil
 }
 
 const entryCols = "e.seq, e.entry_id, e.parent_id, e.type, e.role, e.ts_ms, e.line, e.offset, e.length, e.crc, e.first_kept"

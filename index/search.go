@@ -1,8 +1,10 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -214,7 +216,10 @@ func (d *DB) textMatches(ctx context.Context, p SearchParams, m, where string, a
 	from, margs, order := d.matchClause(p, m)
 	all := append(margs, args...)
 	if p.Relevance {
-		// BM25 over the newest RankWindow matches, then the best first.
+		// BM25 over the newest RankWindow matches, then the best first,
+		// ties as hitTies orders them. (Where the window ends inside one
+		// second, which of that second's matches it holds follows the
+		// doc numbers, as walking the full-text index in order must.)
 		score := "bm25(entry_text)"
 		if d.db.pg {
 			// PostgreSQL has no BM25: ts_rank of the entry's best chunk,
@@ -224,7 +229,7 @@ func (d *DB) textMatches(ctx context.Context, p SearchParams, m, where string, a
 		}
 		q := `SELECT ` + hitCols + `, r.score FROM (SELECT e.doc AS doc, ` + score + ` AS score` + from + where +
 			` ORDER BY ` + order + ` DESC LIMIT ?) r CROSS JOIN entries e INDEXED BY entries_by_doc ON e.doc = r.doc
-			JOIN sessions s ON s.sid = e.sid ORDER BY r.score, r.doc DESC LIMIT ?`
+			JOIN sessions s ON s.sid = e.sid ORDER BY r.score, ` + hitTies + ` LIMIT ?`
 		for limit := want*2 + 8; ; {
 			rows, err = d.selectRows(ctx, q, append(all, RankWindow, limit)...)
 			if err != nil || len(rows) < limit {
@@ -247,14 +252,67 @@ func (d *DB) textMatches(ctx context.Context, p SearchParams, m, where string, a
 			return nil, false, err
 		}
 		if len(rows) < limit {
+			orderTies(rows)
 			return rows, true, nil
 		}
-		got := len(groupCopies(rows, p.NoDedupe))
+		// The last second read may go on beyond the rows read: only the
+		// seconds before it are whole, and only they may give the page.
+		whole := lastSecond(rows)
+		orderTies(rows[:whole])
+		orderTies(rows[whole:])
+		got := len(groupCopies(rows[:whole], p.NoDedupe))
 		if got >= want {
 			return rows, false, nil
 		}
 		limit = nextLimit(limit, got, want)
 	}
+}
+
+// hitTies is the order of hits after their rank: newest first, to the
+// second as the doc numbers walk (DocNumber) and then to the millisecond
+// (an entry without a time, which files its doc number under the time
+// before it, at the start of its second), then by session file path, then
+// source, then the later line of a session first; orderTies in SQL.
+const hitTies = `(e.doc >> 31) DESC, coalesce(e.ts_ms, (e.doc >> 31) * 1000) DESC, s.path, s.source, e.seq DESC`
+
+// orderTies sorts rows, which come newest first by doc number, into the
+// order of hits (hitTies). Within one second doc numbers follow the order
+// the files were indexed in, which two indexes of the same files need not
+// share (SPEC §10: the same answers from SQLite and PostgreSQL); times,
+// paths and lines do not depend on it.
+func orderTies(rows []matchRow) {
+	ms := func(r *matchRow) int64 {
+		if r.TsMs != nil {
+			return *r.TsMs
+		}
+		return (r.Doc >> docBits) * 1000
+	}
+	slices.SortFunc(rows, func(a, b matchRow) int {
+		if c := cmp.Compare(b.Doc>>docBits, a.Doc>>docBits); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(ms(&b), ms(&a)); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Source, b.Source); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.Seq, a.Seq)
+	})
+}
+
+// lastSecond is the index of the first of rows (newest first by doc
+// number, at least one) in the second of the last one.
+func lastSecond(rows []matchRow) int {
+	last := rows[len(rows)-1].Doc >> docBits
+	i := len(rows) - 1
+	for i > 0 && rows[i-1].Doc>>docBits == last {
+		i--
+	}
+	return i
 }
 
 // nextLimit is how many rows the next round of a page fetch reads when
@@ -331,7 +389,7 @@ func (d *DB) selectRows(ctx context.Context, q string, args ...any) ([]matchRow,
 // each starting with " AND ", and their arguments.
 func (p *SearchParams) filters() (string, []any) {
 	var b strings.Builder
-	cond, args := workspaceCond("s.workspace", p.Workspace)
+	cond, args := workspaceCond("s.workspace_key", p.Workspace)
 	b.WriteString(cond)
 	if p.Dialect != "" {
 		b.WriteString(" AND s.dialect = ?")
@@ -381,7 +439,7 @@ func (p *SearchParams) filters() (string, []any) {
 // copies counting once).
 func (d *DB) idMatches(ctx context.Context, id, where string, args []any) ([]matchRow, error) {
 	q := `SELECT ` + hitCols + `, NULL AS score FROM entries e INDEXED BY entries_by_entry_id
-		JOIN sessions s ON s.sid = e.sid WHERE e.entry_id = ?` + where + ` ORDER BY e.doc DESC LIMIT 1000`
+		JOIN sessions s ON s.sid = e.sid WHERE e.entry_id = ?` + where + ` ORDER BY ` + hitTies + ` LIMIT 1000`
 	var rows []matchRow
 	if err := d.selectCached(ctx, &rows, q, append([]any{id}, args...)...); err != nil {
 		return nil, fmt.Errorf("search id %q: %w", id, err)
@@ -393,7 +451,7 @@ func (d *DB) idMatches(ctx context.Context, id, where string, args []any) ([]mat
 		return rows, nil
 	}
 	q = `SELECT ` + hitCols + `, NULL AS score FROM entries e INDEXED BY entries_by_entry_id
-		JOIN sessions s ON s.sid = e.sid WHERE e.entry_id > ? AND e.entry_id < ?` + where + ` ORDER BY e.doc DESC LIMIT 64`
+		JOIN sessions s ON s.sid = e.sid WHERE e.entry_id > ? AND e.entry_id < ?` + where + ` ORDER BY ` + hitTies + ` LIMIT 64`
 	if err := d.selectCached(ctx, &rows, q, append([]any{id, id + "\U0010FFFF"}, args...)...); err != nil {
 		return nil, fmt.Errorf("search id prefix %q: %w", id, err)
 	}

@@ -284,6 +284,7 @@ func (w *SessionWriter) Commit(ctx context.Context) error {
 		s.CreatedMs = s.HeaderMs
 	}
 	s.ModifiedMs = modified(s)
+	s.WorkspaceKey = WorkspaceKey(s.Workspace)
 	s.IndexedAtMs = time.Now().UnixMilli()
 	s.StatKey = 0
 	if s.IndexedAtMs-s.FileMtimeNs/1e6 >= RacyWindowMs {
@@ -291,7 +292,7 @@ func (w *SessionWriter) Commit(ctx context.Context) error {
 	}
 	if _, err := tx.NamedExecContext(ctx, `UPDATE sessions SET
 		session_id = :session_id, dialect = :dialect, version = :version, parent_session = :parent_session,
-		header_ms = :header_ms, workspace = :workspace, name = :name, first_message = :first_message, activity_ms = :activity_ms, created_ms = :created_ms, modified_ms = :modified_ms,
+		header_ms = :header_ms, workspace = :workspace, workspace_key = :workspace_key, name = :name, first_message = :first_message, activity_ms = :activity_ms, created_ms = :created_ms, modified_ms = :modified_ms,
 		entries = :entries, leaves = :leaves, lines = :lines, active_leaf = :active_leaf, duplicate_id = :duplicate_id,
 		file_size = :file_size, file_mtime_ns = :file_mtime_ns, file_dev = :file_dev, file_ino = :file_ino,
 		committed_len = :committed_len, indexed_at_ms = :indexed_at_ms, head_crc = :head_crc, tail_crc = :tail_crc,

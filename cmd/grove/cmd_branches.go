@@ -41,6 +41,9 @@ func runBranches(ctx context.Context, g *env, f archive.Filter) error {
 		return err
 	}
 	defer a.Close()
+	if err := workspaceFilter(ctx, a, &f.Workspace); err != nil {
+		return err
+	}
 	bs, err := a.Branches(ctx, f)
 	if err != nil {
 		return err

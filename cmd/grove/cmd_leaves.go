@@ -49,6 +49,9 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 		return err
 	}
 	defer a.Close()
+	if err := workspaceFilter(ctx, a, &f.Workspace); err != nil {
+		return err
+	}
 	leaves, err := a.Leaves(ctx, f)
 	if err != nil {
 		return err

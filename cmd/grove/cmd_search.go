@@ -166,6 +166,9 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 		return err
 	}
 	defer a.Close()
+	if err := workspaceFilter(ctx, a, &o.Workspace); err != nil {
+		return err
+	}
 	res, err := a.Search(ctx, o)
 	if err != nil {
 		return err

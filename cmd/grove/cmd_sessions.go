@@ -15,7 +15,7 @@ import (
 func sessionsCommand(g *env) *cli.Command {
 	return &cli.Command{
 		Name:  "sessions",
-		Usage: "list indexed sessions, most recently modified first (sub-agents and forks right under their parent), then the diagnostics of each session that has any",
+		Usage: "list indexed sessions, most recently modified first, those without entries last (sub-agents and forks right under their parent), then the diagnostics of each session that has any",
 		Flags: []cli.Flag{workspaceFlag(),
 			dialectFlag(),
 			&cli.StringFlag{Name: "first", Usage: "only sessions whose first user message (its first 200 characters) contains this text, ignoring case"},
@@ -84,6 +84,9 @@ func runSessions(ctx context.Context, g *env, f archive.Filter, first string) er
 		return err
 	}
 	defer a.Close()
+	if err := workspaceFilter(ctx, a, &f.Workspace); err != nil {
+		return err
+	}
 	sessions, err := a.Pick(ctx, f)
 	if err != nil {
 		return err

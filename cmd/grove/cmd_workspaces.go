@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -16,7 +17,7 @@ func workspacesCommand(g *env) *cli.Command {
 		Name:  "workspaces",
 		Usage: "list workspaces with their sessions and entries",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "workspace", Usage: "only workspaces that are `DIR` or below it (/a/b takes /a/b and /a/b/c, not /a/bc); " +
-			". and relative paths are from the current directory"}, dialectFlag()},
+			workspaceArgs}, dialectFlag()},
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 0, 0); err != nil {
 				return err
@@ -39,6 +40,9 @@ func runWorkspaces(ctx context.Context, g *env, dir, dialect string) error {
 		return err
 	}
 	defer a.Close()
+	if err := workspaceFilter(ctx, a, &dir); err != nil {
+		return err
+	}
 	var ws []archive.Workspace
 	if dialect == "" {
 		ws, err = a.Workspaces(ctx, dir)
@@ -74,8 +78,9 @@ func runWorkspaces(ctx context.Context, g *env, dir, dialect string) error {
 
 // dialectWorkspaces is archive.Workspaces counting only the sessions of
 // dialect: each workspace that is dir or below it with its sessions of
-// that dialect, their entries and latest modification, most recent first
-// (then by name), as archive.Workspaces orders them.
+// that dialect, their entries and modified time (the latest of those with
+// entries, else of all), in archive.Workspaces' order: workspaces with
+// entries first, most recent first, then by name.
 func dialectWorkspaces(ctx context.Context, a *archive.Archive, dir, dialect string) ([]archive.Workspace, error) {
 	sessions, err := a.Pick(ctx, archive.Filter{Workspace: dir, Dialect: dialect})
 	if err != nil {
@@ -83,27 +88,51 @@ func dialectWorkspaces(ctx context.Context, a *archive.Archive, dir, dialect str
 	}
 	at := map[string]int{}
 	var out []archive.Workspace
+	var all []*int64 // all[i]: the latest modified time of out[i]'s sessions, with entries or not
+	later := func(t *int64, s *int64) *int64 {
+		if s != nil && (t == nil || *s > *t) {
+			return s
+		}
+		return t
+	}
 	for _, s := range sessions {
 		i, ok := at[s.Workspace]
 		if !ok {
 			i = len(out)
 			at[s.Workspace] = i
 			out = append(out, archive.Workspace{Workspace: s.Workspace})
+			all = append(all, nil)
 		}
 		w := &out[i]
 		w.Sessions++
 		w.Entries += s.Entries
-		if s.ModifiedMs != nil && (w.ModifiedMs == nil || *s.ModifiedMs > *w.ModifiedMs) {
-			w.ModifiedMs = s.ModifiedMs
+		all[i] = later(all[i], s.ModifiedMs)
+		if s.Entries > 0 {
+			w.ModifiedMs = later(w.ModifiedMs, s.ModifiedMs)
 		}
 	}
-	slices.SortStableFunc(out, func(x, y archive.Workspace) int {
+	for i := range out {
+		if out[i].ModifiedMs == nil {
+			out[i].ModifiedMs = all[i]
+		}
+	}
+	slices.SortFunc(out, func(x, y archive.Workspace) int {
+		if c := cmp.Compare(boolInt(x.Entries == 0), boolInt(y.Entries == 0)); c != 0 {
+			return c
+		}
 		if c := cmp.Compare(msOr0(y.ModifiedMs), msOr0(x.ModifiedMs)); c != 0 {
 			return c
 		}
-		return cmp.Compare(x.Workspace, y.Workspace)
+		return strings.Compare(x.Workspace, y.Workspace)
 	})
 	return out, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func msOr0(p *int64) int64 {

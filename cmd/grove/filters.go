@@ -14,7 +14,11 @@ import (
 // workspaceUsage is the workspace rule (SPEC §3.3), said the same way in
 // every command's --help.
 const workspaceUsage = "only sessions whose workspace is `DIR` or below it (/a/b takes /a/b and /a/b/c, not /a/bc); " +
-	". and relative paths are from the current directory"
+	workspaceArgs
+
+// workspaceArgs says how a --workspace argument is read (SPEC §3.3).
+const workspaceArgs = ". and relative paths are from the current directory; a Windows path (e:\\work\\app: \\ and / alike, " +
+	"the drive letter in either case) or a workspace as the index lists it is taken as written"
 
 func workspaceFlag() cli.Flag {
 	return &cli.StringFlag{Name: "workspace", Usage: workspaceUsage}
@@ -30,9 +34,10 @@ func filterFlags() []cli.Flag {
 	}
 }
 
-// filterOf is the --session, --workspace and --dialect filter of c; the
-// error is WorkspaceDir's (a relative --workspace in a deleted directory),
-// or a usage error for a --dialect that names no dialect.
+// filterOf is the --session, --workspace and --dialect filter of c, its
+// Workspace the argument as given (see workspaceFilter); the error is a
+// usage error for a --dialect that names no dialect or an empty
+// --workspace.
 func filterOf(c *cli.Context) (archive.Filter, error) {
 	if err := checkDialect(c, c.Command.Name); err != nil {
 		return archive.Filter{}, err
@@ -41,14 +46,28 @@ func filterOf(c *cli.Context) (archive.Filter, error) {
 	return archive.Filter{Session: c.String("session"), Workspace: ws, Dialect: c.String("dialect")}, err
 }
 
-// workspaceOf is c's --workspace as archive.WorkspaceDir makes it, "" when
-// the flag is not given. An explicitly empty --workspace is a usage error
-// (exit 2), as an empty --root is: it would silently mean no filter.
+// workspaceOf is c's --workspace as given, "" when the flag is not given;
+// workspaceFilter makes the filter of it once the index is open. An
+// explicitly empty --workspace is a usage error (exit 2), as an empty
+// --root is: it would silently mean no filter.
 func workspaceOf(c *cli.Context) (string, error) {
 	if c.IsSet("workspace") && strings.TrimSpace(c.String("workspace")) == "" {
 		return "", usagef("--workspace needs a directory, not an empty string; leave --workspace out for every workspace")
 	}
-	return archive.WorkspaceDir(c.String("workspace"))
+	return c.String("workspace"), nil
+}
+
+// workspaceFilter sets *ws, a --workspace argument, to the filter the
+// workspace rule takes (archive.Archive.WorkspaceFilter, SPEC §3.3): an
+// absolute directory resolved against the current directory, or a
+// workspace recorded on another system as it is written. The error is
+// WorkspaceFilter's (a relative --workspace in a deleted directory).
+func workspaceFilter(ctx context.Context, a *archive.Archive, ws *string) error {
+	dir, err := a.WorkspaceFilter(ctx, *ws)
+	if err == nil {
+		*ws = dir
+	}
+	return err
 }
 
 // describe names the filters of f as they narrow a listing: "under /x",

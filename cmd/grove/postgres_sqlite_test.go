@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"html"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,15 +39,29 @@ func TestPostgres_AnswersAsSQLite(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// Both machines hold the sessions of listing_order.txtar, whose
+		// times tie (and a file of Claude Code snapshots only), with ids
+		// of their own on laptop-b (no fork copies of laptop-a's): listings
+		// and hits that tie across the machines.
+		ties := filepath.Join(dir, m, "ties")
+		mustExtractScript(t, "listing_order", ties)
+		if m == "laptop-b" {
+			mustRewriteTree(t, ties, strings.NewReplacer(`"id":"`, `"id":"b-`, `"parentId":"`, `"parentId":"b-`))
+		}
 	}
+	// The machines go into SQLite in one order and into PostgreSQL in the
+	// other: an answer that follows the order files were indexed in (doc
+	// numbers, row ids) differs.
+	order := []string{"laptop-a", "laptop-b"}
 	lite := filepath.Join(t.TempDir(), "index.db")
 	for _, db := range []string{lite, url} {
 		grove := groveOn(t, db)
-		for m := range machines {
+		for _, m := range order {
 			if code, _, stderr := grove("index", "--source", m, "--root", filepath.Join(dir, m)); code != 0 && code != 1 {
 				t.Fatalf("index %s into %s: exit %d: %s", m, db, code, stderr)
 			}
 		}
+		slices.Reverse(order)
 	}
 	want := answersOf(t, lite)
 	// The second machine reads with no session file anywhere.
@@ -59,6 +75,24 @@ func TestPostgres_AnswersAsSQLite(t *testing.T) {
 	}
 	t.Logf("%d answers compared", len(want))
 	compareAnswers(t, "PostgreSQL without the files against SQLite with them", got, want)
+}
+
+// mustRewriteTree rewrites every file below dir with r.
+func mustRewriteTree(tb testing.TB, dir string, r *strings.Replacer) {
+	tb.Helper()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(p, []byte(r.Replace(string(b))), 0o644)
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // answersOf is every answer the index at db gives of what it holds, by the
@@ -83,9 +117,11 @@ func answersOf(t *testing.T, db string) map[string]string {
 	}
 	ask("sessions")
 	ask("--json", "workspaces")
+	ask("--json", "workspaces", "--dialect", "pi")
 	ask("--json", "leaves")
+	ask("leaves")
 	ask("--json", "branches")
-	for _, q := range []string{"the", "file", `"failing test"`, "fix*", "JWT OR health", "-the test", "文件", "列", "数据", "e4c1a7b2"} {
+	for _, q := range []string{"the", "file", `"failing test"`, "fix*", "JWT OR health", "-the test", "文件", "列", "数据", "e4c1a7b2", "tie"} {
 		ask("--json", "search", "--limit", "50", q)
 		ask("search", "--limit", "50", "--role", "user", q)
 	}

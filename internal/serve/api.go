@@ -99,11 +99,11 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request, rt apiRoute) {
 					return
 				}
 			}
-			if name == "workspace" && !strings.HasPrefix(v, "/") {
-				apiError(w, http.StatusBadRequest, "usage", "workspace must be an absolute directory")
+			if name == "workspace" && !s.isWorkspaceParam(r, v) {
+				apiError(w, http.StatusBadRequest, "usage", "workspace must be an absolute directory, a Windows path, or a workspace as /api/workspaces lists it")
 				return
 			}
-			args = append(args, "--"+name, v)
+			args = append(args, "--"+name+"="+v) // one argument: a value may start with "-"
 		}
 	}
 	for _, name := range rt.bools {

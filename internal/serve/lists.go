@@ -47,17 +47,10 @@ type workspaceView struct {
 }
 
 func (s *Server) workspace(w http.ResponseWriter, r *http.Request) {
-	dir := r.URL.Query().Get("path")
+	dir, ok := s.workspaceParam(r, r.URL.Query().Get("path"))
 	ctx := r.Context()
-	switch {
-	case filepath.IsAbs(dir):
-		dir = filepath.Clean(dir)
-	case dir != "" && s.holdsWorkspace(r, dir):
-		// A workspace as a session wrote it that is no absolute path
-		// here (C:\Users\ana\app, from a Codex session made on
-		// Windows): its sessions, by that exact name.
-	default:
-		s.fail(w, r, badRequest("/w wants ?path= an absolute directory, or a workspace as / lists it"))
+	if !ok {
+		s.fail(w, r, badRequest("/w wants ?path= an absolute directory, a Windows path, or a workspace as / lists it"))
 		return
 	}
 	f := archive.Filter{Workspace: dir}
@@ -154,6 +147,32 @@ func (s *Server) sharedIDs(ctx context.Context, some []archive.Session) (map[str
 		return nil, err
 	}
 	return sharedIDs(all), nil
+}
+
+// workspaceParam is a request's workspace (/w?path=, ?workspace=) as the
+// workspace rule takes it (SPEC §3.3): an absolute directory, cleaned; a
+// Windows path (e:\Workspace\app, from a session made on Windows) as it is
+// written, which matches with "\" and "/" alike and the drive letter in
+// either case; or a workspace as / lists it, byte for byte (Claude Code's
+// escaped folder name). ok is false for anything else: a relative path,
+// which the server's own current directory would give a meaning the
+// browser never meant.
+func (s *Server) workspaceParam(r *http.Request, dir string) (string, bool) {
+	switch {
+	case filepath.IsAbs(dir):
+		return filepath.Clean(dir), true
+	case archive.IsWindowsPath(dir):
+		return dir, true
+	case dir != "" && s.holdsWorkspace(r, dir):
+		return dir, true
+	}
+	return "", false
+}
+
+// isWorkspaceParam reports whether workspaceParam takes dir.
+func (s *Server) isWorkspaceParam(r *http.Request, dir string) bool {
+	_, ok := s.workspaceParam(r, dir)
+	return ok
 }
 
 // holdsWorkspace reports whether the index lists dir as a workspace, byte

@@ -3,6 +3,7 @@ package serve
 import (
 	"html/template"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -63,6 +64,13 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Title = f.Q + " · search"
 	o, err := searchOptions(f, q.Get("offset"))
+	if err == nil && f.Workspace != "" && !filepath.IsAbs(f.Workspace) {
+		// A Windows path or a workspace as / lists it, as written.
+		var ok bool
+		if o.Workspace, ok = s.workspaceParam(r, f.Workspace); !ok {
+			err = badRequest("workspace must be an absolute directory, a Windows path, or a workspace as / lists it, not " + strconv.Quote(f.Workspace))
+		}
+	}
 	if err == nil && o.Session != "" {
 		// An id, never a path (SPEC §9); ?file= picks among sessions
 		// that share it.
@@ -126,9 +134,9 @@ func searchOptions(f searchForm, offset string) (archive.SearchOptions, error) {
 			return o, badRequest("no dialect " + strconv.Quote(f.Dialect))
 		}
 	}
-	if f.Workspace != "" {
+	if filepath.IsAbs(f.Workspace) { // anything else is the server's to check (Server.workspaceParam)
 		ws, err := archive.WorkspaceDir(f.Workspace)
-		if err != nil || !strings.HasPrefix(f.Workspace, "/") {
+		if err != nil {
 			return o, badRequest("workspace must be an absolute directory, not " + strconv.Quote(f.Workspace))
 		}
 		o.Workspace = ws

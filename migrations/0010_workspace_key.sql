@@ -1,0 +1,15 @@
+-- Schema version 10: each session's workspace as the workspace rule
+-- compares it (SPEC §3.3, index.WorkspaceKey): a Windows path (a drive
+-- letter, a colon and "\" or "/" or nothing; or \\server\share) with "/"
+-- for every "\" and the drive letter in upper case, any other workspace as
+-- it is. Indexed, so that `--workspace DIR` is one range of the index.
+-- grove writes the key with every session it indexes; the rows made before
+-- this version get it here, by the same rule.
+ALTER TABLE sessions ADD COLUMN workspace_key TEXT NOT NULL DEFAULT '';
+UPDATE sessions SET workspace_key = CASE
+  WHEN workspace GLOB '[A-Za-z]:' OR workspace GLOB '[A-Za-z]:[\/]*'
+    THEN upper(substr(workspace, 1, 1)) || replace(substr(workspace, 2), '\', '/')
+  WHEN workspace GLOB '\\[^\/]*'
+    THEN replace(workspace, '\', '/')
+  ELSE workspace END;
+CREATE INDEX sessions_by_workspace_key ON sessions(workspace_key);
