@@ -63,6 +63,27 @@ func DiskFull(path string, err error, wanted int64, again string) error {
 	return errs.Wrap(errs.CodeDiskFull, err, msg).In(file).WithHint("free space on " + MountPoint(file) + " and run " + again + " again")
 }
 
+// freeBytes is the room left for an unprivileged writer on the file
+// system holding path's directory, in bytes; ok is false when it cannot be
+// told (some network and FUSE file systems report no blocks at all).
+func freeBytes(path string) (free int64, ok bool) {
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(filepath.Dir(path), &fs); err != nil || fs.Blocks == 0 {
+		return 0, false
+	}
+	return int64(fs.Bavail) * int64(fs.Bsize), true
+}
+
+// roomFor returns a disk_full error (ENOSPC, op naming what was not done)
+// when the file system holding path has fewer than need bytes free; nil
+// when it has them or cannot tell.
+func roomFor(path, op string, need int64) error {
+	if free, ok := freeBytes(path); ok && free < need {
+		return &os.PathError{Op: op, Path: path, Err: syscall.ENOSPC}
+	}
+	return nil
+}
+
 // MountPoint is the directory at the top of the file system holding path
 // (path itself or its nearest existing parent): the last directory, going
 // up, on the same device. It is path's directory when that cannot be told.
