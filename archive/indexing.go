@@ -55,7 +55,11 @@ func (a *Archive) Index(ctx context.Context, opts IndexOptions) (IndexSummary, e
 		// does on close too, but not when that fails for lack of room).
 		a.db.Checkpoint(ctx) // best effort: a WAL that stays is still whole
 	case index.IsDiskFull(err) && sum.Indexed > 0:
-		a.Remember(ctx, opts) // best effort, with what room is left
+		// Best effort, with what room is left: the -wal is truncated first
+		// and folded after, so that this small write leaves none behind.
+		a.db.Checkpoint(ctx)
+		a.Remember(ctx, opts)
+		a.db.Checkpoint(ctx)
 	case errors.Is(err, context.Canceled) && sum.Indexed > 0:
 		// Ctrl-C: the batches committed stay, and so does where they
 		// came from, for the next index and for rebuild.

@@ -232,7 +232,7 @@ func (a *Archive) rebuild(ctx context.Context, opts IndexOptions) (IndexSummary,
 			return sum, errs.New(errs.CodeIO, fmt.Sprintf("no session files found; %s (it holds %s)", NotReplaced, count(n, "session", "sessions"))).In(strings.Join(opts.Roots, ":")).WithHint("name the roots to read with --root DIR")
 		}
 	}
-	if err := a.db.RestoreFrom(ctx, tmp); err != nil {
+	if err := a.swapIn(ctx, tmp); err != nil {
 		return sum, a.db.Classify(err)
 	}
 	if srcs, err := a.db.Sources(ctx); err == nil {
@@ -267,10 +267,11 @@ const NotReplaced = "the index was not replaced"
 func RemoveIndexFiles(path string) error { return removeIndexFiles(path) }
 
 // removeIndexFiles removes a half-built index left by an interrupted
-// rebuild: the file, its SQLite sidecars, its lock file and the search
-// text of its build (index.TextPath). Only grove makes files by that name.
+// rebuild: the file, its SQLite sidecars, its lock file, the search text
+// of its build (index.TextPath) and the copy of the index a cold build
+// makes before its swap (coldIndex). Only grove makes files by that name.
 func removeIndexFiles(path string) error {
-	for _, s := range append(append([]string{""}, sidecars...), ".lock", ".sources", ".text", ".text-journal") {
+	for _, s := range append(append([]string{""}, sidecars...), ".lock", ".sources", ".text", ".text-journal", ".before", ".before-journal") {
 		if err := os.Remove(path + s); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return errs.Wrap(errs.CodeIO, err, "cannot remove what an interrupted rebuild left: "+errMsg(err)).In(path + s)
 		}

@@ -324,7 +324,7 @@ func (r *ingestRun) all(todo []work) error {
 				continue
 			}
 			if err != nil && index.IsDiskFull(err) {
-				return r.full(err, len(r.batch))
+				return r.full(err, len(r.rollback())) // its -wal truncated too
 			}
 			return err
 		}
@@ -351,6 +351,13 @@ func (r *ingestRun) all(todo []work) error {
 					return r.full(err, 1+len(queue))
 				}
 				return err
+			}
+			if r.alone {
+				// Room for the fold is asked of the page cache too: a
+				// small one leaves more for the file.
+				if err := r.b.Lean(); err != nil {
+					return err
+				}
 			}
 		}
 		redo, err := r.one(w, queue)

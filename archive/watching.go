@@ -47,6 +47,21 @@ type WatchPass struct {
 	Summary IndexSummary // what the pass did (Index's summary, without remembering)
 }
 
+// watchPass is one pass of Watch: a refresh, or over sessions whose search
+// text a first `grove index` left pending (killed, or stopped), the cold
+// build that index would run (coldIndex): a refresh would count them
+// unchanged, their text not stored (SPEC §6).
+func (a *Archive) watchPass(ctx context.Context, o IndexOptions) (IndexSummary, error) {
+	if !a.db.IsServer() {
+		if pending, err := a.db.TextPending(ctx); err == nil && pending {
+			if sum, err, cold := a.coldIndex(ctx, o); cold {
+				return sum, err
+			}
+		}
+	}
+	return a.refresh(ctx, o)
+}
+
 // Watch is `grove watch` (SPEC §6): it watches opts.Roots, indexes every
 // session file below them once (trigger "start", then remembers the roots
 // for Rebuild as Index does), then each batch of changed files (trigger
@@ -75,7 +90,7 @@ func (a *Archive) Watch(ctx context.Context, opts WatchOptions, onPass func(Watc
 	}
 	pass := func(trigger string, o IndexOptions) (stop bool, err error) {
 		o.Busy = opts.Busy // another grove writing the index: wait for it, as grove index does
-		sum, err := a.refresh(ctx, o)
+		sum, err := a.watchPass(ctx, o)
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return true, nil // Ctrl-C: the file being indexed was finished or abandoned

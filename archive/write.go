@@ -48,8 +48,10 @@ func IsCompact(raw []byte) bool { return jsonl.IsCompact(raw) }
 type RepairPlan = jsonl.RepairPlan
 
 // Repair truncates the unterminated tail of the session file at path after
-// copying the whole file to a backup beside it (SPEC §2.7); with dryRun it
-// only says what it would do. Errors: nothing_to_repair, locked, io_error.
+// copying the tail — the bytes it removes, only those — to a backup beside
+// it and flushing it (SPEC §2.7, §8 `repair`); with dryRun it only says
+// what it would do. Errors: nothing_to_repair, locked, disk_full (no room
+// for the backup: nothing changed), io_error.
 func Repair(path string, dryRun bool) (*RepairPlan, error) { return jsonl.Repair(path, dryRun) }
 
 // Recovery is what `grove recover` reports of a session file (SPEC §2.6,

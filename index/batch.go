@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-
-	"github.com/grove-sessions/grove/internal/diskfree"
 )
 
 // The write transaction (SPEC §6): a Batch holds the SessionWriters of
@@ -32,6 +29,8 @@ type Batch struct {
 	// keepStored is set by a rebuild from the stored bytes (PostgreSQL,
 	// SPEC §10): the file_bytes rows stay as they are.
 	keepStored bool
+	// restoreCache gives the connection its page cache back (Lean).
+	restoreCache func()
 }
 
 // Dead reports whether the batch was rolled back whole (its first writer
@@ -57,8 +56,7 @@ func (b *Batch) Commit() error {
 		return nil
 	}
 	if err := b.flushText(context.Background()); err != nil {
-		b.tx.Rollback()
-		b.text = nil
+		b.Rollback()
 		return fmt.Errorf("index: insert search text: %w", err)
 	}
 	// FTS5 writes its pending terms at a savepoint (or else inside the
@@ -66,10 +64,12 @@ func (b *Batch) Commit() error {
 	// that roomToFold counts.
 	if !b.d.db.pg {
 		if _, err := b.tx.tx.Exec("SAVEPOINT fts_flush; RELEASE fts_flush"); err != nil {
-			b.tx.Rollback()
+			b.Rollback()
 			return fmt.Errorf("index: commit: %w", err)
 		}
-		if err := b.roomToFold(); err != nil {
+		err := b.roomToFold()
+		b.endLean() // nothing more is changed before the commit
+		if err != nil {
 			b.tx.Rollback()
 			return fmt.Errorf("index: commit: %w", err)
 		}
@@ -80,18 +80,52 @@ func (b *Batch) Commit() error {
 	return nil
 }
 
-// foldMargin is what roomToFold allows, beyond the index file's growth, for
-// the pages of the index a transaction changes in place (B-tree interior
-// pages, FTS5 segments) and the WAL's frame headers.
+// foldMargin is what roomToFold allows, beyond the index file's growth and
+// the page cache, for the WAL's frame headers and pages held past the
+// cache's size.
 const foldMargin = 256 << 10
+
+// leanCache is the page cache of a Lean batch, in KiB.
+const leanCache = 512
+
+// Lean makes the batch keep at most leanCache KiB of changed pages in
+// memory, writing the rest to the WAL as it goes, for as long as it is
+// open: roomToFold then asks for the growth and 768 KB more instead of the
+// growth and about 2.3 MB (SQLite's default cache). For one file per
+// transaction on a full disk (README "A full disk"). Call it before the
+// batch writes anything. In PostgreSQL it does nothing.
+func (b *Batch) Lean() error {
+	if b.d.db.pg || b.restoreCache != nil {
+		return nil
+	}
+	var was int64
+	if err := b.tx.tx.Get(&was, "PRAGMA cache_size"); err != nil {
+		return err
+	}
+	if _, err := b.tx.tx.Exec(fmt.Sprintf("PRAGMA cache_size = -%d", leanCache)); err != nil {
+		return err
+	}
+	b.restoreCache = func() { b.tx.tx.Exec(fmt.Sprintf("PRAGMA cache_size = %d", was)) }
+	return nil
+}
+
+// endLean gives the batch's connection its page cache back (see Lean), on
+// the transaction still open, as the connection goes back to the pool.
+func (b *Batch) endLean() {
+	if b.restoreCache != nil {
+		b.restoreCache()
+		b.restoreCache = nil
+	}
+}
 
 // roomToFold returns a disk_full error (errNoSpace) when the file system of
 // the index looks unable to hold both what the commit still writes to the
 // WAL and, at the checkpoint after it, the index file grown by the same
 // pages: free bytes fewer than the growth (page_count × page_size less the
-// file's size), plus the pages the commit still writes to the WAL (no more
-// than the growth, nor than the page cache, which spills into the WAL
-// when full), plus foldMargin. A committed transaction that the
+// file's size), plus the page cache, plus foldMargin. The cache holds the
+// changed pages not yet in the WAL until it is full, when they spill into
+// it (see Lean): not only the new pages but the index and FTS5 pages
+// changed in place, often as many again. A committed transaction that the
 // checkpoint cannot fold into the index file holds its WAL, and the disk,
 // full until there is room (README "A full disk"): refusing it
 // before the commit leaves the WAL foldable, and truncated by the
@@ -109,9 +143,9 @@ func (b *Batch) roomToFold() error {
 	if err != nil {
 		return nil
 	}
-	free, ok := diskfree.Available(filepath.Dir(b.d.path))
+	free, ok := freeBytes(b.d.path)
 	if !ok {
-		return nil // some network and FUSE file systems report no sizes at all
+		return nil
 	}
 	var cache int64
 	if err := b.tx.tx.Get(&cache, "PRAGMA cache_size"); err != nil {
@@ -123,7 +157,7 @@ func (b *Batch) roomToFold() error {
 		cache *= size // pages
 	}
 	growth := max(0, pages*size-fi.Size())
-	if free < growth+min(growth, cache)+foldMargin {
+	if free < growth+cache+foldMargin {
 		return &os.PathError{Op: "commit", Path: b.d.path, Err: errNoSpace}
 	}
 	return nil
@@ -131,6 +165,7 @@ func (b *Batch) roomToFold() error {
 
 // Rollback abandons the batch; after Commit it does nothing.
 func (b *Batch) Rollback() {
+	b.endLean()
 	b.tx.Rollback()
 	b.text, b.textBytes = nil, 0
 }

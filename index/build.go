@@ -233,8 +233,10 @@ const textPending = "text_pending"
 
 // EndEntries ends the entry rows of a cold build: no more search text
 // comes, the builder goes on with what it has, and the index is marked as
-// waiting for it (TextPending) and synced, ready to be swapped in before
-// its text (DB.RestoreFrom), then given its text with AdoptText.
+// waiting for it (TextPending), synced and closed, ready to be swapped in
+// before its text (DB.RestoreFrom) and then removed, its room given back
+// while the text is still built; the index swapped into then gets the
+// text with AdoptText. Close still abandons the text build.
 func (d *DB) EndEntries(ctx context.Context) error {
 	if d.build == nil {
 		return errors.New("index: not a cold build")
@@ -246,7 +248,21 @@ func (d *DB) EndEntries(ctx context.Context) error {
 	if _, err := d.db.ExecContext(ctx, "INSERT OR REPLACE INTO counters (name, value) VALUES (?, 1)", textPending); err != nil {
 		return fmt.Errorf("index %s: %w", d.path, err)
 	}
-	return syncFile(d.path)
+	if err := syncFile(d.path); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	for _, m := range []map[string]*sqlx.Stmt{d.stmts, d.wstmts} {
+		for k, st := range m {
+			st.Close()
+			delete(m, k)
+		}
+	}
+	d.mu.Unlock()
+	if err := d.db.Close(); err != nil {
+		return fmt.Errorf("index %s: %w", d.path, err)
+	}
+	return nil
 }
 
 // TextPending reports whether the index's search text is still being
@@ -261,8 +277,16 @@ func (d *DB) TextPending(ctx context.Context) (bool, error) {
 // AdoptText waits for the search text of the cold build b, whose entry
 // rows this index holds now (EndEntries, then RestoreFrom), and puts it
 // in: the full-text tables replaced by the build's in one transaction
-// that also ends TextPending. It runs on a connection of its own, closed
+// that also ends TextPending, after which the text's file is removed and
+// the caller checkpoints. It runs on a connection of its own, closed
 // after, so no connection of d holds a full-text structure from before.
+//
+// Before it writes anything it checks that the file system has room for
+// the text's pages in the -wal and foldMargin more (the index file then
+// grows by no more than the text file removed): without it the error is an
+// ENOSPC *os.PathError (disk_full, IsDiskFull), nothing is written, and
+// the index's text stays pending (SPEC §6). Errors: the text build's
+// (a full disk among them), the copy's, ctx's.
 func (d *DB) AdoptText(ctx context.Context, b *DB) error {
 	tb := b.build
 	if tb == nil {
@@ -270,7 +294,16 @@ func (d *DB) AdoptText(ctx context.Context, b *DB) error {
 	}
 	b.build = nil
 	if err := tb.close(ctx); err != nil {
+		os.Remove(tb.path)
 		return fmt.Errorf("index %s: build the search text: %w", tb.path, err)
+	}
+	fi, err := os.Stat(tb.path)
+	if err != nil {
+		return ioErr(tb.path, "cannot read the build's search text", err)
+	}
+	if err := roomFor(d.path, "copy in the search text of "+tb.path, fi.Size()+fi.Size()/4096*walFrameOverhead+foldMargin); err != nil {
+		os.Remove(tb.path)
+		return err
 	}
 	db, err := sqlx.Open("sqlite", "file:"+uriEscaper.Replace(d.path)+"?_busy_timeout=10000&_synchronous=NORMAL&_txlock=immediate")
 	if err != nil {
@@ -279,6 +312,7 @@ func (d *DB) AdoptText(ctx context.Context, b *DB) error {
 	defer db.Close()
 	db.SetMaxOpenConns(1)
 	if err := copyText(ctx, db, tb.path, "DELETE FROM counters WHERE name = 'text_pending'"); err != nil {
+		os.Remove(tb.path)
 		return fmt.Errorf("index %s: copy the search text: %w", d.path, err)
 	}
 	os.Remove(tb.path)

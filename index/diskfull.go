@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/grove-sessions/grove/errs"
+	"github.com/grove-sessions/grove/internal/diskfree"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -61,4 +63,21 @@ func DiskFull(path string, err error, wanted int64, again string) error {
 		again = "the command"
 	}
 	return errs.Wrap(errs.CodeDiskFull, err, msg).In(file).WithHint("free space on " + MountPoint(file) + " and run " + again + " again")
+}
+
+// freeBytes is the room left for an unprivileged writer on the file
+// system holding path's directory, in bytes; ok is false when it cannot be
+// told (some network and FUSE file systems report no sizes at all).
+func freeBytes(path string) (free int64, ok bool) {
+	return diskfree.Available(filepath.Dir(path))
+}
+
+// roomFor returns a disk_full error (errNoSpace, op naming what was not
+// done) when the file system holding path has fewer than need bytes free;
+// nil when it has them or cannot tell.
+func roomFor(path, op string, need int64) error {
+	if free, ok := freeBytes(path); ok && free < need {
+		return &os.PathError{Op: op, Path: path, Err: errNoSpace}
+	}
+	return nil
 }

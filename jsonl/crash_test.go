@@ -408,10 +408,10 @@ func repairTorn(t *testing.T, where string, f *crashFile, w *jsonl.Writer, res *
 	if plan.TruncateAt != res.Committed || plan.RemovedBytes != before-res.Committed {
 		t.Fatalf("%s: Repair truncated at %d removing %d bytes, want %d and %d", where, plan.TruncateAt, plan.RemovedBytes, res.Committed, before-res.Committed)
 	}
-	if fi, err := os.Stat(plan.Backup); err != nil || fi.Size() != before {
-		t.Fatalf("%s: backup %s: %v, want %d bytes", where, plan.Backup, err, before)
+	if fi, err := os.Stat(plan.Backup); err != nil || fi.Size() != before-res.Committed {
+		t.Fatalf("%s: backup %s: %v, want the %d bytes of the tail", where, plan.Backup, err, before-res.Committed)
 	}
-	os.Remove(plan.Backup) // a copy of the whole file per repair adds up
+	os.Remove(plan.Backup)
 	w, err = jsonl.OpenWriter(f.path, opts)
 	if err != nil {
 		t.Fatalf("%s: OpenWriter after Repair = %v", where, err)

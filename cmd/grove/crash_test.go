@@ -26,7 +26,8 @@ var (
 )
 
 // mustGroveBinary builds grove once per test run into a temporary
-// directory: crash tests need a real process to kill.
+// directory: crash tests need a real process to kill. Under -race the
+// binary has the race detector too, and a race it finds makes it exit 66.
 func mustGroveBinary(t *testing.T) string {
 	t.Helper()
 	groveBinOnce.Do(func() {
@@ -36,7 +37,11 @@ func mustGroveBinary(t *testing.T) string {
 			return
 		}
 		groveBin = filepath.Join(dir, "grove")
-		out, err := exec.Command("go", "build", "-o", groveBin, ".").CombinedOutput()
+		args := []string{"build", "-o", groveBin}
+		if raceBinary {
+			args = append(args, "-race")
+		}
+		out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
 		if err != nil {
 			groveBinErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}

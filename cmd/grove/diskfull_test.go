@@ -352,3 +352,57 @@ func TestRun_IndexSourcesFileWarns(t *testing.T) {
 		t.Errorf("%s-wal is %d bytes after a successful grove index; want it checkpointed", db, fi.Size())
 	}
 }
+
+// TestRun_DiskFullRepair: `grove repair` of a session file with a torn
+// tail on a full disk backs up only the tail, so it works with room for
+// the tail alone: the backup holds exactly the removed bytes and the file
+// its committed prefix. With no room even for that, it refuses with
+// disk_full, leaving the file untouched and no backup (SPEC §8 `repair`,
+// README "A full disk").
+func TestRun_DiskFullRepair(t *testing.T) {
+	fsDir := mustSmallFS(t, "1m")
+	var b strings.Builder
+	for i := 0; b.Len() < 200<<10; i++ {
+		parent := "null"
+		if i > 0 {
+			parent = fmt.Sprintf(`"e%d"`, i-1)
+		}
+		fmt.Fprintf(&b, `{"id":"e%d","parentId":%s,"timestamp":1767225600000,"type":"message","message":{"role":"user","content":"%s"}}`+"\n", i, parent, strings.Repeat("x", 500))
+	}
+	committed := b.Len()
+	b.WriteString(`{"id":"torn","parentId":"e0","timestamp":1767225600000,"type":"message","message":{"role":"user","content":"cut o`)
+	data := []byte(b.String())
+	torn := testutil.MustWriteFile(t, fsDir, "torn.jsonl", data)
+	full := testutil.MustWriteFile(t, fsDir, "full.jsonl", data)
+	grove := groveOn(t, filepath.Join(t.TempDir(), "index.db"))
+
+	// Room for a page, not for a copy of the whole file.
+	filler := fill(t, fsDir, 8<<10)
+	code, stdout, stderr := grove("--json", "repair", torn)
+	var plan struct {
+		TruncatedAt  int64 `json:"truncated_at"`
+		RemovedBytes int64 `json:"removed_bytes"`
+		Backup       string
+	}
+	if err := json.Unmarshal([]byte(stdout), &plan); code != 0 || err != nil || plan.TruncatedAt != int64(committed) || plan.RemovedBytes != int64(len(data)-committed) {
+		t.Fatalf("grove repair on a full disk = %d, %s %s; want the tail of %d bytes at %d removed", code, stdout, stderr, len(data)-committed, committed)
+	}
+	if got, _ := os.ReadFile(plan.Backup); !bytes.Equal(got, data[committed:]) {
+		t.Fatalf("the backup %s holds %q; want the removed bytes %q", plan.Backup, got, data[committed:])
+	}
+	if got, _ := os.ReadFile(torn); !bytes.Equal(got, data[:committed]) {
+		t.Fatalf("after grove repair %s is %d bytes; want its committed prefix of %d", torn, len(got), committed)
+	}
+
+	// No room at all.
+	os.Remove(filler)
+	fill(t, fsDir, 0)
+	code, stdout, _ = grove("--json", "repair", full)
+	mustDiskFull(t, "grove repair with no room", code, stdout, fsDir)
+	if got, _ := os.ReadFile(full); !bytes.Equal(got, data) {
+		t.Fatalf("grove repair with no room changed %s", full)
+	}
+	if left, _ := filepath.Glob(full + ".*.bak"); len(left) > 0 {
+		t.Fatalf("grove repair with no room left %v", left)
+	}
+}
