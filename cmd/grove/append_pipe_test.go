@@ -144,10 +144,11 @@ func TestAppend_KillLeavesInputPrefix(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		pieces := rand.New(rand.NewPCG(uint64(round), 1)) // the goroutine's own
 		go func() {
 			// Written in uneven pieces, so the kill can fall anywhere.
 			for rest := in; len(rest) > 0; {
-				k := min(len(rest), 1+r.IntN(64<<10))
+				k := min(len(rest), 1+pieces.IntN(64<<10))
 				if _, err := stdin.Write(rest[:k]); err != nil {
 					return
 				}
