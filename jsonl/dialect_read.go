@@ -239,14 +239,8 @@ func (p *parser) claude() *ClaudeMeta {
 
 // --- codex (SPEC §3.5, FORMATS.md §2) ---
 
-// codexCopies are the event_msg payload types that repeat the text of a
-// response_item (FORMATS.md §2.4: Codex writes visible text twice, in
-// either order). Their entries are Copy: messages and search text come
-// from the response_items (SPEC §3.5).
-var codexCopies = map[string]bool{"user_message": true, "agent_message": true, "agent_reasoning": true}
-
 func (codexRules) read(p *parser, l Line, o object, typ string) error {
-	payload, hasPayload := o["payload"]
+	_, hasPayload := o["payload"]
 	_, hasTS := o["timestamp"]
 	if typ == "session_meta" || (p.res.Header == nil && !p.resumed && typ == "" && !hasPayload && jsonKind(o["id"]) == 's') {
 		if p.res.Header != nil || p.resumed {
@@ -255,24 +249,17 @@ func (codexRules) read(p *parser, l Line, o object, typ string) error {
 		}
 		return p.codexHeader(l, o, typ == "session_meta")
 	}
-	if _, ok := o["record_type"]; ok && !hasPayload {
+	typ, why := codexEntryType(o)
+	if why != "" {
+		return p.bad(l, "%s", why)
+	}
+	if typ == "" {
 		return nil // a legacy state line: metadata
 	}
-	if jsonKind(o["type"]) != 's' {
-		return p.bad(l, "type: is %s, want a string (a Codex rollout line is {timestamp, type, payload})", kindNames[jsonKind(o["type"])])
-	}
 	e := Entry{Type: typ}
-	item := o
-	if !hasPayload && !hasTS {
-		e.Type = "response_item" // a legacy bare item
-	} else if hasPayload {
-		var err *schemaError
-		if item, err = decodeObject(payload, "payload"); err != nil {
-			item = nil // an unknown record's payload need not be an object
-			if typ == "response_item" || typ == "event_msg" || typ == "compacted" {
-				return p.bad(l, "%s line: %s", typ, err)
-			}
-		}
+	item, why := codexPayload(o, &e.Type)
+	if why != "" {
+		return p.bad(l, "%s", why)
 	}
 	ptype, _ := optString(item, "type", "")
 	e.Role = ptype
@@ -291,7 +278,20 @@ func (codexRules) read(p *parser, l Line, o object, typ string) error {
 			p.warn(l, errs.CodeBadTimestamp, "timestamp is missing or not an ISO-8601 time")
 		}
 	}
-	e.Copy = e.Type == "event_msg" && codexCopies[ptype]
+	if codexStartsTurn(e.Type, ptype) {
+		p.turn.begin(l.Offset)
+	}
+	if k := codexEventKind(e.Type, ptype); k != codexNone {
+		own, err := p.codexOwn(l)
+		if err != nil {
+			return err
+		}
+		if own {
+			e.Role = k.ownRole()
+		} else {
+			e.Copy = true
+		}
+	}
 	return p.emit(l, e)
 }
 

@@ -74,8 +74,9 @@ type Result struct {
 	// chained dialect's next entry hangs (Resume.Prev).
 	Last string
 
-	errs int  // bad lines passed to Options.Diagnostic
-	tail bool // an unterminated tail passed to Options.Diagnostic
+	errs int   // bad lines passed to Options.Diagnostic
+	tail bool  // an unterminated tail passed to Options.Diagnostic
+	turn int64 // codex: the byte offset where the last turn starts (Resume.Turn)
 }
 
 // State is ok, needs-repair (an unterminated tail) or damaged (bad lines,
@@ -94,7 +95,11 @@ func (r *Result) State() State {
 // parseable one (SPEC §3), and calls fn for every entry in file order. It
 // never changes the file (§2.7). Memory does not grow with the number of
 // lines, only with the longest line (§2.8), except that a pi version 1 file
-// remembers one id per line to map firstKeptEntryIndex (§3.2).
+// remembers one id per line to map firstKeptEntryIndex (§3.2) and a Codex
+// file one small record per event and reply of the turn being read. A Codex
+// turn is read twice, the second time through r's ReadAt (codex_pair.go):
+// from an r without ReadAt and Seek every user_message, agent_message and
+// agent_reasoning event is taken for a copy, none for a message of its own.
 //
 // An error from fn stops the read and is returned as is. In Strict mode the
 // first bad line stops it with an *errs.Error of Code bad_line.
@@ -103,11 +108,21 @@ func Read(r io.Reader, opts Options, fn func(Entry) error) (*Result, error) {
 }
 
 func newParser(opts Options, fn func(Entry) error) *parser {
-	return &parser{opts: opts, res: &Result{Path: opts.Path}, fn: fn}
+	return &parser{opts: opts, res: &Result{Path: opts.Path}, fn: fn, end: -1}
 }
 
-// run reads r through p's rules; see Read.
-func (p *parser) run(r io.Reader) (*Result, error) { return p.runAt(r, 0) }
+// run reads r through p's rules; see Read. A reader with ReadAt and Seek
+// is also what a Codex turn is read ahead from (codex_pair.go).
+func (p *parser) run(r io.Reader) (*Result, error) {
+	ra, isRA := r.(io.ReaderAt)
+	sk, isSeeker := r.(io.Seeker)
+	if isRA && isSeeker {
+		if pos, err := sk.Seek(0, io.SeekCurrent); err == nil {
+			p.at, p.atBase = ra, -pos
+		}
+	}
+	return p.runAt(r, 0)
+}
 
 // runAt is run for r positioned at byte base of the file, on the first byte
 // of physical line p.res.Lines+1.
@@ -141,8 +156,13 @@ func (p *parser) runAt(r io.Reader, base int64) (*Result, error) {
 	// Decided before a pending title line is settled: a title line that
 	// ends the committed prefix may yet turn out to precede a header.
 	switch p.res.Dialect {
-	case Plain, Messages, Claude, Codex:
+	case Plain, Messages, Claude:
 		p.res.Resumable = p.decided && p.title == nil
+	case Codex:
+		// A last turn with an event decided by kind alone, or left over,
+		// may be decided otherwise once a line is appended to it.
+		p.res.Resumable = p.decided && p.title == nil && !(p.turn.analysed && p.turn.loose)
+		p.res.turn = p.turn.start
 	case Pi:
 		p.res.Resumable = p.decided && p.title == nil && (p.res.Header != nil || p.resumed) && p.version >= 2
 	}
@@ -184,6 +204,15 @@ type parser struct {
 	// lone is the index of the first escaped lone surrogate of line
 	// loneLine, or -1 (SPEC §2.9), as parseLine found it.
 	lone, loneLine int
+	// codex: the turn being read, and where it can be read again from:
+	// file offset x is at's byte x-atBase; end is where the committed
+	// lines p reads end (-1: at the end of at). at is nil when the reader
+	// has no ReadAt and Seek.
+	turn   codexTurn
+	ahead  codexAhead
+	at     io.ReaderAt
+	atBase int64
+	end    int64
 }
 
 // bad records a bad line; in Strict mode it returns the error.

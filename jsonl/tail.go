@@ -30,6 +30,11 @@ type Resume struct {
 	// HeaderMs is the header's time in Unix milliseconds (0 when none): a
 	// legacy Codex item has no time of its own and takes it.
 	HeaderMs int64
+	// Turn is the byte offset of the line where the last turn before
+	// Offset starts (codex: the last CodexTurnStarts entry, 0 when there
+	// is none): an event appended to that turn is paired with its lines
+	// (codex_pair.go).
+	Turn int64
 }
 
 // ResumeAt is the Resume that continues after res (whose Resumable must be
@@ -43,7 +48,7 @@ func (r *Result) ResumeAt() Resume {
 	if r.Header != nil {
 		ms = r.Header.Timestamp
 	}
-	return Resume{Offset: r.Committed, Lines: r.Lines, Dialect: r.Dialect, Version: v, Prev: r.Last, HeaderMs: ms}
+	return Resume{Offset: r.Committed, Lines: r.Lines, Dialect: r.Dialect, Version: v, Prev: r.Last, HeaderMs: ms, Turn: r.turn}
 }
 
 // HasTail reports whether the file ends in an unterminated tail (§2.5).
@@ -90,6 +95,7 @@ func ReadFrom(r io.ReaderAt, size int64, from Resume, opts Options, fn func(Entr
 	p.decided, p.resumed, p.version = true, true, from.Version
 	p.res.Dialect, p.res.Lines, p.res.Committed = from.Dialect, from.Lines, from.Offset
 	p.rules, p.prevID, p.headerMs = RulesOf(from.Dialect), from.Prev, from.HeaderMs
+	p.turn.begin(from.Turn)
 	p.tell()
 	return p.runFile(r, from.Offset, size)
 }
@@ -102,6 +108,7 @@ func (p *parser) runFile(r io.ReaderAt, base, size int64) (*Result, error) {
 	if err != nil {
 		return nil, errs.Wrap(errs.CodeIO, err, "read session file: "+osReason(err)).In(opts.Path)
 	}
+	p.at, p.atBase, p.end = r, 0, committed
 	res, err := p.runAt(io.NewSectionReader(r, base, committed-base), base)
 	if err != nil {
 		return res, err
