@@ -43,6 +43,23 @@ const (
 // Dialects lists every dialect grove reads, in the order grove names them.
 var Dialects = []Dialect{Pi, Plain, Messages, Claude, Codex}
 
+// Roles are the roles grove's dialects give entries by name (Entry.Role),
+// in the order grove lists them: a message's role in pi and plain files
+// (SPEC §3.1, §3.2: user, assistant, toolResult, bashExecution, custom,
+// branchSummary, compactionSummary; hookMessage before pi's version 3),
+// in messages logs and Claude Code files (toolResult: a user message of
+// tool results only), and a Codex entry's (FORMATS.md §2.4: a message's
+// role, developer and system included; a response item's kind; the
+// user_message, agent_message and agent_reasoning events that are copies,
+// codex_pair.go). Any other role is one a file names itself (a Claude Code
+// system line's subtype, a Codex item or event type grove has no name
+// for): it is a role only where an entry has it.
+var Roles = []string{
+	"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary", "hookMessage",
+	"developer", "system", "reasoning", "function_call", "function_call_output", "custom_tool_call",
+	"custom_tool_call_output", "local_shell_call", "web_search_call", "user_message", "agent_message", "agent_reasoning",
+}
+
 // Rules is what grove knows of one dialect besides reading its lines (which
 // the reader does, with the committed-line rules of SPEC §2 shared by all):
 // where an entry's message and search text are, and whether grove may write
