@@ -2,7 +2,6 @@ package jsonl
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"math"
 
@@ -37,14 +36,21 @@ import (
 //     `messages`, search and the first message), an agent_reasoning
 //     "reasoning" (search text, as a reasoning item's).
 //
-// The reader decides in one pass: at the first event of a turn it reads the
-// turn on its own (from the turn's first line to the next turn start, at
-// most to the end of the committed lines it reads), keeping one record per
-// event and per slot (offsets and text hashes, never the lines). A read
-// through a reader without ReadAt and Seek cannot do that: every event is
-// then taken for a copy. A read whose last turn has an event decided by
-// kind alone, or left over, is not Resumable: a line appended to that turn
-// may change the answer.
+// The reader decides each event as it reads it, in one pass, keeping one
+// record per event and per slot of the turn it is in (offsets and text
+// hashes, never the lines). An event whose slot came before it is decided
+// at once; else the reader reads ahead through the file (a second scanner,
+// which only moves forward) until a slot with its text, or to the end of
+// the turn (the next turn start, at most the end of the committed lines it
+// reads), where it decides the rest of the turn by the rule. The two
+// answer the same as the rule applied to the whole turn: the first free
+// slot with an event's text, taken in file order, is the one before it or
+// the first one after it. A read through a reader without ReadAt and Seek
+// cannot read ahead: an event that needs it is taken for a copy. A read
+// whose last turn has an event decided by kind alone, or left over, is not
+// Resumable: a line appended to that turn may change the answer. A read
+// resumed in the middle of a turn (Resume.Turn) reads the turn's earlier
+// lines again at its first event.
 
 // EntryKind is an entry type and, where it matters, a role ("" for any).
 type EntryKind struct{ Type, Role string }
@@ -97,16 +103,24 @@ func (k codexKind) ownRole() string {
 	return [...]string{codexUser: "user", codexAssistant: "assistant", codexReasoning: "reasoning"}[k]
 }
 
-// codexTurn is what the reader knows of the turn it is in.
+// codexTurn is what the reader knows of the turn it is in: the slots and
+// events of its lines from its start to known, in file order.
 type codexTurn struct {
-	start    int64          // byte offset of the turn's first line
-	analysed bool           // read ahead: own holds every event of the turn
-	own      map[int64]bool // event line offset → its own (true) or a copy
-	loose    bool           // an event decided by kind alone, or left over
+	start  int64 // byte offset of the turn's first line
+	known  int64 // the lines before this offset are recorded
+	ended  bool  // the turn's last line is recorded: the next turn start, or the end of the read, was met
+	slots  []codexSlot
+	events []codexEvent
+	at     map[int64]int // event line offset → index in events
+	loose  bool          // an event was decided by kind alone, or left over
+	buf    []byte        // scratch for decoded texts
 }
 
 // begin starts a new turn at the line at offset off.
-func (t *codexTurn) begin(off int64) { *t = codexTurn{start: off} }
+func (t *codexTurn) begin(off int64) {
+	clear(t.at)
+	*t = codexTurn{start: off, known: off, slots: t.slots[:0], events: t.events[:0], at: t.at, buf: t.buf[:0]}
+}
 
 // codexSlot is one slot of a turn: its kind, the hashes of the texts it
 // carries, and whether an event took it.
@@ -116,129 +130,213 @@ type codexSlot struct {
 	taken bool
 }
 
-// codexEvent is one event of a turn.
+// codexEvent is one event of a turn, and what was decided of it.
 type codexEvent struct {
-	off  int64
-	kind codexKind
-	text uint64
+	off     int64
+	kind    codexKind
+	text    uint64
+	decided bool
+	own     bool
 }
 
-// codexOwn decides whether the event_msg of kind k on line l is its own
-// (see the pairing rule above), reading its turn ahead at the turn's first
-// event. Errors: io_error when the turn cannot be read again, or the
-// read's context is done.
+// record keeps the slots or event of the rollout entry on the line at
+// offset off (envelope type typ, payload item of type ptype) when the turn
+// is recorded up to that line; next is the offset of the line after it.
+func (t *codexTurn) record(off, next int64, typ, ptype string, item object) {
+	if off != t.known {
+		return // recorded already (read ahead), or not caught up yet
+	}
+	t.known = next
+	if k := codexEventKind(typ, ptype); k != codexNone {
+		field := "message"
+		if k == codexReasoning {
+			field = "text"
+		}
+		t.buf = unquoteTrim(t.buf[:0], item[field])
+		if t.at == nil {
+			t.at = map[int64]int{}
+		}
+		t.at[off] = len(t.events)
+		t.events = append(t.events, codexEvent{off: off, kind: k, text: fnv64(t.buf)})
+	}
+	if typ == "response_item" {
+		t.slots, t.buf = appendCodexSlots(t.slots, t.buf, ptype, item)
+	}
+}
+
+// passed notes that the main read is past the line l, which may be no
+// entry (a blank or bad line, a header): a turn recorded up to l is
+// recorded past it.
+func (t *codexTurn) passed(l Line) {
+	if t.known == l.Offset {
+		t.known = l.Offset + int64(l.Skip+len(l.Bytes)) + 1
+	}
+}
+
+// byText takes for the event e the first free slot of its kind that
+// carries its text.
+func (t *codexTurn) byText(e *codexEvent) bool {
+	for i := range t.slots {
+		if s := &t.slots[i]; !s.taken && s.kind == e.kind && has(s.texts, e.text) {
+			s.taken, e.decided = true, true
+			return true
+		}
+	}
+	return false
+}
+
+// byKind takes for the event e the first free slot of its kind.
+func (t *codexTurn) byKind(e *codexEvent) bool {
+	for i := range t.slots {
+		if s := &t.slots[i]; !s.taken && s.kind == e.kind {
+			s.taken = true
+			return true
+		}
+	}
+	return false
+}
+
+// settle decides the events from index i on once the whole turn is
+// recorded: those that find a slot carrying their text first, in file
+// order, then the rest by kind, in file order; an event left over is its
+// own.
+func (t *codexTurn) settle(i int) {
+	rest := t.events[i:]
+	for k := range rest {
+		if !rest[k].decided {
+			t.byText(&rest[k])
+		}
+	}
+	for k := range rest {
+		if e := &rest[k]; !e.decided {
+			e.decided, e.own, t.loose = true, !t.byKind(e), true
+		}
+	}
+}
+
+// codexOwn decides whether the event_msg on line l, recorded by the read
+// (codexTurn.record), is its own (see the pairing rule above): a free
+// slot before it carrying its text makes it a copy at once; else the turn
+// is read ahead, until such a slot or to the turn's end. A resumed read
+// first reads again the lines of the turn before its start. Errors:
+// io_error when the file cannot be read again, or the read's context's.
 func (p *parser) codexOwn(l Line) (bool, error) {
 	t := &p.turn
-	if !t.analysed {
+	if t.known <= l.Offset { // a resumed read: the turn's lines before it are not recorded
 		if p.at == nil {
 			return false, nil
 		}
-		if err := p.analyseTurn(); err != nil {
+		if err := p.codexScan(l.Offset, nil); err != nil {
 			return false, err
 		}
+		// The events before this line were decided by an earlier read,
+		// each by a slot carrying its text (else that read was not
+		// Resumable): take their slots again.
+		for k := range t.events {
+			if e := &t.events[k]; e.off < l.Offset && !e.decided && !t.byText(e) {
+				e.decided, e.own, t.loose = true, true, true
+			}
+		}
 	}
-	return t.own[l.Offset], nil
+	i, ok := t.at[l.Offset]
+	if !ok {
+		return false, nil
+	}
+	e := &t.events[i]
+	if e.decided || t.byText(e) {
+		return e.own, nil
+	}
+	if !t.ended && p.at != nil {
+		if err := p.codexScan(-1, e); err != nil {
+			return false, err
+		}
+		if e.decided {
+			return false, nil
+		}
+	}
+	if !t.ended {
+		return false, nil // without ReadAt, nothing is read ahead: a copy
+	}
+	t.settle(i)
+	return t.events[i].own, nil
 }
 
-// codexAhead is the scanner turns are read ahead with. It only moves
-// forward, from one turn's start to the next turn's, so that a read reads
-// the file ahead once at most: held says its current line is the next
-// turn's first, not yet taken.
+// codexAhead is the scanner a turn is read ahead and again with. It moves
+// forward while it can: the lines it has passed that are not recorded are
+// read again only by a resumed read's first turn.
 type codexAhead struct {
 	sc   *Scanner
-	held bool
+	held bool // its current line is a turn start not recorded yet
 }
 
-// analyseTurn reads the current turn from its first line to the next turn
-// start (or the end of what p reads) and decides each of its events.
-func (p *parser) analyseTurn() error {
+// codexScan records the lines of the turn from t.known on: up to the one
+// at offset until (-1: no such limit), or until a line gives the event want
+// a free slot carrying its text (then taken), or to the turn's end (the
+// next turn start, which is left unrecorded, or the end of the read).
+func (p *parser) codexScan(until int64, want *codexEvent) error {
 	t, a := &p.turn, &p.ahead
-	if next := a.next(); a.sc == nil || next > t.start {
+	next := int64(-1)
+	if a.sc != nil {
+		next = a.sc.Offset()
+		if a.held {
+			next = a.sc.Line().Offset
+		}
+	}
+	if next < 0 || next > t.known {
 		n := int64(math.MaxInt64 - 1)
 		if p.end >= 0 {
-			n = max(p.end-t.start, 0)
+			n = max(p.end-t.known, 0)
 		}
-		a.sc, a.held = NewScannerAt(io.NewSectionReader(p.at, t.start-p.atBase, n), t.start, 1), false
+		a.sc, a.held = NewScannerAt(io.NewSectionReader(p.at, t.known-p.atBase, n), t.known, 1), false
 	}
-	var slots []codexSlot
-	var events []codexEvent
-	var scratch []byte
-	for k := 1; a.held || a.sc.Scan(); k++ {
+	for k := 1; ; k++ {
+		if !a.held && !a.sc.Scan() {
+			t.ended = true
+			break
+		}
 		a.held = false
 		l := a.sc.Line()
 		if !l.Committed {
+			t.ended = true
 			break
 		}
-		if l.Offset < t.start || l.Blank() {
-			continue // a turn without events, passed by
+		if l.Offset < t.known {
+			continue
 		}
 		if p.opts.Context != nil && k%1024 == 0 {
 			if err := p.opts.Context.Err(); err != nil {
 				return err
 			}
 		}
-		o, _, why := parseLine(l.Bytes)
-		if why != "" {
-			continue
+		var typ, ptype string
+		var item object
+		ok := false
+		if o, _, why := parseLine(l.Bytes); why == "" && !l.Blank() {
+			typ, item, ptype, ok = codexItemOf(o)
 		}
-		typ, item, ptype, ok := codexItemOf(o)
-		if !ok {
-			continue
-		}
-		if l.Offset != t.start && codexStartsTurn(typ, ptype) {
-			a.held = true
+		if ok && l.Offset != t.start && codexStartsTurn(typ, ptype) {
+			t.ended, a.held = true, true
 			break
 		}
-		if kind := codexEventKind(typ, ptype); kind != codexNone {
-			field := "message"
-			if kind == codexReasoning {
-				field = "text"
-			}
-			scratch = unquoteTrim(scratch[:0], item[field])
-			events = append(events, codexEvent{off: l.Offset, kind: kind, text: fnv64(scratch)})
+		slots := len(t.slots)
+		t.record(l.Offset, l.Offset+int64(l.Skip+len(l.Bytes))+1, typ, ptype, item)
+		t.passed(l)
+		if until >= 0 && t.known > until {
+			break
 		}
-		if typ == "response_item" {
-			slots, scratch = appendCodexSlots(slots, scratch, ptype, item)
+		if want != nil {
+			for i := slots; i < len(t.slots); i++ {
+				if s := &t.slots[i]; s.kind == want.kind && has(s.texts, want.text) {
+					s.taken, want.decided = true, true
+					return nil
+				}
+			}
 		}
 	}
 	if err := a.sc.Err(); err != nil {
-		return errs.Wrap(errs.CodeIO, err, "read session file: "+osReason(err)).In(p.opts.Path).At(0, t.start)
-	}
-	t.analysed, t.own = true, make(map[int64]bool, len(events))
-	left := make([]bool, len(events))
-	for i, e := range events {
-		left[i] = !takeSlot(slots, e.kind, func(s *codexSlot) bool { return has(s.texts, e.text) })
-	}
-	for i, e := range events {
-		if left[i] {
-			t.loose = true
-			t.own[e.off] = !takeSlot(slots, e.kind, func(*codexSlot) bool { return true })
-		}
+		return errs.Wrap(errs.CodeIO, err, "read session file: "+osReason(err)).In(p.opts.Path).At(0, t.known)
 	}
 	return nil
-}
-
-// next is the byte offset of the first line a's scanner has not taken.
-func (a *codexAhead) next() int64 {
-	switch {
-	case a.sc == nil:
-		return 0
-	case a.held:
-		return a.sc.Line().Offset
-	}
-	return a.sc.Offset()
-}
-
-// takeSlot marks the first free slot of kind k that fits taken; false when
-// there is none.
-func takeSlot(slots []codexSlot, k codexKind, fits func(*codexSlot) bool) bool {
-	for i := range slots {
-		if s := &slots[i]; !s.taken && s.kind == k && fits(s) {
-			s.taken = true
-			return true
-		}
-	}
-	return false
 }
 
 func has(hs []uint64, h uint64) bool {
@@ -337,66 +435,4 @@ func fnv64(b []byte) uint64 {
 		h *= 1099511628211
 	}
 	return h
-}
-
-// codexItemOf is what the codex rules read of a parsed rollout line o that
-// can be an entry: its entry type (a legacy bare item is a response_item),
-// its payload object (the line itself for a bare item; nil when the
-// payload is no object) and that payload's type. ok is false for a line
-// that is no entry: a header, a legacy state line, a line whose type is no
-// string, a response_item, event_msg or compacted line whose payload is no
-// object (why says so for the last).
-func codexItemOf(o object) (typ string, item object, ptype string, ok bool) {
-	typ, why := codexEntryType(o)
-	if why != "" || typ == "" {
-		return "", nil, "", false
-	}
-	item, why = codexPayload(o, &typ)
-	if why != "" {
-		return "", nil, "", false
-	}
-	ptype, _ = optString(item, "type", "")
-	return typ, item, ptype, true
-}
-
-// codexEntryType is the type of a rollout line that is no header: "" for a
-// legacy state line (metadata), why non-"" when the type is no string.
-func codexEntryType(o object) (typ, why string) {
-	if t, _ := optString(o, "type", ""); t == "session_meta" {
-		return "", ""
-	}
-	if _, ok := o["record_type"]; ok {
-		if _, has := o["payload"]; !has {
-			return "", ""
-		}
-	}
-	if k := jsonKind(o["type"]); k != 's' {
-		return "", fmt.Sprintf("type: is %s, want a string (a Codex rollout line is {timestamp, type, payload})", kindNames[k])
-	}
-	t, _ := optString(o, "type", "")
-	return t, ""
-}
-
-// codexPayload is the payload object of the rollout line o of type *typ,
-// which becomes response_item for a legacy bare item (no payload, no
-// timestamp); nil when an unknown record's payload is no object; why
-// non-"" when a response_item's, event_msg's or compacted line's is not.
-func codexPayload(o object, typ *string) (object, string) {
-	payload, hasPayload := o["payload"]
-	_, hasTS := o["timestamp"]
-	if !hasPayload && !hasTS {
-		*typ = "response_item"
-		return o, ""
-	}
-	if !hasPayload {
-		return o, ""
-	}
-	item, err := decodeObject(payload, "payload")
-	if err != nil {
-		if *typ == "response_item" || *typ == "event_msg" || *typ == "compacted" {
-			return nil, fmt.Sprintf("%s line: %s", *typ, err)
-		}
-		return nil, ""
-	}
-	return item, ""
 }

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 // Shapes of rollout lines for the pairing tests, after real rollouts
@@ -192,4 +195,136 @@ func TestReadFrom_CodexPairingAcrossAppends(t *testing.T) {
 	if !first.Resumable || first.ResumeAt().Turn == 0 {
 		t.Fatalf("after line 7: Resumable %v, Turn %d; want a resumable read whose turn starts at line 5", first.Resumable, first.ResumeAt().Turn)
 	}
+}
+
+// pairingModel is the pairing rule of codex_pair.go written the plain way,
+// for the property below: the file split into turns, then in each turn
+// every event takes the first free slot of its kind carrying its text,
+// in file order, then the events left take the first free slot of their
+// kind, in file order. It gives "L<n> copy" or "L<n> own" per event.
+type modelLine struct {
+	start bool
+	event codexKind
+	text  string
+	slots []modelSlot // a response item's
+}
+
+type modelSlot struct {
+	kind  codexKind
+	texts []string
+}
+
+func pairingModel(lines []modelLine) string {
+	var out []string
+	decide := func(from, to int) {
+		type slot struct {
+			modelSlot
+			taken bool
+		}
+		var slots []*slot
+		var events []int
+		for i := from; i < to; i++ {
+			for _, s := range lines[i].slots {
+				slots = append(slots, &slot{modelSlot: s})
+			}
+			if lines[i].event != codexNone {
+				events = append(events, i)
+			}
+		}
+		copyOf := map[int]bool{}
+		for _, i := range events {
+			for _, s := range slots {
+				if !s.taken && s.kind == lines[i].event && slices.Contains(s.texts, lines[i].text) {
+					s.taken, copyOf[i] = true, true
+					break
+				}
+			}
+		}
+		for _, i := range events {
+			if copyOf[i] {
+				continue
+			}
+			for _, s := range slots {
+				if !s.taken && s.kind == lines[i].event {
+					s.taken, copyOf[i] = true, true
+					break
+				}
+			}
+		}
+		for _, i := range events {
+			out = append(out, fmt.Sprintf("L%d %v", i+2, map[bool]string{true: "copy", false: "own"}[copyOf[i]]))
+		}
+	}
+	from := 0
+	for i := range lines {
+		if lines[i].start && i > from {
+			decide(from, i)
+			from = i
+		}
+	}
+	decide(from, len(lines))
+	return strings.Join(out, ", ")
+}
+
+// The reader, which decides each event as it reads it and reads ahead only
+// as far as it must, answers what the rule applied to each whole turn
+// answers, for any mix of turns, items, events, texts and orders; and every
+// cut of such a rollout that says Resumable reads on as a read from byte 0
+// does (checkResume).
+func TestRead_CodexPairingProperty(t *testing.T) {
+	texts := []string{"alpha", "beta", " alpha", "gamma delta"}
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(1, 24).Draw(rt, "lines")
+		var model []modelLine
+		raw := []string{cxMeta}
+		for i := 0; i < n; i++ {
+			text := rapid.SampledFrom(texts).Draw(rt, "text")
+			var m modelLine
+			var line string
+			switch rapid.IntRange(0, 9).Draw(rt, "kind") {
+			case 0:
+				m.start, line = true, cxTurn
+			case 1:
+				m.start, line = true, cxStarted
+			case 2:
+				m.slots, line = []modelSlot{{codexUser, []string{strings.TrimSpace(text)}}}, cxUser(text)
+			case 3:
+				second := rapid.SampledFrom(texts).Draw(rt, "second")
+				m.slots = []modelSlot{{codexAssistant, []string{strings.TrimSpace(text)}}, {codexAssistant, []string{strings.TrimSpace(second)}}}
+				line = cxAssistant(text, second)
+			case 4:
+				m.slots, line = []modelSlot{{codexReasoning, []string{strings.TrimSpace(text)}}}, cxReasoning(text)
+			case 5:
+				m.event, line = codexUser, cxEvent("user_message", text)
+			case 6:
+				m.event, line = codexAssistant, cxEvent("agent_message", text)
+			case 7:
+				m.event, line = codexReasoning, cxEvent("agent_reasoning", text)
+			case 8:
+				line = cxTokens
+			case 9:
+				m.slots, line = []modelSlot{{codexAssistant, []string{strings.TrimSpace(text)}}}, cxAssistant(text)
+			}
+			m.text = strings.TrimSpace(text)
+			model = append(model, m)
+			raw = append(raw, line)
+		}
+		data := []byte(strings.Join(raw, "\n") + "\n")
+		entries, _ := readAtAll(t, data)
+		var got []string
+		for _, e := range entries {
+			if e.Type != "event_msg" || e.Role == "task_started" || e.Role == "token_count" {
+				continue
+			}
+			got = append(got, fmt.Sprintf("%s %v", e.ID, map[bool]string{true: "copy", false: "own"}[e.Copy]))
+		}
+		if g, w := strings.Join(got, ", "), pairingModel(model); g != w {
+			rt.Fatalf("reader %s\nrule   %s\nfile\n%s", g, w, data)
+		}
+		for i := range data {
+			if data[i] == '\n' {
+				checkResume(t, data[:i+1], data)
+			}
+		}
+	})
 }

@@ -96,10 +96,10 @@ func (r *Result) State() State {
 // never changes the file (§2.7). Memory does not grow with the number of
 // lines, only with the longest line (§2.8), except that a pi version 1 file
 // remembers one id per line to map firstKeptEntryIndex (§3.2) and a Codex
-// file one small record per event and reply of the turn being read. A Codex
-// turn is read twice, the second time through r's ReadAt (codex_pair.go):
-// from an r without ReadAt and Seek every user_message, agent_message and
-// agent_reasoning event is taken for a copy, none for a message of its own.
+// file one small record per event and reply of the turn being read. A
+// Codex event whose reply comes after it is paired by reading ahead
+// through r's ReadAt (codex_pair.go): from an r without ReadAt and Seek,
+// such an event, and one with no reply, is taken for a copy.
 //
 // An error from fn stops the read and is returned as is. In Strict mode the
 // first bad line stops it with an *errs.Error of Code bad_line.
@@ -148,6 +148,9 @@ func (p *parser) runAt(r io.Reader, base int64) (*Result, error) {
 			p.res.Size = sc.Offset()
 			return p.res, err
 		}
+		if p.res.Dialect == Codex {
+			p.turn.passed(l)
+		}
 	}
 	p.res.Size = sc.Offset()
 	if err := sc.Err(); err != nil {
@@ -161,7 +164,7 @@ func (p *parser) runAt(r io.Reader, base int64) (*Result, error) {
 	case Codex:
 		// A last turn with an event decided by kind alone, or left over,
 		// may be decided otherwise once a line is appended to it.
-		p.res.Resumable = p.decided && p.title == nil && !(p.turn.analysed && p.turn.loose)
+		p.res.Resumable = p.decided && p.title == nil && !p.turn.loose
 		p.res.turn = p.turn.start
 	case Pi:
 		p.res.Resumable = p.decided && p.title == nil && (p.res.Header != nil || p.resumed) && p.version >= 2
