@@ -621,7 +621,7 @@ func TestBrowser_BidiAndRefusedLinks(t *testing.T) {
 	s := mustSiteOf(t, siteOptions{Files: map[string]string{"bidi.jsonl": "serve/hostile/bidi.jsonl"}})
 	b := mustTab(t)
 	b.open(s, "/s/bidi-0001/b4")
-	if got, want := eval[string](b, `document.querySelector("#entry-b2 .md").innerText.trim()`), `Open the kestrel \u202eexe.txt file and read the notes first`; got != want {
+	if got, want := eval[string](b, `document.querySelector("#entry-b2 .md").textContent.trim()`), `Open the kestrel \u202eexe.txt file and read the notes first`; got != want {
 		t.Errorf("the user message reads %q, want %q", got, want)
 	}
 	if got := eval[string](b, `document.title`); !strings.HasPrefix(got, `invoice \u202efdp.exe · b4`) {
@@ -630,7 +630,7 @@ func TestBrowser_BidiAndRefusedLinks(t *testing.T) {
 	if n := eval[int](b, `document.querySelectorAll('a:not([href]), a[href=""]').length`); n != 0 {
 		t.Errorf("%d links without a destination on the transcript", n)
 	}
-	if got := eval[bool](b, `/[\u202a-\u202e\u2066-\u2069]/.test(document.body.innerText + document.title)`); got {
+	if got := eval[bool](b, `/[\u202a-\u202e\u2066-\u2069]/.test(document.body.textContent + document.title)`); got {
 		t.Errorf("the page's text holds a bidirectional override as itself")
 	}
 }
