@@ -316,13 +316,13 @@ func (a *Archive) Messages(ctx context.Context, session, leaf string) (*Path, []
 		return nil, nil, err
 	}
 	rules := jsonl.RulesOf(Dialect(p.Session.Dialect))
-	path, err := readPath(p, func(e Entry) bool { return rules.HasMessage(e.Type) })
+	path, err := readPath(p, func(e Entry) bool { return rules.HasMessage(e.Type, deref(e.Role)) })
 	if err != nil {
 		return nil, nil, err
 	}
 	msgs := []json.RawMessage{}
 	for _, e := range path {
-		if !rules.HasMessage(e.Type) {
+		if !rules.HasMessage(e.Type, e.Role) {
 			continue
 		}
 		m := rules.Message(e.Type, e.Raw)

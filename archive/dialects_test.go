@@ -89,7 +89,7 @@ func messageIDs(t *testing.T, s *archive.File, leaf string) []string {
 	var ids []string
 	k := 0
 	for _, e := range path {
-		if k < len(msgs) && rules.HasMessage(e.Type) && string(rules.Message(e.Type, e.Raw)) == string(msgs[k]) {
+		if k < len(msgs) && rules.HasMessage(e.Type, e.Role) && string(rules.Message(e.Type, e.Raw)) == string(msgs[k]) {
 			ids = append(ids, e.ID)
 			k++
 		}

@@ -268,8 +268,8 @@ func (r *sessionReader) entry(ctx context.Context, e jsonl.Entry) error {
 	case "session_info":
 		n := sessionName(e.Name) // pi's getSessionName: the last one wins, a blank one clears
 		r.name = &n
-	case "message", "user", "assistant", "response_item":
-		if (e.Role == "user" || e.Role == "assistant") && r.rules.HasMessage(e.Type) {
+	case "message", "user", "assistant", "response_item", "event_msg":
+		if (e.Role == "user" || e.Role == "assistant") && r.rules.HasMessage(e.Type, e.Role) {
 			r.message(e)
 		}
 	case "label":
@@ -483,6 +483,13 @@ func (a *Archive) appendFile(ctx context.Context, b *index.Batch, f *countingFil
 	}
 	if old.HeaderMs != nil {
 		from.HeaderMs = *old.HeaderMs
+	}
+	if from.Dialect == jsonl.Codex { // an event appended to the last turn is paired with its lines
+		if off, ok, err := w.LastOffsetOf(ctx, jsonl.CodexTurnStarts); err != nil {
+			return err
+		} else if ok {
+			from.Turn = off
+		}
 	}
 	read, err := jsonl.ReadFrom(f, size, from, jsonl.Options{Path: old.Path, Mode: jsonl.Salvage, Context: ctx, Diagnostic: r.diagnostic},
 		func(e jsonl.Entry) error { return r.entry(ctx, e) })

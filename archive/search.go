@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/grove-sessions/grove/index"
@@ -201,20 +203,67 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 
 // UnknownValues returns a warning for each --role or --type value of o that
 // no indexed entry has: a search that found nothing because of a typo
-// ("toolresult" for "toolResult") should say so.
+// ("Message" for "message") should say so. A role grove has no name for
+// is refused before (CheckRoles); one it has may still be in no entry.
 func (a *Archive) UnknownValues(ctx context.Context, o SearchOptions) []string {
 	var out []string
-	for _, f := range []struct {
-		col    string
-		values []string
-	}{{"role", o.Roles}, {"type", o.Types}} {
-		for _, v := range f.values {
-			if ok, err := a.db.HasValue(ctx, f.col, v); err == nil && !ok {
-				out = append(out, fmt.Sprintf("no indexed entry has %s %q (roles and types are case-sensitive: user, assistant, toolResult, bashExecution; message, compaction, branch_summary, label, ...)", f.col, v))
-			}
+	for _, v := range o.Roles {
+		if ok, err := a.db.HasValue(ctx, "role", v); err == nil && !ok {
+			out = append(out, fmt.Sprintf("no indexed entry has role %q", v))
+		}
+	}
+	for _, v := range o.Types {
+		if ok, err := a.db.HasValue(ctx, "type", v); err == nil && !ok {
+			out = append(out, fmt.Sprintf("no indexed entry has type %q (types are case-sensitive: message, compaction, branch_summary, label, response_item, ...)", v))
 		}
 	}
 	return out
+}
+
+// Roles are the roles grove's dialects give entries by name (jsonl.Roles).
+var Roles = jsonl.Roles
+
+// RoleError is CheckRoles' refusal of a role: grove's dialects give no
+// such role and no indexed entry has it (a wrong command line, SPEC §8).
+type RoleError struct {
+	Role string // the role asked for
+	Like string // the role of Roles it differs from in case only; "" when none
+}
+
+func (e *RoleError) Error() string {
+	if e.Like != "" {
+		return fmt.Sprintf("no role %q: roles are case-sensitive; did you mean %q?", e.Role, e.Like)
+	}
+	return fmt.Sprintf("no role %q: grove's roles are %s, and any other an indexed entry has (grove tree shows each entry's)", e.Role, strings.Join(Roles, ", "))
+}
+
+// CheckRoles returns a *RoleError for the first of roles that is none of
+// Roles and that no indexed entry has: "User" and "bogus" are refused
+// rather than answered with no hits. A role that differs from one of
+// Roles in case only is refused too, naming that one; grove does not
+// take it for it, as a role is matched exactly everywhere else. Other
+// errors are the index's.
+func (a *Archive) CheckRoles(ctx context.Context, roles []string) error {
+	for _, r := range roles {
+		if slices.Contains(Roles, r) {
+			continue
+		}
+		ok, err := a.db.HasValue(ctx, "role", r)
+		if err != nil {
+			return err
+		}
+		if ok {
+			continue
+		}
+		e := &RoleError{Role: r}
+		for _, k := range Roles {
+			if strings.EqualFold(k, r) {
+				e.Like = k
+			}
+		}
+		return e
+	}
+	return nil
 }
 
 func cmpOr(v, def int) int {

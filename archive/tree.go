@@ -63,7 +63,9 @@ func PathTo(entries []FileEntry, leafID string) ([]FileEntry, error) {
 // MessagesOnPath is PathTo followed by the message of every entry that
 // carries one, in path order (SPEC §4; §3.4–3.6 for the other dialects:
 // pi's and plain's "message" entries, Claude Code's user and assistant
-// lines, Codex's response items, every line of a messages log). Each
+// lines, Codex's response items and its event_msg user and agent
+// messages of their own (jsonl codex_pair.go), every line of a messages
+// log). Each
 // message is the raw JSON value from the committed line, byte for byte:
 // tool call ids, names and arguments, tool result ids, isError and details
 // are never decoded and re-encoded. The result shares no memory with
@@ -76,7 +78,7 @@ func MessagesOnPath(d Dialect, entries []FileEntry, leafID string) ([]json.RawMe
 	rules := jsonl.RulesOf(d)
 	var msgs []json.RawMessage
 	for _, e := range path {
-		if !rules.HasMessage(e.Type) {
+		if !rules.HasMessage(e.Type, e.Role) {
 			continue
 		}
 		m := rules.Message(e.Type, e.Raw)

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/grove-sessions/grove/jsonl"
@@ -378,6 +379,36 @@ func (w *SessionWriter) HasEntry(ctx context.Context, id string) (bool, error) {
 		return false, fmt.Errorf("index %s: look up entry: %w", w.s.Path, err)
 	}
 	return n > 0, nil
+}
+
+// LastOffsetOf is the byte offset of the last entry stored so far, in file
+// order, whose type and role are one of kinds (a kind's Role "" matches
+// any role); ok is false when there is none. An append reads on from a
+// Codex turn's start with it (jsonl.Resume.Turn).
+func (w *SessionWriter) LastOffsetOf(ctx context.Context, kinds []jsonl.EntryKind) (off int64, ok bool, err error) {
+	if len(kinds) == 0 {
+		return 0, false, nil
+	}
+	var cond []string
+	args := []any{w.s.SID}
+	for _, k := range kinds {
+		if k.Role == "" {
+			cond = append(cond, "type = ?")
+			args = append(args, k.Type)
+		} else {
+			cond = append(cond, "(type = ? AND role = ?)")
+			args = append(args, k.Type, k.Role)
+		}
+	}
+	var offs []int64
+	q := `SELECT "offset" FROM entries WHERE sid = ? AND (` + strings.Join(cond, " OR ") + `) ORDER BY seq DESC LIMIT 1`
+	if err := w.tx.SelectContext(ctx, &offs, q, args...); err != nil {
+		return 0, false, fmt.Errorf("index %s: look up the last turn: %w", w.s.Path, err)
+	}
+	if len(offs) == 0 {
+		return 0, false, nil
+	}
+	return offs[0], true, nil
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -33,12 +33,32 @@ const (
 	// Entry Type is the envelope type (response_item, event_msg,
 	// turn_context, compacted, or an unknown one kept as is; a legacy bare
 	// item is a response_item); Role is payload.role for a message item,
-	// else the payload's type (function_call, reasoning, user_message, ...).
+	// else the payload's type (function_call, reasoning, user_message, ...),
+	// but for an event_msg user_message, agent_message or agent_reasoning
+	// that no response item of its turn repeats: it is "user", "assistant"
+	// or "reasoning", as the item it stands for (codex_pair.go).
 	Codex Dialect = "codex"
 )
 
 // Dialects lists every dialect grove reads, in the order grove names them.
 var Dialects = []Dialect{Pi, Plain, Messages, Claude, Codex}
+
+// Roles are the roles grove's dialects give entries by name (Entry.Role),
+// in the order grove lists them: a message's role in pi and plain files
+// (SPEC §3.1, §3.2: user, assistant, toolResult, bashExecution, custom,
+// branchSummary, compactionSummary; hookMessage before pi's version 3),
+// in messages logs and Claude Code files (toolResult: a user message of
+// tool results only), and a Codex entry's (FORMATS.md §2.4: a message's
+// role, developer and system included; a response item's kind; the
+// user_message, agent_message and agent_reasoning events that are copies,
+// codex_pair.go). Any other role is one a file names itself (a Claude Code
+// system line's subtype, a Codex item or event type grove has no name
+// for): it is a role only where an entry has it.
+var Roles = []string{
+	"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary", "hookMessage",
+	"developer", "system", "reasoning", "function_call", "function_call_output", "custom_tool_call",
+	"custom_tool_call_output", "local_shell_call", "web_search_call", "user_message", "agent_message", "agent_reasoning",
+}
 
 // Rules is what grove knows of one dialect besides reading its lines (which
 // the reader does, with the committed-line rules of SPEC §2 shared by all):
@@ -51,9 +71,9 @@ type Rules interface {
 	// MessagesOnPath returns it (SPEC §4, §3.4–3.6): a sub-slice of raw, the
 	// value exactly as stored; nil when the entry carries no message.
 	Message(typ string, raw []byte) json.RawMessage
-	// HasMessage reports whether entries of type typ carry a message:
-	// the lines Message must be given.
-	HasMessage(typ string) bool
+	// HasMessage reports whether entries of type typ and role role (as the
+	// reader gave them) carry a message: the lines Message must be given.
+	HasMessage(typ, role string) bool
 	// AppendSearchText appends the search text of the entry e (SPEC §7,
 	// FORMATS.md §4) to dst, pieces separated by '\n'. It never fails: a
 	// line that is not what it should be yields nothing.
@@ -105,7 +125,7 @@ func (piRules) Message(typ string, raw []byte) json.RawMessage {
 	}
 	return Field(raw, "message")
 }
-func (piRules) HasMessage(typ string) bool                   { return typ == "message" }
+func (piRules) HasMessage(typ, _ string) bool                { return typ == "message" }
 func (piRules) AppendSearchText(dst []byte, e *Entry) []byte { return AppendSearchText(dst, e.Raw) }
 func (piRules) UserText(e *Entry) string {
 	if e.Type != "message" || e.Role != "user" {
@@ -126,7 +146,7 @@ func (messagesRules) Dialect() Dialect { return Messages }
 func (messagesRules) Message(_ string, raw []byte) json.RawMessage {
 	return json.RawMessage(raw)
 }
-func (messagesRules) HasMessage(string) bool { return true }
+func (messagesRules) HasMessage(_, _ string) bool { return true }
 func (messagesRules) AppendSearchText(dst []byte, e *Entry) []byte {
 	return appendAnthropicMessageText(dst, e.Raw)
 }
@@ -148,7 +168,7 @@ func (claudeRules) Message(typ string, raw []byte) json.RawMessage {
 	}
 	return Field(raw, "message")
 }
-func (claudeRules) HasMessage(typ string) bool { return typ == "user" || typ == "assistant" }
+func (claudeRules) HasMessage(typ, _ string) bool { return typ == "user" || typ == "assistant" }
 func (claudeRules) AppendSearchText(dst []byte, e *Entry) []byte {
 	return appendClaudeText(dst, e.Type, e.Raw)
 }
@@ -169,8 +189,20 @@ func (claudeRules) CopyCRC(e *Entry) uint32 {
 type codexRules struct{}
 
 func (codexRules) Dialect() Dialect { return Codex }
+
+// Message is a response item's payload (a legacy bare item is its own
+// payload), or the payload of an event_msg user_message or agent_message
+// that is a message of its own (codex_pair.go) exactly as stored:
+// {"type":"user_message","message":"…","images":[…]},
+// {"type":"agent_message","message":"…"}. An event is not made into a
+// response item: its payload is what the line holds (SPEC §3.1's "nothing
+// reshaped"), its type says which it is, its text is in "message".
 func (codexRules) Message(typ string, raw []byte) json.RawMessage {
-	if typ != "response_item" {
+	switch typ {
+	case "event_msg":
+		return Field(raw, "payload")
+	case "response_item":
+	default:
 		return nil
 	}
 	if p := Field(raw, "payload"); p != nil {
@@ -178,18 +210,32 @@ func (codexRules) Message(typ string, raw []byte) json.RawMessage {
 	}
 	return json.RawMessage(raw) // a legacy bare item is its own payload
 }
-func (codexRules) HasMessage(typ string) bool { return typ == "response_item" }
+
+// HasMessage: every response item, and an event_msg that is a user or
+// assistant message of its own (Role user or assistant; its copies keep
+// the payload type as their Role).
+func (codexRules) HasMessage(typ, role string) bool {
+	return typ == "response_item" || typ == "event_msg" && (role == "user" || role == "assistant")
+}
 func (codexRules) AppendSearchText(dst []byte, e *Entry) []byte {
 	if e.Copy {
 		return dst
 	}
 	return appendCodexText(dst, e.Type, e.Raw)
 }
+
+// UserText is the text of a response_item user message (codexUserText) or
+// of an event_msg user_message of its own: "" for injected context.
 func (codexRules) UserText(e *Entry) string {
-	if e.Type != "response_item" || e.Role != "user" {
+	switch {
+	case e.Role != "user":
 		return ""
+	case e.Type == "response_item":
+		return codexUserText(e.Raw)
+	case e.Type == "event_msg":
+		return codexEventText(e.Raw)
 	}
-	return codexUserText(e.Raw)
+	return ""
 }
 func (codexRules) Writable() bool { return false }
 func (codexRules) CopyCRC(e *Entry) uint32 {

@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -256,14 +257,8 @@ func (p *parser) claude() *ClaudeMeta {
 
 // --- codex (SPEC §3.5, FORMATS.md §2) ---
 
-// codexCopies are the event_msg payload types that repeat the text of a
-// response_item (FORMATS.md §2.4: Codex writes visible text twice, in
-// either order). Their entries are Copy: messages and search text come
-// from the response_items (SPEC §3.5).
-var codexCopies = map[string]bool{"user_message": true, "agent_message": true, "agent_reasoning": true}
-
 func (codexRules) read(p *parser, l Line, o object, typ string) error {
-	payload, hasPayload := o["payload"]
+	_, hasPayload := o["payload"]
 	_, hasTS := o["timestamp"]
 	if typ == "session_meta" || (p.res.Header == nil && !p.resumed && typ == "" && !hasPayload && jsonKind(o["id"]) == 's') {
 		if p.res.Header != nil || p.resumed {
@@ -272,24 +267,17 @@ func (codexRules) read(p *parser, l Line, o object, typ string) error {
 		}
 		return p.codexHeader(l, o, typ == "session_meta")
 	}
-	if _, ok := o["record_type"]; ok && !hasPayload {
+	typ, why := codexEntryType(o)
+	if why != "" {
+		return p.bad(l, "%s", why)
+	}
+	if typ == "" {
 		return nil // a legacy state line: metadata
 	}
-	if jsonKind(o["type"]) != 's' {
-		return p.bad(l, "type: is %s, want a string (a Codex rollout line is {timestamp, type, payload})", kindNames[jsonKind(o["type"])])
-	}
 	e := Entry{Type: typ}
-	item := o
-	if !hasPayload && !hasTS {
-		e.Type = "response_item" // a legacy bare item
-	} else if hasPayload {
-		var err *schemaError
-		if item, err = decodeObject(payload, "payload"); err != nil {
-			item = nil // an unknown record's payload need not be an object
-			if typ == "response_item" || typ == "event_msg" || typ == "compacted" {
-				return p.bad(l, "%s line: %s", typ, err)
-			}
-		}
+	item, why := codexPayload(o, &e.Type)
+	if why != "" {
+		return p.bad(l, "%s", why)
 	}
 	ptype, _ := optString(item, "type", "")
 	e.Role = ptype
@@ -308,8 +296,84 @@ func (codexRules) read(p *parser, l Line, o object, typ string) error {
 			p.warn(l, errs.CodeBadTimestamp, "timestamp is missing or not an ISO-8601 time")
 		}
 	}
-	e.Copy = e.Type == "event_msg" && codexCopies[ptype]
+	if codexStartsTurn(e.Type, ptype) && l.Offset != p.turn.start {
+		p.turn.begin(l.Offset)
+	}
+	p.turn.record(l.Offset, l.Offset+int64(l.Skip+len(l.Bytes))+1, e.Type, ptype, item)
+	if k := codexEventKind(e.Type, ptype); k != codexNone {
+		own, err := p.codexOwn(l)
+		if err != nil {
+			return err
+		}
+		if own {
+			e.Role = k.ownRole()
+		} else {
+			e.Copy = true
+		}
+	}
 	return p.emit(l, e)
+}
+
+// codexItemOf is what the codex rules read of a parsed rollout line o that
+// can be an entry: its entry type (a legacy bare item is a response_item),
+// its payload object (the line itself for a bare item; nil when the
+// payload is no object) and that payload's type. ok is false for a line
+// that is no entry: a header, a legacy state line, a line whose type is no
+// string, a response_item, event_msg or compacted line whose payload is no
+// object (why says so for the last).
+func codexItemOf(o object) (typ string, item object, ptype string, ok bool) {
+	typ, why := codexEntryType(o)
+	if why != "" || typ == "" {
+		return "", nil, "", false
+	}
+	item, why = codexPayload(o, &typ)
+	if why != "" {
+		return "", nil, "", false
+	}
+	ptype, _ = optString(item, "type", "")
+	return typ, item, ptype, true
+}
+
+// codexEntryType is the type of a rollout line that is no header: "" for a
+// legacy state line (metadata), why non-"" when the type is no string.
+func codexEntryType(o object) (typ, why string) {
+	if t, _ := optString(o, "type", ""); t == "session_meta" {
+		return "", ""
+	}
+	if _, ok := o["record_type"]; ok {
+		if _, has := o["payload"]; !has {
+			return "", ""
+		}
+	}
+	if k := jsonKind(o["type"]); k != 's' {
+		return "", fmt.Sprintf("type: is %s, want a string (a Codex rollout line is {timestamp, type, payload})", kindNames[k])
+	}
+	t, _ := optString(o, "type", "")
+	return t, ""
+}
+
+// codexPayload is the payload object of the rollout line o of type *typ,
+// which becomes response_item for a legacy bare item (no payload, no
+// timestamp); nil when an unknown record's payload is no object; why
+// non-"" when a response_item's, event_msg's or compacted line's is not.
+func codexPayload(o object, typ *string) (object, string) {
+	payload, hasPayload := o["payload"]
+	_, hasTS := o["timestamp"]
+	if !hasPayload && !hasTS {
+		*typ = "response_item"
+		return o, ""
+	}
+	if !hasPayload {
+		return o, ""
+	}
+	item, err := decodeObject(payload, "payload")
+	if err != nil {
+		if *typ == "response_item" || *typ == "event_msg" || *typ == "compacted" {
+			return nil, fmt.Sprintf("%s line: %s", *typ, err)
+		}
+		return nil, ""
+	}
+	return item, ""
 }
 
 // rolloutUUID matches the UUID at the end of a rollout's file stem.

@@ -39,8 +39,9 @@ type Entry struct {
 	Cwd           string // the line's cwd ("" when absent): the first one is the workspace
 
 	// Copy is true for a Codex event_msg that repeats a response_item's
-	// text (user_message, agent_message, agent_reasoning; SPEC §3.5): it
-	// gets no search text of its own, so a turn is one hit.
+	// text (user_message, agent_message, agent_reasoning; SPEC §3.5,
+	// codex_pair.go): it gets no search text of its own and is no message,
+	// so a text is one hit and one message.
 	Copy bool
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/grove-sessions/grove/errs"
 )
@@ -75,8 +74,9 @@ type Result struct {
 	// chained dialect's next entry hangs (Resume.Prev).
 	Last string
 
-	errs int  // bad lines passed to Options.Diagnostic
-	tail bool // an unterminated tail passed to Options.Diagnostic
+	errs int   // bad lines passed to Options.Diagnostic
+	tail bool  // an unterminated tail passed to Options.Diagnostic
+	turn int64 // codex: the byte offset where the last turn starts (Resume.Turn)
 }
 
 // State is ok, needs-repair (an unterminated tail) or damaged (bad lines,
@@ -95,38 +95,38 @@ func (r *Result) State() State {
 // parseable one (SPEC §3), and calls fn for every entry in file order. It
 // never changes the file (§2.7). Memory does not grow with the number of
 // lines, only with the longest line (§2.8), except that a pi version 1 file
-// remembers one id per line to map firstKeptEntryIndex (§3.2).
+// remembers one id per line to map firstKeptEntryIndex (§3.2) and a Codex
+// file one small record per event and reply of the turn being read. A
+// Codex event whose reply comes after it is paired by reading ahead
+// through r's ReadAt (codex_pair.go): from an r without ReadAt and Seek,
+// such an event, and one with no reply, is taken for a copy.
 //
 // An error from fn stops the read and is returned as is. In Strict mode the
 // first bad line stops it with an *errs.Error of Code bad_line.
 //
-// When r is also an io.ReaderAt positioned at its start (an *os.File just
-// opened, a bytes.Reader), a first line that decides no dialect is settled
-// by reading ahead (SPEC §3); otherwise by where the file is.
+// A first line that decides no dialect is settled by reading ahead through
+// the same ReadAt (SPEC §3); from an r without ReadAt and Seek, by where
+// the file is.
 func Read(r io.Reader, opts Options, fn func(Entry) error) (*Result, error) {
-	p := newParser(opts, fn)
-	if ra, ok := r.(io.ReaderAt); ok && atStart(r) {
-		p.ahead = func(l Line) Dialect { return decideAhead(ra, l, math.MaxInt64) }
-	}
-	return p.run(r)
-}
-
-// atStart reports whether r, a reader that may seek, is at byte 0.
-func atStart(r io.Reader) bool {
-	sk, ok := r.(io.Seeker)
-	if !ok {
-		return false
-	}
-	pos, err := sk.Seek(0, io.SeekCurrent)
-	return err == nil && pos == 0
+	return newParser(opts, fn).run(r)
 }
 
 func newParser(opts Options, fn func(Entry) error) *parser {
-	return &parser{opts: opts, res: &Result{Path: opts.Path}, fn: fn}
+	return &parser{opts: opts, res: &Result{Path: opts.Path}, fn: fn, end: -1}
 }
 
-// run reads r through p's rules; see Read.
-func (p *parser) run(r io.Reader) (*Result, error) { return p.runAt(r, 0) }
+// run reads r through p's rules; see Read. A reader with ReadAt and Seek
+// is also what a Codex turn is read ahead from (codex_pair.go).
+func (p *parser) run(r io.Reader) (*Result, error) {
+	ra, isRA := r.(io.ReaderAt)
+	sk, isSeeker := r.(io.Seeker)
+	if isRA && isSeeker {
+		if pos, err := sk.Seek(0, io.SeekCurrent); err == nil {
+			p.at, p.atBase = ra, -pos
+		}
+	}
+	return p.runAt(r, 0)
+}
 
 // runAt is run for r positioned at byte base of the file, on the first byte
 // of physical line p.res.Lines+1.
@@ -152,6 +152,9 @@ func (p *parser) runAt(r io.Reader, base int64) (*Result, error) {
 			p.res.Size = sc.Offset()
 			return p.res, err
 		}
+		if p.res.Dialect == Codex {
+			p.turn.passed(l)
+		}
 	}
 	p.res.Size = sc.Offset()
 	if err := sc.Err(); err != nil {
@@ -160,8 +163,13 @@ func (p *parser) runAt(r io.Reader, base int64) (*Result, error) {
 	// Decided before a pending title line is settled: a title line that
 	// ends the committed prefix may yet turn out to precede a header.
 	switch p.res.Dialect {
-	case Plain, Messages, Claude, Codex:
+	case Plain, Messages, Claude:
 		p.res.Resumable = p.decided && p.sure && p.title == nil
+	case Codex:
+		// A last turn with an event decided by kind alone, or left over,
+		// may be decided otherwise once a line is appended to it.
+		p.res.Resumable = p.decided && p.sure && p.title == nil && !p.turn.loose
+		p.res.turn = p.turn.start
 	case Pi:
 		p.res.Resumable = p.decided && p.title == nil && (p.res.Header != nil || p.resumed) && p.version >= 2
 	}
@@ -196,10 +204,6 @@ type parser struct {
 	// it came from where the file is: a later line could then decide
 	// otherwise, so the read cannot be resumed.
 	sure bool
-	// ahead, when set, finds the dialect that the first decisive committed
-	// line after l decides ("" when none does): a read of a whole file can
-	// look ahead, a writer's check of one new line cannot.
-	ahead    func(l Line) Dialect
 	resumed  bool         // ReadFrom: the header was read by an earlier read
 	title    *pendingLine // an oh-my-pi title line waiting for the header
 	version  int
@@ -211,6 +215,15 @@ type parser struct {
 	// lone is the index of the first escaped lone surrogate of line
 	// loneLine, or -1 (SPEC §2.9), as parseLine found it.
 	lone, loneLine int
+	// codex: the turn being read, and where it can be read again from:
+	// file offset x is at's byte x-atBase; end is where the committed
+	// lines p reads end (-1: at the end of at). at is nil when the reader
+	// has no ReadAt and Seek.
+	turn   codexTurn
+	ahead  codexAhead
+	at     io.ReaderAt
+	atBase int64
+	end    int64
 }
 
 // bad records a bad line; in Strict mode it returns the error.
@@ -300,10 +313,8 @@ func (p *parser) line(l Line) error {
 // where the file was found (Options.Where, DialectAt), else plain. The
 // second result says whether a line decided it.
 func (p *parser) undecided(l Line) (Dialect, bool) {
-	if p.ahead != nil {
-		if d := p.ahead(l); d != "" {
-			return d, true
-		}
+	if d := p.decideAhead(l); d != "" {
+		return d, true
 	}
 	if p.opts.Where != "" {
 		return p.opts.Where, false

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"os"
 
 	"github.com/grove-sessions/grove/errs"
@@ -30,6 +31,11 @@ type Resume struct {
 	// HeaderMs is the header's time in Unix milliseconds (0 when none): a
 	// legacy Codex item has no time of its own and takes it.
 	HeaderMs int64
+	// Turn is the byte offset of the line where the last turn before
+	// Offset starts (codex: the last CodexTurnStarts entry, 0 when there
+	// is none): an event appended to that turn is paired with its lines
+	// (codex_pair.go).
+	Turn int64
 }
 
 // ResumeAt is the Resume that continues after res (whose Resumable must be
@@ -43,7 +49,7 @@ func (r *Result) ResumeAt() Resume {
 	if r.Header != nil {
 		ms = r.Header.Timestamp
 	}
-	return Resume{Offset: r.Committed, Lines: r.Lines, Dialect: r.Dialect, Version: v, Prev: r.Last, HeaderMs: ms}
+	return Resume{Offset: r.Committed, Lines: r.Lines, Dialect: r.Dialect, Version: v, Prev: r.Last, HeaderMs: ms, Turn: r.turn}
 }
 
 // HasTail reports whether the file ends in an unterminated tail (§2.5).
@@ -90,6 +96,7 @@ func ReadFrom(r io.ReaderAt, size int64, from Resume, opts Options, fn func(Entr
 	p.decided, p.sure, p.resumed, p.version = true, true, true, from.Version
 	p.res.Dialect, p.res.Lines, p.res.Committed = from.Dialect, from.Lines, from.Offset
 	p.rules, p.prevID, p.headerMs = RulesOf(from.Dialect), from.Prev, from.HeaderMs
+	p.turn.begin(from.Turn)
 	p.tell()
 	return p.runFile(r, from.Offset, size)
 }
@@ -102,9 +109,7 @@ func (p *parser) runFile(r io.ReaderAt, base, size int64) (*Result, error) {
 	if err != nil {
 		return nil, errs.Wrap(errs.CodeIO, err, "read session file: "+osReason(err)).In(opts.Path)
 	}
-	if base == 0 && !p.decided {
-		p.ahead = func(l Line) Dialect { return decideAhead(r, l, committed) }
-	}
+	p.at, p.atBase, p.end = r, 0, committed
 	res, err := p.runAt(io.NewSectionReader(r, base, committed-base), base)
 	if err != nil {
 		return res, err
@@ -143,16 +148,23 @@ func findTail(f io.ReaderAt, base, size int64) (committed int64, blank bool, err
 	return base, blank, nil
 }
 
-// decideAhead reads the committed lines of r after line l, up to byte
-// committed (or r's end), and returns the dialect the first of them that decides one
-// decides (SPEC §3), or "" when none does. A pi header there decides
-// nothing: a pi file's header is its first parseable line.
-func decideAhead(r io.ReaderAt, l Line, committed int64) Dialect {
-	from := l.BodyOffset() + int64(len(l.Bytes)) + 1
-	if from >= committed {
+// decideAhead reads the committed lines after line l through p.at (up to
+// p.end, or the reader's end) and returns the dialect the first of them
+// that decides one decides (SPEC §3), or "" when none does or p cannot
+// read ahead (a writer's check of one new line). A pi header there
+// decides nothing: a pi file's header is its first parseable line.
+func (p *parser) decideAhead(l Line) Dialect {
+	if p.at == nil {
 		return ""
 	}
-	sc := NewScannerAt(io.NewSectionReader(r, from, committed-from), from, l.Num+1)
+	from, end := l.BodyOffset()+int64(len(l.Bytes))+1, p.end
+	if end < 0 {
+		end = math.MaxInt64
+	}
+	if from >= end {
+		return ""
+	}
+	sc := NewScannerAt(io.NewSectionReader(p.at, from-p.atBase, end-from), from, l.Num+1)
 	for sc.Scan() {
 		next := sc.Line()
 		if !next.Committed || next.Blank() {

@@ -293,7 +293,7 @@ func TestAgentTextCorpus(t *testing.T) {
 					if !utf8.Valid(text) || !utf8.ValidString(user) {
 						t.Errorf("%s:%d: text is not valid UTF-8: %q / %q", path, e.Line, text, user)
 					}
-					if _, seen := first[name]; !seen && e.Role == "user" && rules.HasMessage(e.Type) && user != "" {
+					if _, seen := first[name]; !seen && e.Role == "user" && rules.HasMessage(e.Type, e.Role) && user != "" {
 						first[name] = user
 					}
 					all = append(all, text...)

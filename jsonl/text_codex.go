@@ -26,8 +26,8 @@ import (
 //     of its action (the command); web_search_call its query;
 //   - compacted: payload.message;
 //   - event_msg: user_message and agent_message message, agent_reasoning
-//     text (the reader marks them as copies of response items, and the
-//     Rules skip copies);
+//     text (the Rules skip the ones the reader marks as copies of response
+//     items, codex_pair.go, and index the others);
 //   - turn_context, token_count and every other type: nothing.
 func appendCodexText(dst []byte, typ string, raw []byte) []byte {
 	switch typ {
@@ -244,4 +244,15 @@ func codexUserText(raw []byte) string {
 // codexContextPrefixes start the text of a user message Codex injects.
 var codexContextPrefixes = []string{
 	"<environment_context>", "# AGENTS.md instructions", "<INSTRUCTIONS>", "<user_instructions>",
+}
+
+// codexEventText is the first-message text of an event_msg user_message
+// that is a message of its own: its message, "" when that is context Codex
+// injects (as codexUserText leaves it out).
+func codexEventText(raw []byte) string {
+	s := decodeString(member(member(raw, `"payload"`), `"message"`))
+	if hasAnyPrefix(strings.TrimLeft(s, " \t\r\n"), codexContextPrefixes) {
+		return ""
+	}
+	return s
 }

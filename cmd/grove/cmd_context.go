@@ -121,7 +121,8 @@ func runContext(ctx context.Context, g *env, session, leaf string, llm bool) err
 // or codex context: an Anthropic Messages API message (text, thinking,
 // tool_use with its input, tool_result with its content, images as a
 // marker) or a Codex Responses API item (a message's text pieces, a
-// reasoning summary, a call's name and arguments, an output). Encrypted
+// reasoning summary, a call's name and arguments, an output) or event
+// message (a user_message's or agent_message's text). Encrypted
 // content, signatures and image data are never printed; a kind of item it
 // does not know is shown by its type alone.
 func writeAgentMessage(g *env, raw json.RawMessage, entryID string) {
@@ -151,6 +152,9 @@ func writeAgentMessage(g *env, raw json.RawMessage, entryID string) {
 		return
 	case "function_call_output", "custom_tool_call_output":
 		writeAgentContent(g, m["output"])
+		return
+	case "user_message", "agent_message":
+		writeLine(g, m.get("message"))
 		return
 	case "reasoning":
 		archive.Elements(m["summary"], func(b []byte) {

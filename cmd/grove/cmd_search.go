@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -35,7 +36,7 @@ func searchCommand(g *env) *cli.Command {
 			workspaceFlag(),
 			&cli.StringFlag{Name: "session", Usage: "only this session (id, unique id prefix of 4+ characters, or file path)"},
 			dialectFlag(),
-			&cli.StringSliceFlag{Name: "role", Usage: "only messages of this role (user, assistant, toolResult, bashExecution, ...); repeat or comma-separate"},
+			&cli.StringSliceFlag{Name: "role", Usage: "only entries of this role, matched exactly: " + strings.Join(archive.Roles, ", ") + ", or another an indexed entry has; repeat or comma-separate"},
 			&cli.StringSliceFlag{Name: "type", Usage: "only entries of this type (message, compaction, branch_summary, label, ...); repeat or comma-separate"},
 			&cli.StringFlag{Name: "since", Usage: "only entries at or after this time: 2026-01-05, an RFC 3339 time, or a span back from now (30m, 12h, 7d, 2w)"},
 			&cli.StringFlag{Name: "until", Usage: "only entries before this time (a date includes that day)"},
@@ -167,6 +168,13 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 	}
 	defer a.Close()
 	if err := workspaceFilter(ctx, a, &o.Workspace); err != nil {
+		return err
+	}
+	if err := a.CheckRoles(ctx, o.Roles); err != nil {
+		var re *archive.RoleError
+		if errors.As(err, &re) {
+			return usagef("--role: %v", re)
+		}
 		return err
 	}
 	res, err := a.Search(ctx, o)

@@ -4,9 +4,10 @@ import (
 	"context"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/mattn/go-isatty"
+
+	"github.com/grove-sessions/grove/internal/visible"
 )
 
 // output is a command's stdout. It stops at Ctrl-C: once the context is
@@ -58,50 +59,12 @@ func (o *output) Write(p []byte) (int, error) {
 	if !o.terminal || o.g.json {
 		return o.w.Write(p)
 	}
-	if _, err := o.w.Write([]byte(escapeControls(string(p), "\n\t"))); err != nil {
+	if _, err := o.w.Write([]byte(visible.Escape(string(p), "\n\t"))); err != nil {
 		return 0, err
 	}
 	return len(p), nil
 }
 
-// escapeControls writes every control character of s (C0 but those in
-// keep, DEL, C1, and the bidirectional overrides and isolates that can
-// reorder what a terminal shows) as a visible escape: \n, \t, \r, \x1b,
-// \u202e.
-func escapeControls(s, keep string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return isControl(r) && !strings.ContainsRune(keep, r) }) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case !isControl(r) || strings.ContainsRune(keep, r):
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x100:
-			b.WriteString(`\x` + string("0123456789abcdef"[r>>4]) + string("0123456789abcdef"[r&15]))
-		default:
-			b.WriteString(`\u` + hex4(r))
-		}
-	}
-	return b.String()
-}
-
-func hex4(r rune) string {
-	const digits = "0123456789abcdef"
-	return string([]byte{digits[r>>12&15], digits[r>>8&15], digits[r>>4&15], digits[r&15]})
-}
-
-func isControl(r rune) bool {
-	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) ||
-		(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x2028 || r == 0x2029
-}
-
 // cell is a value for one table cell or one line: every control character
 // escaped, tabs and line feeds included, so it cannot break the table.
-func cell(s string) string { return escapeControls(s, "") }
+func cell(s string) string { return visible.Escape(s, "") }

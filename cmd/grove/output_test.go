@@ -7,23 +7,6 @@ import (
 	"testing"
 )
 
-func TestEscapeControls(t *testing.T) {
-	tests := []struct{ in, keep, want string }{
-		{"plain text, 中文 ✓", "", "plain text, 中文 ✓"},
-		{"\x1b[2Jclear", "", `\x1b[2Jclear`},
-		{"a\nb\tc\rd", "", `a\nb\tc\rd`},
-		{"a\nb\tc\rd", "\n\t", "a\nb\tc\\rd"},
-		{"bell\a del\x7f", "", `bell\x07 del\x7f`},
-		{"c1 \u009b31m", "", `c1 \x9b31m`},
-		{"bidi \u202eevil\u2066", "", `bidi \u202eevil\u2066`},
-	}
-	for _, tt := range tests {
-		if got := escapeControls(tt.in, tt.keep); got != tt.want {
-			t.Errorf("escapeControls(%q, %q) = %q, want %q", tt.in, tt.keep, got, tt.want)
-		}
-	}
-}
-
 // Once Ctrl-C cancelled the context, output refuses every write, so a
 // command stops writing and exits as interrupted; redirected output (no
 // terminal) keeps control characters byte for byte.

@@ -184,6 +184,8 @@ func TestServeAPI_Statuses(t *testing.T) {
 		{"/api/path/duplicate-ids-0001/e05", 422, "duplicate_id", []string{"path", "duplicate-ids-0001", "e05"}},
 		{"/api/search?q=x&sort=sideways", 400, "usage", []string{"search", "--sort", "sideways", "x"}},
 		{"/api/search?q=x&since=yesterday-ish", 400, "usage", []string{"search", "--since", "yesterday-ish", "x"}},
+		{"/api/search?q=x&role=bogus", 400, "usage", []string{"search", "--role", "bogus", "x"}},
+		{"/api/search?q=x&role=User", 400, "usage", []string{"search", "--role", "User", "x"}},
 		{"/api/sessions?dialect=cobol", 400, "usage", []string{"sessions", "--dialect", "cobol"}},
 		{"/api/tree/" + v2ID + "?depth=deep", 400, "usage", []string{"tree", "--depth", "deep", v2ID}},
 		// Refused by the server.

@@ -613,3 +613,24 @@ func TestBrowser_Empty(t *testing.T) {
 		t.Errorf("an unknown session's page is titled %q, want Not Found", got)
 	}
 }
+
+// In the browser, a bidirectional override in session text shows as its
+// escape, in the transcript's text and in the tab's title, and a refused
+// Markdown link is its text: nothing on the page is a link to nowhere.
+func TestBrowser_BidiAndRefusedLinks(t *testing.T) {
+	s := mustSiteOf(t, siteOptions{Files: map[string]string{"bidi.jsonl": "serve/hostile/bidi.jsonl"}})
+	b := mustTab(t)
+	b.open(s, "/s/bidi-0001/b4")
+	if got, want := eval[string](b, `document.querySelector("#entry-b2 .md").textContent.trim()`), `Open the kestrel \u202eexe.txt file and read the notes first`; got != want {
+		t.Errorf("the user message reads %q, want %q", got, want)
+	}
+	if got := eval[string](b, `document.title`); !strings.HasPrefix(got, `invoice \u202efdp.exe · b4`) {
+		t.Errorf("the title is %q, want the name with its override escaped", got)
+	}
+	if n := eval[int](b, `document.querySelectorAll('a:not([href]), a[href=""]').length`); n != 0 {
+		t.Errorf("%d links without a destination on the transcript", n)
+	}
+	if got := eval[bool](b, `/[\u202a-\u202e\u2066-\u2069]/.test(document.body.textContent + document.title)`); got {
+		t.Errorf("the page's text holds a bidirectional override as itself")
+	}
+}

@@ -29,7 +29,11 @@
 // HEAD are served (405); every answer carries CSP, nosniff and
 // no-referrer. Pages hold no inline script or style; every value goes
 // through html/template; transcripts are archive's renderer (goldmark
-// without raw HTML, links only http, https, mailto and in-page).
+// without raw HTML, links only http, https, mailto and in-page, a refused
+// link shown as its text). Every page's text is written through
+// visibleHTML, which shows control characters and bidirectional overrides
+// as the command line does (internal/visible: \u202e), so session text
+// cannot reorder a page.
 //
 // Live updates: Watch runs grove watch's passes and calls Hub.Notify with
 // the ids of the sessions a pass changed; the page script (static/app.js)

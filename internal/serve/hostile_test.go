@@ -116,3 +116,91 @@ func TestPages_Hostile(t *testing.T) {
 		t.Errorf("the transcript of a2 has no &lt;script&gt;alert(1)&lt;/script&gt;")
 	}
 }
+
+// bidiRune reports whether r is a bidirectional override, embedding or
+// isolate (U+202A–U+202E, U+2066–U+2069): in a page it would reorder the
+// text around it, so it is shown escaped, as grove's command line shows
+// it (internal/visible).
+func bidiRune(r rune) bool { return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 }
+
+// bidiShown are the texts of testdata/serve/hostile/bidi.jsonl as pages
+// show them: each override escaped (in HTML, ' is &#39;).
+var bidiShown = []string{`invoice \u202efdp.exe`, `/tmp/bidi/\u202etxt.exe`, `kestrel \u202eexe.txt`,
+	`\u2066isolated\u2069 and \u202aembedded\u202c`, `kestrel \u202dltr`, `cat &#39;\u202eexe.txt&#39;`}
+
+// Session text holding bidirectional overrides is shown with them
+// escaped (\u202e) on every page that shows it: the list, the workspace,
+// the tree, the transcript and its title (a search's snippets have them
+// as spaces, as grove search's); none of them reaches a page as the
+// character itself.
+func TestPages_BidiEscaped(t *testing.T) {
+	f := mustServer(t, nil, "serve")
+	seen := crawl(t, f, []string{"kestrel"}, "/")
+	shown := map[string]bool{}
+	for target, got := range seen {
+		if !strings.HasPrefix(got.Header.Get("Content-Type"), "text/html") {
+			continue
+		}
+		if i := strings.IndexFunc(got.Body, bidiRune); i >= 0 {
+			t.Errorf("GET %s: a bidirectional override as itself: …%s…", target, got.Body[max(i-80, 0):min(i+80, len(got.Body))])
+		}
+		for _, s := range bidiShown {
+			if strings.Contains(got.Body, s) {
+				shown[s] = true
+			}
+		}
+		if strings.HasPrefix(target, "/s/bidi-0001/") && !strings.Contains(got.Body, `<title>invoice \u202efdp.exe · b`) {
+			t.Errorf("GET %s: the title does not show the name escaped", target)
+		}
+	}
+	for _, s := range bidiShown {
+		if !shown[s] {
+			t.Errorf("no page shows %q", s)
+		}
+	}
+	for _, p := range []string{"/", "/w?path=" + url.QueryEscape("/tmp/bidi/\u202etxt.exe"), "/s/bidi-0001", "/s/bidi-0001/b4"} {
+		if _, ok := seen[p]; !ok {
+			t.Errorf("the crawl did not reach %s", p)
+		}
+	}
+}
+
+// A link or image whose scheme Markdown's guard refuses (javascript:,
+// vbscript:, data:) is its text on the page, not a link without a
+// destination: no page has an <a> whose href is missing or empty.
+func TestPages_RefusedLinksAreText(t *testing.T) {
+	f := mustServer(t, nil, "serve")
+	for _, target := range []string{"/s/bidi-0001/b4", "/s/" + url.PathEscape(hostileID) + "/a2"} {
+		got := get(t, f.h, target)
+		doc, err := html.Parse(strings.NewReader(got.Body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text strings.Builder
+		var walk func(n *html.Node)
+		walk = func(n *html.Node) {
+			if n.Type == html.ElementNode && n.Data == "a" {
+				if href := attr(n, "href"); href == "" {
+					var b strings.Builder
+					html.Render(&b, n)
+					t.Errorf("GET %s: a link without a destination: %s", target, b.String())
+				}
+			}
+			if n.Type == html.TextNode {
+				text.WriteString(n.Data)
+			}
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				walk(c)
+			}
+		}
+		walk(doc)
+		for _, want := range map[string][]string{
+			"/s/bidi-0001/b4":                         {"read the notes first", "see image: scan."},
+			"/s/" + url.PathEscape(hostileID) + "/a2": {"x y [z]", ") d v ok", "image: i ", "Reply with a link and"},
+		}[target] {
+			if !strings.Contains(text.String(), want) {
+				t.Errorf("GET %s: the page's text has no %q", target, want)
+			}
+		}
+	}
+}

@@ -293,11 +293,24 @@ func TestLinks_DotIDs(t *testing.T) {
 	}
 }
 
-// A search for a role no entry has says so, as grove search does on stderr.
+// A role grove gives no entry and no indexed entry has is a bad request,
+// answered as grove search refuses it (exit 2): with the role it differs
+// from in case only, or with grove's roles. One of grove's roles that no
+// entry has is searched, and said to be in no entry.
 func TestSearch_UnknownRole(t *testing.T) {
 	_, _, _, ts := staleServer(t)
-	_, body := staleGet(t, ts.URL+"/search?q=jwt&role=User")
-	if !strings.Contains(body, "case-sensitive") {
-		t.Fatalf("/search?role=User does not say roles are case-sensitive")
+	for _, tt := range []struct {
+		query  string
+		status int
+		want   string
+	}{
+		{"q=jwt&role=User", 400, `no role &#34;User&#34;: roles are case-sensitive; did you mean &#34;user&#34;?`},
+		{"q=jwt&role=user,bogus", 400, `no role &#34;bogus&#34;: grove&#39;s roles are user, assistant, toolResult`},
+		{"q=jwt&role=hookMessage", 200, `no indexed entry has role &#34;hookMessage&#34;`},
+	} {
+		code, body := staleGet(t, ts.URL+"/search?"+tt.query)
+		if code != tt.status || !strings.Contains(body, tt.want) {
+			t.Errorf("/search?%s = %d, want %d with %s:\n%s", tt.query, code, tt.status, tt.want, body)
+		}
 	}
 }

@@ -41,7 +41,6 @@ func parsePages() map[string]*template.Template {
 		"qual":      qualified,
 		"entryHref": entryHref,
 		"plural":    plural,
-		"titled":    titled,
 		"lastOf":    func(from, n int) int { return from + n - 1 },
 	}
 	base := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html"))
@@ -73,7 +72,9 @@ func (s *Server) render(w http.ResponseWriter, status int, name string, data any
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	w.Write(b.Bytes())
+	v := newVisibleHTML(w)
+	v.Write(b.Bytes())
+	v.Close()
 }
 
 // errorView is the error page's data.
@@ -301,16 +302,4 @@ func grouped(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-// titled is s for a <title>, which no style can isolate: control
-// characters and the bidirectional overrides and isolates (U+202A–202E,
-// U+2066–2069) that could reorder the browser's own words become U+FFFD.
-func titled(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
-			return '\uFFFD'
-		}
-		return r
-	}, s)
 }

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"errors"
 	"html/template"
 	"net/http"
 	"path/filepath"
@@ -75,6 +76,14 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		// An id, never a path (SPEC §9); ?file= picks among sessions
 		// that share it.
 		o.Session, err = s.pickSession(r, o.Session)
+	}
+	if err == nil {
+		// A role grove has no name for and no entry has is refused, as
+		// grove search refuses it.
+		var re *archive.RoleError
+		if err = s.a.CheckRoles(r.Context(), o.Roles); errors.As(err, &re) {
+			err = badRequest("role: " + re.Error())
+		}
 	}
 	if err != nil {
 		s.fail(w, r, err)

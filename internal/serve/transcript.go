@@ -161,7 +161,9 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		return
 	}
-	bw := bufio.NewWriterSize(w, 64<<10)
+	vw := newVisibleHTML(w)
+	defer vw.Close()
+	bw := bufio.NewWriterSize(vw, 64<<10)
 	bw.Write(head.Bytes())
 	if err := t.HTMLFragment(bw, archive.Fragment{From: from, To: end, Anchor: "entry-", After: after}); err != nil {
 		if ctx.Err() != nil {

@@ -388,11 +388,15 @@ func turnContext(p object) line {
 
 // hiddenCodex says which entries of a Codex path get no block:
 //
-//   - an event_msg user_message, agent_message or agent_reasoning when the
-//     path holds a response item of that kind: Codex writes what is shown
-//     twice (FORMATS.md §2.4, SPEC §3.5), and the response items are what
-//     the model saw. The copy is not always next to its item, nor equal to
-//     it in a redacted file, so the kind decides, not the text;
+//   - an event_msg user_message, agent_message or agent_reasoning that
+//     repeats a response item of its turn: Codex writes what is shown twice
+//     (FORMATS.md §2.4, SPEC §3.5), and the response items are what the
+//     model saw. The reader decides which events are copies (jsonl
+//     codex_pair.go): a copy keeps its payload type as its role, an event
+//     of its own has the role of the item it stands for (user, assistant,
+//     reasoning) and is shown;
+//   - an event_msg agent_reasoning_raw_content when the path holds a
+//     reasoning item;
 //   - an event_msg token_count (bookkeeping of the API's usage);
 //   - a turn_context whose note says what the one before it said (Codex
 //     writes it again at every step of a turn).
@@ -400,17 +404,9 @@ func turnContext(p object) line {
 // Only the turn_context lines are read (d.raw); the only error is d.Line's.
 func hiddenCodex(d Doc) ([]bool, error) {
 	entries := d.Entries
-	var user, assistant, reasoning bool
+	reasoning := false
 	for _, e := range entries {
-		if e.Type != "response_item" {
-			continue
-		}
-		switch e.Role {
-		case "user":
-			user = true
-		case "assistant":
-			assistant = true
-		case "reasoning":
+		if e.Type == "response_item" && e.Role == "reasoning" {
 			reasoning = true
 		}
 	}
@@ -420,14 +416,10 @@ func hiddenCodex(d Doc) ([]bool, error) {
 		switch e.Type {
 		case "event_msg":
 			switch e.Role {
-			case "user_message":
-				hide[i] = user
-			case "agent_message":
-				hide[i] = assistant
-			case "agent_reasoning", "agent_reasoning_raw_content":
-				hide[i] = reasoning
-			case "token_count":
+			case "user_message", "agent_message", "agent_reasoning", "token_count":
 				hide[i] = true
+			case "agent_reasoning_raw_content":
+				hide[i] = reasoning
 			}
 		case "turn_context":
 			raw, err := d.raw(i)

@@ -153,15 +153,17 @@ func mdHTMLBytes(src string) (h []byte) {
 }
 
 // linkGuard makes the AST safe to render into a self-contained page: a link
-// whose scheme is not http, https or mailto loses its destination, an
-// autolink with another scheme becomes text, and an image becomes a link to
-// its source (never loaded).
+// whose scheme is not http, https or mailto becomes its text (no <a>, so
+// nothing to click), an autolink with another scheme becomes text, and an
+// image becomes a link to its source (never loaded), or its "image: alt"
+// text when its source's scheme is refused.
 type linkGuard struct{}
 
 func (linkGuard) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
 	source := reader.Source()
 	var images []*ast.Image
 	var autos []*ast.AutoLink
+	var refused []*ast.Link
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
@@ -169,7 +171,7 @@ func (linkGuard) Transform(doc *ast.Document, reader text.Reader, _ parser.Conte
 		switch v := n.(type) {
 		case *ast.Link:
 			if !safeURL(v.Destination) {
-				v.Destination = nil
+				refused = append(refused, v)
 			}
 		case *ast.Image:
 			images = append(images, v)
@@ -181,12 +183,14 @@ func (linkGuard) Transform(doc *ast.Document, reader text.Reader, _ parser.Conte
 		return ast.WalkContinue, nil
 	})
 	for _, img := range images {
-		l := ast.NewLink()
-		if safeURL(img.Destination) {
-			l.Destination = img.Destination
+		label := ast.NewString([]byte("image: "))
+		if !safeURL(img.Destination) {
+			unwrap(img, label)
+			continue
 		}
-		l.Title = img.Title
-		l.AppendChild(l, ast.NewString([]byte("image: ")))
+		l := ast.NewLink()
+		l.Destination, l.Title = img.Destination, img.Title
+		l.AppendChild(l, label)
 		for c := img.FirstChild(); c != nil; {
 			next := c.NextSibling()
 			l.AppendChild(l, c)
@@ -194,9 +198,26 @@ func (linkGuard) Transform(doc *ast.Document, reader text.Reader, _ parser.Conte
 		}
 		img.Parent().ReplaceChild(img.Parent(), img, l)
 	}
+	for _, l := range refused {
+		unwrap(l)
+	}
 	for _, a := range autos {
 		a.Parent().ReplaceChild(a.Parent(), a, ast.NewString(a.URL(source)))
 	}
+}
+
+// unwrap puts first, then n's children, in n's place.
+func unwrap(n ast.Node, first ...ast.Node) {
+	p := n.Parent()
+	for _, f := range first {
+		p.InsertBefore(p, n, f)
+	}
+	for c := n.FirstChild(); c != nil; {
+		next := c.NextSibling()
+		p.InsertBefore(p, n, c)
+		c = next
+	}
+	p.RemoveChild(p, n)
 }
 
 // safeURL reports whether u is relative or uses http, https or mailto,

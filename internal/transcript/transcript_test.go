@@ -375,3 +375,23 @@ func TestRender_LoneSurrogateIsReplacementCharacter(t *testing.T) {
 		}
 	}
 }
+
+// A link or image whose scheme the guard refuses is its text, not a link
+// without a destination (href=""); a safe one stays a link, an image a
+// link to its source (SPEC §9: links only http, https, mailto and
+// in-page).
+func TestMarkdown_RefusedLinksAreText(t *testing.T) {
+	for _, tt := range []struct{ md, want string }{
+		{"[x](javascript:alert(1))", "<p>x</p>\n"},
+		{"read [the **notes**](JaVaScRiPt:alert(1)) first", "<p>read the <strong>notes</strong> first</p>\n"},
+		{"[v](vbscript:msgbox) [d](data:text/html,x)", "<p>v d</p>\n"},
+		{"![scan](javascript:alert(1))", "<p>image: scan</p>\n"},
+		{"[![i](javascript:x)](javascript:y)", "<p>image: i</p>\n"},
+		{"[ok](https://example.org/) [top](#entry-a)", `<p><a href="https://example.org/">ok</a> <a href="#entry-a">top</a></p>` + "\n"},
+		{"![p](https://example.org/p.png)", `<p><a href="https://example.org/p.png">image: p</a></p>` + "\n"},
+	} {
+		if got := string(mdHTML(tt.md)); got != tt.want {
+			t.Errorf("mdHTML(%q) = %q, want %q", tt.md, got, tt.want)
+		}
+	}
+}

@@ -268,7 +268,7 @@ func (e lineError) Unwrap() error { return e.err }
 // isMessage reports whether e is a message of a session in dialect d, for
 // the count in the facts: a pi or plain entry of type "message", every
 // messages-log entry, a Claude user or assistant line, a Codex
-// response_item message (jsonl/dialect.go).
+// response_item message or event_msg message of its own (jsonl/dialect.go).
 func isMessage(d string, e Entry) bool {
 	switch d {
 	case "messages":
@@ -277,7 +277,9 @@ func isMessage(d string, e Entry) bool {
 		return e.Type == "user" || e.Type == "assistant"
 	case "codex":
 		switch e.Role {
-		case "user", "assistant", "developer", "system":
+		case "user", "assistant":
+			return e.Type == "response_item" || e.Type == "event_msg"
+		case "developer", "system":
 			return e.Type == "response_item"
 		}
 		return false

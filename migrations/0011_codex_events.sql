@@ -1,0 +1,12 @@
+-- Schema version 11: two reading rules changed, and the files they touch
+-- are read whole again at the next `grove index` (stat_key 0 makes it look
+-- at the file, a NULL first_message makes it read the whole file):
+-- - a Codex event_msg user_message or agent_message that no response item
+--   of its turn repeats is a message of its own (SPEC §3.5): role user or
+--   assistant, search text, a first message. An older grove stored every
+--   such event as a copy (its payload type as role, no text);
+-- - any line that can only be one agent's decides a file's dialect, not
+--   only the first (SPEC §3): an older grove read a Claude Code Agent SDK
+--   transcript (an agent-setting line first) or a Codex rollout without
+--   session_meta as plain, refusing every line.
+UPDATE sessions SET stat_key = 0, first_message = NULL WHERE dialect IN ('codex', 'plain');
