@@ -12,7 +12,8 @@ const (
 	claudeUser      = `{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/w/app","sessionId":"5d0c1e9a","version":"2.1.17","type":"user","message":{"role":"user","content":"triage the failing build"},"uuid":"u1","timestamp":"2026-02-01T10:00:00.000Z"}`
 	claudeAssistant = `{"parentUuid":"u1","isSidechain":false,"cwd":"/w/app","sessionId":"5d0c1e9a","version":"2.1.17","type":"assistant","message":{"id":"msg_01","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"Looking at the build log."}]},"requestId":"req_1","uuid":"a1","timestamp":"2026-02-01T10:00:02.000Z"}`
 	codexMessage    = `{"timestamp":"2026-02-23T20:34:26.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"run the tests"}]}}`
-	codexEventLine      = `{"timestamp":"2026-02-23T20:34:27.000Z","type":"event_msg","payload":{"type":"agent_message","message":"All 12 tests pass."}}`
+	codexEventLine  = `{"timestamp":"2026-02-23T20:34:27.000Z","type":"event_msg","payload":{"type":"agent_message","message":"All 12 tests pass."}}`
+	codexTurnLine   = `{"timestamp":"2026-02-23T20:35:00.000Z","type":"turn_context","payload":{"cwd":"/w/app","model":"gpt-5-codex"}}`
 	codexFuture     = `{"timestamp":"2026-02-23T20:34:25.000Z","type":"future_synthetic_record","payload":{"x":1}}`
 	chatUser        = `{"role":"user","content":"list the files"}`
 	plainRoot       = `{"id":"e1","parentId":null,"timestamp":1767225600000,"type":"message","message":{"role":"user","content":"hi"}}`
@@ -38,9 +39,9 @@ func TestRead_DecisiveLineDecides(t *testing.T) {
 		{"Claude metadata of a type grove has not met, then entries", "a/b.jsonl",
 			lines(`{"type":"session-shape","shape":{"v":9}}`, `{"type":"session-shape","shape":{"v":10}}`, claudeUser, claudeAssistant), Claude, 2, 0, true},
 		{"Codex rollout without session_meta", "r.jsonl",
-			lines(codexMessage, codexEventLine), Codex, 2, 0, true},
+			lines(codexMessage, codexEventLine, codexTurnLine), Codex, 3, 0, true},
 		{"Codex rollout opening with an envelope of an unknown type", "r2.jsonl",
-			lines(codexFuture, codexMessage, codexEventLine), Codex, 3, 0, true},
+			lines(codexFuture, codexMessage, codexEventLine, codexTurnLine), Codex, 4, 0, true},
 		{"messages log opening with a line of no dialect", "m.jsonl",
 			lines(`{"note":"saved by a script"}`, chatUser, `{"role":"assistant","content":"a.go b.go"}`), Messages, 2, 1, true},
 		{"plain log opening with a line of no dialect", "p.jsonl",

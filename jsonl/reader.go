@@ -203,7 +203,7 @@ type parser struct {
 	// sure is true when a line decided the dialect (SPEC §3), false when
 	// it came from where the file is: a later line could then decide
 	// otherwise, so the read cannot be resumed.
-	sure bool
+	sure     bool
 	resumed  bool         // ReadFrom: the header was read by an earlier read
 	title    *pendingLine // an oh-my-pi title line waiting for the header
 	version  int
