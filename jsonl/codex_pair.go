@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"math"
+	"regexp"
 
 	"github.com/grove-sessions/grove/errs"
 )
@@ -26,10 +27,13 @@ import (
 //     slot for an agent_reasoning;
 //   - in file order, each event takes the first free slot of its kind in
 //     its turn, before or after it, that carries its text (white space at
-//     either end aside); then, in file order, each event left takes the
-//     first free slot of its kind: the copy in a redacted or re-serialised
-//     file need not equal its item (corpus 019c8a4d…:
-//     "[REDACTED_MESSAGE len=115 …]" beside "[REDACTED_TEXT len=115 …]");
+//     either end aside; a sanitiser's marker of a text's length and hash,
+//     "[REDACTED_MESSAGE len=115 sha=a83ebe6f]", is the same text as any
+//     other marker of that length and hash, "[REDACTED_TEXT len=115
+//     sha=a83ebe6f]": corpus 019c8a4d…); an event whose text no slot
+//     carries is its own, whatever slots of its kind are free (SPEC §3.5:
+//     an event that says more than its item, or something else, keeps its
+//     text);
 //   - an event that takes a slot is a copy (Entry.Copy: no search text of
 //     its own, no message); an event left over is its own: a user_message
 //     gets Role "user", an agent_message "assistant" (both messages, in
@@ -47,8 +51,8 @@ import (
 // slot with an event's text, taken in file order, is the one before it or
 // the first one after it. A read through a reader without ReadAt and Seek
 // cannot read ahead: an event that needs it is taken for a copy. A read
-// whose last turn has an event decided by kind alone, or left over, is not
-// Resumable: a line appended to that turn may change the answer. A read
+// whose last turn has an event left over is not Resumable: a line appended
+// to that turn may carry its text. A read
 // resumed in the middle of a turn (Resume.Turn) reads the turn's earlier
 // lines again at its first event.
 
@@ -112,7 +116,7 @@ type codexTurn struct {
 	slots  []codexSlot
 	events []codexEvent
 	at     map[int64]int // event line offset → index in events
-	loose  bool          // an event was decided by kind alone, or left over
+	loose  bool          // an event was left over: its text's slot may yet be appended
 	buf    []byte        // scratch for decoded texts
 }
 
@@ -157,7 +161,7 @@ func (t *codexTurn) record(off, next int64, typ, ptype string, item object) {
 			t.at = map[int64]int{}
 		}
 		t.at[off] = len(t.events)
-		t.events = append(t.events, codexEvent{off: off, kind: k, text: fnv64(t.buf)})
+		t.events = append(t.events, codexEvent{off: off, kind: k, text: textHash(t.buf)})
 	}
 	if typ == "response_item" {
 		t.slots, t.buf = appendCodexSlots(t.slots, t.buf, ptype, item)
@@ -185,31 +189,14 @@ func (t *codexTurn) byText(e *codexEvent) bool {
 	return false
 }
 
-// byKind takes for the event e the first free slot of its kind.
-func (t *codexTurn) byKind(e *codexEvent) bool {
-	for i := range t.slots {
-		if s := &t.slots[i]; !s.taken && s.kind == e.kind {
-			s.taken = true
-			return true
-		}
-	}
-	return false
-}
-
 // settle decides the events from index i on once the whole turn is
-// recorded: those that find a slot carrying their text first, in file
-// order, then the rest by kind, in file order; an event left over is its
-// own.
+// recorded: each takes, in file order, a free slot carrying its text; an
+// event left over is its own.
 func (t *codexTurn) settle(i int) {
 	rest := t.events[i:]
 	for k := range rest {
-		if !rest[k].decided {
-			t.byText(&rest[k])
-		}
-	}
-	for k := range rest {
-		if e := &rest[k]; !e.decided {
-			e.decided, e.own, t.loose = true, !t.byKind(e), true
+		if e := &rest[k]; !e.decided && !t.byText(e) {
+			e.decided, e.own, t.loose = true, true, true
 		}
 	}
 }
@@ -390,11 +377,11 @@ func appendCodexSlots(slots []codexSlot, scratch []byte, ptype string, item obje
 						return
 					}
 				}
-				s.texts = append(s.texts, fnv64(t))
+				s.texts = append(s.texts, textHash(t))
 				joined = append(joined, scratch...)
 			})
 			if len(s.texts) > 1 {
-				s.texts = append(s.texts, fnv64(bytes.TrimSpace(joined)))
+				s.texts = append(s.texts, textHash(bytes.TrimSpace(joined)))
 			}
 			if len(s.texts) > 0 {
 				s.kind = codexUser
@@ -403,13 +390,13 @@ func appendCodexSlots(slots []codexSlot, scratch []byte, ptype string, item obje
 		case "assistant":
 			texts(item["content"], []string{`"output_text"`, `"text"`}, func(text []byte) {
 				scratch = unquoteTrim(scratch[:0], text)
-				slots = append(slots, codexSlot{kind: codexAssistant, texts: []uint64{fnv64(scratch)}})
+				slots = append(slots, codexSlot{kind: codexAssistant, texts: []uint64{textHash(scratch)}})
 			})
 		}
 	case "reasoning":
 		texts(item["summary"], []string{`"summary_text"`}, func(text []byte) {
 			scratch = unquoteTrim(scratch[:0], text)
-			slots = append(slots, codexSlot{kind: codexReasoning, texts: []uint64{fnv64(scratch)}})
+			slots = append(slots, codexSlot{kind: codexReasoning, texts: []uint64{textHash(scratch)}})
 		})
 	}
 	return slots, scratch
@@ -425,6 +412,23 @@ func unquoteTrim(dst, raw []byte) []byte {
 	dst = unquote(dst, raw[1:len(raw)-1])
 	t := bytes.TrimSpace(dst[start:])
 	return append(dst[:start], t...)
+}
+
+// redactionMarker matches a sanitiser's stand-in for a text:
+// "[REDACTED_<WORD> len=<bytes> sha=<hex>]". Its groups are the length and
+// the hash.
+var redactionMarker = regexp.MustCompile(`^\[REDACTED_[A-Z]+ len=([0-9]+) sha=([0-9a-f]+)\]$`)
+
+// textHash is the hash the pairing compares texts by: of b itself, or, for
+// a redaction marker, of the length and hash it stands for, so that the
+// markers of one text in an event and in its item are equal.
+func textHash(b []byte) uint64 {
+	if len(b) > 0 && b[0] == '[' {
+		if m := redactionMarker.FindSubmatch(b); m != nil {
+			return fnv64(append(append(append([]byte("redacted\x00"), m[1]...), 0), m[2]...))
+		}
+	}
+	return fnv64(b)
 }
 
 // fnv64 is the 64-bit FNV-1a hash of b.

@@ -95,12 +95,17 @@ func TestRead_CodexPairing(t *testing.T) {
 			"L3 copy", true},
 		{"one event per output_text block", []string{cxTurn, cxEvent("agent_message", "one"), cxEvent("agent_message", "two"), cxAssistant("one", "two")},
 			"L3 copy, L4 copy", true},
-		{"a redacted copy pairs by kind", []string{cxTurn, cxEvent("agent_message", "[REDACTED_MESSAGE len=8 sha=1a2b]"), cxAssistant("[REDACTED_TEXT len=8 sha=1a2b]")},
-			"L3 copy", false},
+		{"markers of one length and hash are one text", []string{cxTurn, cxEvent("agent_message", "[REDACTED_MESSAGE len=8 sha=1a2b]"), cxAssistant("[REDACTED_TEXT len=8 sha=1a2b]")},
+			"L3 copy", true},
+		{"markers of another text are another text", []string{cxTurn, cxEvent("agent_message", "[REDACTED_MESSAGE len=8 sha=1a2b]"), cxAssistant("[REDACTED_TEXT len=9 sha=1a2b]")},
+			"L3 assistant", false},
 		{"the text decides before the kind", []string{cxTurn, cxEvent("agent_message", "working on it"), cxEvent("agent_message", "done"), cxAssistant("done")},
 			"L3 assistant, L4 copy", false},
-		{"by kind in file order", []string{cxTurn, cxEvent("agent_message", "[REDACTED a]"), cxAssistant("[REDACTED b]"), cxEvent("agent_message", "also this")},
-			"L3 copy, L5 assistant", false},
+		{"an event that says more than its item is its own", []string{cxTurn, cxUser("fix the parser"), cxEvent("user_message", "fix the parser, see quasarword in the log"),
+			cxEvent("agent_message", "nebulaword only in the event"), cxAssistant("Done."), cxEvent("agent_message", "Done.")},
+			"L4 user, L5 assistant, L7 copy", false},
+		{"no free slot of its kind decides it", []string{cxTurn, cxEvent("agent_message", "[REDACTED a]"), cxAssistant("[REDACTED b]"), cxEvent("agent_message", "also this")},
+			"L3 assistant, L5 assistant", false},
 		{"one item, the same text twice", []string{cxTurn, cxUser("again"), cxEvent("user_message", "again"), cxEvent("user_message", "again")},
 			"L4 copy, L5 user", false},
 		{"injected context is no reply", []string{cxStarted, cxUser("<environment_context><cwd>/w</cwd></environment_context>"), cxEvent("user_message", "hello")},
@@ -167,7 +172,7 @@ func TestReadFrom_CodexPairingAcrossAppends(t *testing.T) {
 			got = append(got, fmt.Sprintf("%s %v %s", e.ID, e.Copy, e.Role))
 		}
 	}
-	if g, w := strings.Join(got, ", "), "L4 true user_message, L8 true agent_reasoning, L9 true agent_message, L12 true agent_message, L15 false assistant"; g != w {
+	if g, w := strings.Join(got, ", "), "L4 true user_message, L8 true agent_reasoning, L9 true agent_message, L12 false assistant, L15 false assistant"; g != w {
 		t.Fatalf("events = %s, want %s", g, w)
 	}
 	var resumable []int
@@ -181,9 +186,9 @@ func TestReadFrom_CodexPairingAcrossAppends(t *testing.T) {
 			checkResume(t, data[:i+1], data)
 		}
 	}
-	// A cut is resumable unless an event of its last turn is left over or
-	// paired by kind alone: not after line 9 (the answer's copy, its item
-	// not read yet), 12 and 13 (a redacted copy), 15 and 16 (an answer
+	// A cut is resumable unless an event of its last turn is left over:
+	// not after line 9 (the answer's copy, its item not read yet), 12 and
+	// 13 (an answer its item does not repeat), 15 and 16 (an answer
 	// without an item).
 	if g, w := fmt.Sprint(resumable), "[1 2 3 4 5 6 7 8 10 11 14]"; g != w {
 		t.Errorf("resumable cuts after lines %s, want %s", g, w)
@@ -200,8 +205,8 @@ func TestReadFrom_CodexPairingAcrossAppends(t *testing.T) {
 // pairingModel is the pairing rule of codex_pair.go written the plain way,
 // for the property below: the file split into turns, then in each turn
 // every event takes the first free slot of its kind carrying its text,
-// in file order, then the events left take the first free slot of their
-// kind, in file order. It gives "L<n> copy" or "L<n> own" per event.
+// in file order; the events left are their own. It gives "L<n> copy" or
+// "L<n> own" per event.
 type modelLine struct {
 	start bool
 	event codexKind
@@ -235,17 +240,6 @@ func pairingModel(lines []modelLine) string {
 		for _, i := range events {
 			for _, s := range slots {
 				if !s.taken && s.kind == lines[i].event && slices.Contains(s.texts, lines[i].text) {
-					s.taken, copyOf[i] = true, true
-					break
-				}
-			}
-		}
-		for _, i := range events {
-			if copyOf[i] {
-				continue
-			}
-			for _, s := range slots {
-				if !s.taken && s.kind == lines[i].event {
 					s.taken, copyOf[i] = true, true
 					break
 				}
