@@ -467,3 +467,78 @@ func TestSearch_ClaudeTitlesFindTheSession(t *testing.T) {
 		}
 	}
 }
+
+// One prompt sent twice in one Codex rollout is two entries, two hits: only
+// another session of the family (a fork replaying the items in order) holds
+// copies, the k-th item of a payload of the k-th. The count goes on across
+// an append (the earlier items are counted from the index) and equals a
+// clean build.
+func TestSearch_CodexSameTextTwiceIsTwoHits(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	const (
+		parent = "019c8bfe-0000-7000-8000-00000000001a"
+		fork   = "019c8bfe-0000-7000-8000-00000000001b"
+	)
+	meta := func(id, forkedFrom string) string {
+		f := ""
+		if forkedFrom != "" {
+			f = `,"forked_from_id":"` + forkedFrom + `"`
+		}
+		return `{"timestamp":"2026-02-23T19:34:26.098Z","type":"session_meta","payload":{"id":"` + id + `","cwd":"/c"` + f + `}}` + "\n"
+	}
+	turn := `{"timestamp":"2026-02-23T19:34:26.500Z","type":"turn_context","payload":{"cwd":"/c","model":"gpt-5-codex"}}` + "\n"
+	item := func(ts, text string) string {
+		return `{"timestamp":"` + ts + `","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"` + text + `"}]}}` + "\n"
+	}
+	sessions := filepath.Join(dir, "2026", "02", "23")
+	parentFile := testutil.MustWriteFile(t, sessions, "rollout-2026-02-23T20-34-25-"+parent+".jsonl",
+		[]byte(meta(parent, "")+turn+item("2026-02-23T19:34:27.000Z", "riword continue")+turn+item("2026-02-23T19:35:27.000Z", "riword continue")))
+	testutil.MustWriteFile(t, sessions, "rollout-2026-02-24T08-00-00-"+fork+".jsonl",
+		[]byte(meta(fork, parent)+meta(parent, "")+turn+item("2026-02-24T08:00:01.000Z", "riword continue")+turn+item("2026-02-24T08:00:02.000Z", "riword continue")))
+
+	db := filepath.Join(t.TempDir(), "index.db")
+	a := mustOpenArchive(t, db)
+	hits := func(a *archive.Archive, want int) {
+		t.Helper()
+		res, err := a.Search(ctx, archive.SearchOptions{Query: "riword"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range res.Hits {
+			got = append(got, h.SessionID[len(h.SessionID)-2:]+"/"+h.EntryID+" also_in "+strings.Join(h.AlsoIn, ","))
+		}
+		if len(res.Hits) != want || res.Total != want {
+			t.Fatalf("search riword: %d hits (total %d): %v; want %d, each in the parent with the fork as also_in", len(res.Hits), res.Total, got, want)
+		}
+		for _, h := range res.Hits {
+			if h.SessionID != parent || len(h.AlsoIn) != 1 || h.AlsoIn[0] != fork {
+				t.Fatalf("search riword: %v; want every hit in the parent, also in the fork", got)
+			}
+		}
+	}
+	if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
+		t.Fatal(err)
+	}
+	hits(a, 2)
+
+	// The fork and the parent both go on with the prompt a third time.
+	for _, f := range []string{parentFile, filepath.Join(sessions, "rollout-2026-02-24T08-00-00-"+fork+".jsonl")} {
+		fh, err := os.OpenFile(f, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fh.WriteString(turn + item("2026-02-25T08:00:00.000Z", "riword continue"))
+		fh.Close()
+	}
+	if sum, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil || sum.Appended != 2 {
+		t.Fatalf("refresh = %+v, %v; want both files read on from where they were", sum, err)
+	}
+	hits(a, 3)
+	clean := mustOpenArchive(t, filepath.Join(t.TempDir(), "clean.db"))
+	if _, err := clean.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
+		t.Fatal(err)
+	}
+	hits(clean, 3)
+}

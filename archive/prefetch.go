@@ -72,6 +72,10 @@ func (r *recorder) HasEntry(_ context.Context, id string) (bool, error) {
 	return false, nil
 }
 
+// HasCopy is false: a recorder holds a whole read, which counts its own
+// copies (sessionReader.copiesBefore) and never asks.
+func (r *recorder) HasCopy(context.Context, uint32) (bool, error) { return false, nil }
+
 func (r *recorder) Commit(context.Context) error { return nil }
 func (r *recorder) Rollback()                    {}
 

@@ -188,6 +188,7 @@ type sink interface {
 	AddDiagnostics(ctx context.Context, diags []index.Diagnostic) error
 	SetLabel(target, label string)
 	HasEntry(ctx context.Context, id string) (bool, error)
+	HasCopy(ctx context.Context, crc uint32) (bool, error)
 	Commit(ctx context.Context) error
 	Rollback()
 }
@@ -214,6 +215,33 @@ type sessionReader struct {
 	// is read.
 	rules    jsonl.Rules
 	firstCwd *string
+	// copies counts the entries read of each copy CRC (jsonl.CopyAt): the
+	// k-th item of one Codex payload gets its own copy key.
+	copies map[uint32]int
+}
+
+// copiesBefore is how many entries of copy CRC c the session holds before
+// the one being read, and counts that one: those read so far, and in an
+// append those of the earlier reads, found in the index.
+func (r *sessionReader) copiesBefore(ctx context.Context, c uint32) (int, error) {
+	if r.copies == nil {
+		r.copies = map[uint32]int{}
+	}
+	k, seen := r.copies[c]
+	if !seen && r.appending {
+		for {
+			ok, err := r.w.HasCopy(ctx, jsonl.CopyAt(c, k))
+			if err != nil {
+				return 0, err
+			}
+			if !ok {
+				break
+			}
+			k++
+		}
+	}
+	r.copies[c] = k + 1
+	return k, nil
 }
 
 // decided takes the file's dialect from the reader (jsonl.Options.Decided).
@@ -249,7 +277,14 @@ func (r *sessionReader) entry(ctx context.Context, e jsonl.Entry) error {
 		k := e.FirstKept
 		row.FirstKept = &k
 	}
-	row.Side, row.CopyCRC = e.Sidechain, r.rules.CopyCRC(&e)
+	row.Side = e.Sidechain
+	if c := r.rules.CopyCRC(&e); c != 0 {
+		k, err := r.copiesBefore(ctx, c)
+		if err != nil {
+			return err
+		}
+		row.CopyCRC = jsonl.CopyAt(c, k)
+	}
 	if r.firstCwd == nil && e.Cwd != "" {
 		c := e.Cwd
 		r.firstCwd = &c

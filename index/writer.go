@@ -381,6 +381,25 @@ func (w *SessionWriter) HasEntry(ctx context.Context, id string) (bool, error) {
 	return n > 0, nil
 }
 
+// HasCopy reports whether the session holds an entry whose copy CRC is
+// crc, among the entries stored so far (jsonl.CopyAt: an append counts the
+// earlier items of a payload with it).
+func (w *SessionWriter) HasCopy(ctx context.Context, crc uint32) (bool, error) {
+	if w.held != nil {
+		for _, e := range w.held {
+			if e.CopyCRC == crc {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	var n int
+	if err := w.tx.GetContext(ctx, &n, `SELECT count(*) FROM (SELECT 1 FROM entries WHERE sid = ? AND copy_crc = ? LIMIT 1) AS x`, w.s.SID, crc); err != nil {
+		return false, fmt.Errorf("index %s: look up a copy: %w", w.s.Path, err)
+	}
+	return n > 0, nil
+}
+
 // LastOffsetOf is the byte offset of the last entry stored so far, in file
 // order, whose type and role are one of kinds (a kind's Role "" matches
 // any role); ok is false when there is none. An append reads on from a

@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"hash/crc32"
 )
@@ -238,6 +239,25 @@ func (codexRules) UserText(e *Entry) string {
 	return ""
 }
 func (codexRules) Writable() bool { return false }
+// CopyAt is the copy CRC of the k-th (from 0) entry of one session whose
+// CopyCRC is c: c itself for the first, a CRC of c and k after it. A
+// Codex fork replays its parent's items in order, so the k-th item of a
+// payload in the fork is a copy of the k-th in its parent; two items of
+// one payload in one rollout (a prompt sent twice) are two entries, not
+// copies of one another (SPEC §8 `search`, also_in). Never 0 for c != 0.
+func CopyAt(c uint32, k int) uint32 {
+	if c == 0 || k == 0 {
+		return c
+	}
+	var b [4 + binary.MaxVarintLen64]byte
+	binary.LittleEndian.PutUint32(b[:], c)
+	n := binary.PutUvarint(b[4:], uint64(k))
+	if x := crc32.ChecksumIEEE(b[:4+n]); x != 0 {
+		return x
+	}
+	return 1
+}
+
 func (codexRules) CopyCRC(e *Entry) uint32 {
 	if p := Field(e.Raw, "payload"); p != nil {
 		return crc32.ChecksumIEEE(append([]byte(e.Type+"\x00"), p...))
