@@ -239,6 +239,7 @@ func (codexRules) UserText(e *Entry) string {
 	return ""
 }
 func (codexRules) Writable() bool { return false }
+
 // CopyAt is the copy CRC of the k-th (from 0) entry of one session whose
 // CopyCRC is c: c itself for the first, a CRC of c and k after it. A
 // Codex fork replays its parent's items in order, so the k-th item of a
