@@ -130,8 +130,12 @@ func (a *Archive) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexSu
 	}
 	keep := context.WithoutCancel(ctx) // a Ctrl-C keeps the files finished
 	if stopped {
-		// Nothing waits for the text to be built: it goes in with the rows.
+		// Nothing waits for the text to be built: it goes in with the rows,
+		// less those of the file whose read was stopped part-way.
 		if ferr := fresh.db.Finish(keep); ferr != nil {
+			return failed(ferr)
+		}
+		if _, ferr := fresh.db.DropUnfinished(keep); ferr != nil {
 			return failed(ferr)
 		}
 		if ferr := fresh.Close(); ferr != nil {

@@ -196,3 +196,82 @@ func TestExport_InterruptStopsPromptly(t *testing.T) {
 		})
 	}
 }
+
+// TestIndex_InterruptedColdIndexHoldsWhatItSays sends SIGINT at random
+// moments to the first `grove index` of an empty index (the cold build,
+// whose private file has no journal to roll a stopped read back), over 900
+// sessions of 10 to 3,000 entries: every round, the index must hold exactly
+// the files the message says stay indexed, each whole — no session of a
+// file whose read was stopped, listed as ok with no entries — and verify
+// finds nothing stale.
+func TestIndex_InterruptedColdIndexHoldsWhatItSays(t *testing.T) {
+	testutil.SkipSlow(t, "./cmd/grove", "builds grove and interrupts eight cold indexes of 900 sessions")
+	root := filepath.Join(t.TempDir(), "sessions")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 900 {
+		var b bytes.Buffer
+		fmt.Fprintf(&b, `{"type":"session","version":3,"id":"0194c1d0-0000-7000-9000-%012d","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}`+"\n", i)
+		parent := "null"
+		n := 10
+		if i%30 == 7 {
+			n = 3000 // written in several pieces: a stop can fall inside
+		}
+		for j := range n {
+			id := fmt.Sprintf("%04x%04x", i, j)
+			fmt.Fprintf(&b, `{"type":"message","id":"%s","parentId":%s,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"entry %d of file %d"}}`+"\n", id, parent, j, i)
+			parent = strconv.Quote(id)
+		}
+		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("s%03d.jsonl", i)), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	said := regexp.MustCompile(`\((\d+) files? indexed in this run\)`)
+	for round, delay := range []time.Duration{150, 300, 450, 600, 800, 1000, 1300, 1700} {
+		db := filepath.Join(t.TempDir(), "index.db")
+		p := exec.Command(mustGroveBinary(t), "--db", db, "index", "--root", root)
+		var errb bytes.Buffer
+		p.Stderr = &errb
+		if err := p.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(delay * time.Millisecond)
+		p.Process.Signal(os.Interrupt)
+		if err := p.Wait(); err == nil {
+			t.Logf("round %d: grove index finished before the interrupt", round)
+			continue
+		}
+		m := said.FindStringSubmatch(errb.String())
+		if m == nil {
+			t.Logf("round %d: stopped before any file was indexed: %s", round, strings.TrimSpace(errb.String()))
+			continue
+		}
+		n, _ := strconv.Atoi(m[1])
+		out, err := runGrove(t, db, "--json", "sessions")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var list struct {
+			Sessions []struct {
+				Path, State string
+				Entries     int
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &list); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range list.Sessions {
+			if s.Entries == 0 {
+				t.Errorf("round %d (SIGINT after %d ms): %s is listed %s with no entries: the file whose read was stopped", round, delay, s.Path, s.State)
+			}
+		}
+		if n != len(list.Sessions) {
+			t.Errorf("round %d (SIGINT after %d ms): the message says %d files stay indexed; the index holds %d sessions", round, delay, n, len(list.Sessions))
+		}
+		if out, err := runGrove(t, db, "--json", "verify"); err != nil || !strings.Contains(out, `"stale":0`) {
+			t.Errorf("round %d: verify after the interrupt: %v\n%.300s", round, err, out)
+		}
+		t.Logf("round %d: SIGINT after %d ms, %d files indexed", round, delay, n)
+	}
+}
