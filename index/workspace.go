@@ -26,18 +26,22 @@ import (
 
 // IsWindowsPath reports whether p is written as a Windows path: a drive
 // letter, a colon and "\" or "/" (or nothing) after it (e:\Workspace,
-// C:/Users), or a UNC path (\\server\share). Such a workspace was recorded
-// on another system: it is matched as written, never resolved against the
-// current directory (SPEC §3.3).
+// C:/Users), or a UNC path, with "\" or "/" alike (\\server\share,
+// //server/share: no agent records a workspace of a Unix system with two
+// slashes in front, which the kernel reads as one). Such a workspace was
+// recorded on another system: it is matched as written, never resolved
+// against the current directory (SPEC §3.3).
 func IsWindowsPath(p string) bool {
 	switch {
 	case len(p) >= 2 && isDriveLetter(p[0]) && p[1] == ':':
 		return len(p) == 2 || p[2] == '\\' || p[2] == '/'
-	case len(p) >= 3 && p[0] == '\\' && p[1] == '\\':
-		return p[2] != '\\' && p[2] != '/'
+	case len(p) >= 3 && isSep(p[0]) && isSep(p[1]):
+		return !isSep(p[2])
 	}
 	return false
 }
+
+func isSep(c byte) bool { return c == '\\' || c == '/' }
 
 func isDriveLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
