@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"html"
 	"html/template"
 	"strings"
 	"sync"
@@ -220,15 +221,18 @@ func unwrap(n ast.Node, first ...ast.Node) {
 	p.RemoveChild(p, n)
 }
 
-// safeURL reports whether u is relative or uses http, https or mailto,
-// after dropping what browsers ignore (whitespace and control characters).
+// safeURL reports whether u, a link destination as the Markdown source
+// spells it, is relative or uses http, https or mailto, read as the
+// browser reads the href it becomes: character references resolved
+// (java&#115;cript:, javascript&colon;), then what browsers ignore
+// (whitespace and control characters) dropped.
 func safeURL(u []byte) bool {
 	s := strings.ToLower(strings.Map(func(r rune) rune {
 		if r <= ' ' || r == 0x7f {
 			return -1
 		}
 		return r
-	}, string(u)))
+	}, html.UnescapeString(string(u))))
 	i := strings.IndexAny(s, ":/?#")
 	if i < 0 || s[i] != ':' {
 		return true

@@ -387,6 +387,14 @@ func TestMarkdown_RefusedLinksAreText(t *testing.T) {
 		{"[v](vbscript:msgbox) [d](data:text/html,x)", "<p>v d</p>\n"},
 		{"![scan](javascript:alert(1))", "<p>image: scan</p>\n"},
 		{"[![i](javascript:x)](javascript:y)", "<p>image: i</p>\n"},
+		// Character references and escapes spell the scheme too: the
+		// browser reads the href after they are resolved.
+		{"[e](java&#115;cript:alert(9))", "<p>e</p>\n"},
+		{"[e](&#106;avascript&colon;alert(9))", "<p>e</p>\n"},
+		{"[e](javascript&#58;alert(9))", "<p>e</p>\n"},
+		{"[e](java\\script:alert(9))", "<p>e</p>\n"},
+		{"![s](data&#58;image/png,x)", "<p>image: s</p>\n"},
+		{"[a](#x&amp;y)", `<p><a href="#x&amp;y">a</a></p>` + "\n"},
 		{"[ok](https://example.org/) [top](#entry-a)", `<p><a href="https://example.org/">ok</a> <a href="#entry-a">top</a></p>` + "\n"},
 		{"![p](https://example.org/p.png)", `<p><a href="https://example.org/p.png">image: p</a></p>` + "\n"},
 	} {
