@@ -13,7 +13,7 @@ import (
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
-	"github.com/grove-sessions/grove/jsonl"
+	"github.com/grove-sessions/grove/internal/agent"
 )
 
 // Archive ties the session files and the index together: commands ask it,
@@ -315,7 +315,7 @@ func (a *Archive) Messages(ctx context.Context, session, leaf string) (*Path, []
 	if err != nil {
 		return nil, nil, err
 	}
-	rules := jsonl.RulesOf(Dialect(p.Session.Dialect))
+	rules := agent.Of(p.Session.Dialect)
 	path, err := readPath(p, func(e Entry) bool { return rules.HasMessage(e.Type, deref(e.Role)) })
 	if err != nil {
 		return nil, nil, err

@@ -10,106 +10,92 @@ import (
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
-	"github.com/grove-sessions/grove/jsonl"
+	"github.com/grove-sessions/grove/internal/agent"
 )
 
 // SessionContext is the model context at leaf ("" for the active leaf) of
-// the session s read whole, in its dialect: PathTo, then BuildContext (pi,
-// plain; Version set from the header) or AgentContext, the children of an
-// entry taken from s.Entries and the codex header from s.Header (else read
-// from the file before the first entry). It is the pure side that
-// Archive.Context must agree with. Errors: those of PathTo, of the rules,
-// and of reading the file for the header.
+// the session s read whole, by the rules of its dialect's agent (SPEC
+// §4.1, §3.4–3.6): PathTo, then the agent's Context, given the session's
+// pi version (from s.Header), the children of an entry taken from
+// s.Entries, and the header line from s.Header (else read from the file
+// before the first entry). It is the pure side that Archive.Context must
+// agree with. Errors: those of PathTo, of the rules, and of reading the
+// file for the header.
 func SessionContext(s *File, leaf string) (*Context, error) {
 	if leaf == "" {
 		leaf = ActiveLeaf(s.Dialect, s.Entries)
 	}
 	if leaf == "" {
-		c := emptyContext(s.Dialect)
-		return c, nil
+		return (*Context)(agent.EmptyContext(s.Dialect)), nil
 	}
 	path, err := PathTo(s.Entries, leaf)
 	if err != nil {
 		return nil, err
 	}
-	switch s.Dialect {
-	case jsonl.Messages, jsonl.Claude, jsonl.Codex:
-	default:
-		c, err := BuildContext(path)
-		if err != nil {
-			return nil, err
-		}
-		c.Dialect = s.Dialect
-		if s.Header != nil {
-			c.Version = s.Header.Version
-		}
-		return c, nil
+	a := agent.Of(s.Dialect)
+	in := agent.ContextInput{Path: path}
+	if s.Header != nil {
+		in.Version = s.Header.Version
 	}
-	kids := map[string][]FileEntry{}
-	for _, e := range s.Entries {
-		if !e.Root {
-			kids[e.ParentID] = append(kids[e.ParentID], e)
+	var kids map[string][]FileEntry
+	in.Children = func(id string) []FileEntry {
+		if kids == nil {
+			kids = map[string][]FileEntry{}
+			for _, e := range s.Entries {
+				if !e.Root {
+					kids[e.ParentID] = append(kids[e.ParentID], e)
+				}
+			}
 		}
+		return kids[id]
 	}
-	var header json.RawMessage
-	if s.Dialect == jsonl.Codex {
+	in.Header = func() (json.RawMessage, error) {
 		if s.Header != nil && s.Header.Raw != nil {
-			header = s.Header.Raw
-		} else if header, err = codexHeader(&Session{Path: s.Path}, path[0].Offset); err != nil {
-			return nil, err
+			return s.Header.Raw, nil
 		}
+		return headerLine(&Session{Path: s.Path}, path[0].Offset, a.ContextHeader)
 	}
-	return AgentContext(s.Dialect, path, func(id string) []FileEntry { return kids[id] }, header)
+	c, err := a.Context(in)
+	return (*Context)(c), err
 }
 
-// Context answers `grove context` in the session's dialect (SPEC §4.1,
-// §3.4–3.6): the model context at leaf ("" for the active leaf) with the
-// path it was built from. For pi and plain, the path by CTE, the lines
-// BuildContext needs read back by offset and checked against their CRC-32,
-// then BuildContext (Version set from the session); for messages, claude and codex the
-// path by CTE, the lines AgentContext reads checked against their CRC-32,
-// and for claude the lines of off-path children of a tool_use line read
-// only when a tool_use on the path lacks its result (the index's entries of
-// the session, then the lines of those children). A session without entries
-// has the empty context. Errors: those of Path, and stale_index when a line
-// cannot be read back or no longer is what the index saw.
+// Context answers `grove context` by the rules of the session's agent
+// (SPEC §4.1, §3.4–3.6): the model context at leaf ("" for the active
+// leaf) with the path it was built from. The path comes by CTE; the lines
+// the agent's rules read (its ContextLine) are read back by offset and
+// checked against their CRC-32; the session's pi version comes from the
+// index; the children of an entry (Claude Code's parallel tool results)
+// are the index's entries of the session, with their lines read back,
+// loaded only when the rules ask; the header line (Codex's session_meta)
+// is read from the file before the first entry when the rules ask. A
+// session without entries has the empty context (no messages, thinking
+// level "off", no model: pi's answer for a header alone). Errors: those of
+// Path, and stale_index when a line cannot be read back or no longer is
+// what the index saw.
 func (a *Archive) Context(ctx context.Context, session, leaf string) (*Path, *Context, error) {
 	s, err := a.resolve(ctx, session)
 	if err != nil {
 		return nil, nil, err
 	}
 	d := Dialect(s.Dialect)
-	switch d {
-	case jsonl.Messages, jsonl.Claude, jsonl.Codex:
-	default:
-		p, c, err := a.piContext(ctx, session, leaf)
-		if c != nil {
-			c.Dialect = d
-		}
-		return p, c, err
-	}
 	if leaf == "" && s.ActiveLeaf == nil {
 		if err := a.fresh(s); err != nil {
 			return nil, nil, err
 		}
-		return &Path{Session: a.sessionOf(s)}, emptyContext(d), nil
+		return &Path{Session: a.sessionOf(s)}, (*Context)(agent.EmptyContext(d)), nil
 	}
 	p, err := a.Path(ctx, session, leaf)
 	if err != nil {
 		return nil, nil, err
 	}
-	path, err := readPath(p, func(e Entry) bool { return contextLine(d, e.Type, deref(e.Role)) })
+	rules := agent.Of(d)
+	path, err := readPath(p, func(e Entry) bool { return rules.ContextLine(e.Type, deref(e.Role)) })
 	if err != nil {
 		return nil, nil, err
 	}
-	var header json.RawMessage
-	if d == jsonl.Codex && len(path) > 0 {
-		if header, err = codexHeader(p.Session, path[0].Offset); err != nil {
-			return nil, nil, err
-		}
-	}
-	kids := &indexChildren{a: a, ctx: ctx, sid: s.SID, p: p, path: path}
-	c, err := AgentContext(d, path, kids.of, header)
+	kids := &indexChildren{a: a, ctx: ctx, sid: s.SID, p: p, path: path, rules: rules}
+	c, err := rules.Context(agent.ContextInput{Path: path, Version: p.Session.Version, Children: kids.of,
+		Header: func() (json.RawMessage, error) { return headerLine(p.Session, path[0].Offset, rules.ContextHeader) }})
 	if err == nil {
 		err = kids.err
 	}
@@ -123,22 +109,24 @@ func (a *Archive) Context(ctx context.Context, session, leaf string) (*Path, *Co
 		}
 		return nil, nil, err
 	}
-	return p, c, nil
+	return p, (*Context)(c), nil
 }
 
-// indexChildren gives AgentContext the children of an entry from the
-// index, loaded at the first call (most paths never need them) and read
-// back from the file; the first error is kept in err and ends the lookups.
+// indexChildren gives an agent's Context the children of an entry from
+// the index, loaded at the first call (most paths never need them) and
+// read back from the file (the lines rules.ContextLine picks); the first
+// error is kept in err and ends the lookups.
 type indexChildren struct {
-	a    *Archive
-	ctx  context.Context
-	sid  int64
-	p    *Path
-	path []FileEntry
-	kids map[string][]index.Entry // parent id -> children in file order
-	read map[string][]FileEntry   // parent id -> children with their lines, as given
-	f    SessionFile
-	err  error
+	a     *Archive
+	ctx   context.Context
+	sid   int64
+	p     *Path
+	path  []FileEntry
+	rules agent.Agent
+	kids  map[string][]index.Entry // parent id -> children in file order
+	read  map[string][]FileEntry   // parent id -> children with their lines, as given
+	f     SessionFile
+	err   error
 }
 
 func (k *indexChildren) of(id string) []FileEntry {
@@ -168,7 +156,7 @@ func (k *indexChildren) of(id string) []FileEntry {
 	var out []FileEntry
 	for _, e := range k.kids[id] {
 		j := jsonlEntry(entryOf(e))
-		if contextLine(jsonl.Claude, e.Type, deref(e.Role)) {
+		if k.rules.ContextLine(e.Type, deref(e.Role)) {
 			raw, err := readRow(k.f, k.p.Session.Path, e)
 			if err != nil {
 				k.err = err
@@ -185,10 +173,11 @@ func (k *indexChildren) of(id string) []FileEntry {
 	return out
 }
 
-// codexHeader is the first session_meta line of the codex session s
-// among the lines before byte end (the first entry's offset), nil when
-// there is none (a legacy header has no model_provider to give).
-func codexHeader(s *Session, end int64) (json.RawMessage, error) {
+// headerLine is the first line of the session s, among the lines before
+// byte end (the first entry's offset), that is reports true for (an
+// agent's ContextHeader), with a leading BOM and white space trimmed; nil
+// when there is none. Errors: stale_index when the file cannot be read.
+func headerLine(s *Session, end int64, is func(line []byte) bool) (json.RawMessage, error) {
 	path := s.Path
 	f, err := s.open()
 	if err != nil {
@@ -199,7 +188,7 @@ func codexHeader(s *Session, end int64) (json.RawMessage, error) {
 	for {
 		line, err := r.ReadBytes('\n')
 		line = bytes.TrimSpace(bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")))
-		if len(line) > 0 && jsString(jsonl.Field(line, "type")) == "session_meta" {
+		if len(line) > 0 && is(line) {
 			return line, nil
 		}
 		if err == io.EOF {
@@ -211,43 +200,37 @@ func codexHeader(s *Session, end int64) (json.RawMessage, error) {
 	}
 }
 
-// piContext is Context for pi and plain (SPEC §4.1): the path by CTE, the lines
-// BuildContext needs read back by offset and checked against their CRC-32,
-// then BuildContext. Errors: those of Path, and stale_index when a line
-// cannot be read back or no longer is what the index saw.
-//
-// A session without entries (a header alone) has the empty context, as pi
-// gives it: no messages, thinking level "off", no model.
-func (a *Archive) piContext(ctx context.Context, session, leaf string) (*Path, *Context, error) {
-	if leaf == "" {
-		s, err := a.resolve(ctx, session)
-		if err != nil {
-			return nil, nil, err
+// ContextStart is the index on p (Path's answer) of the first entry the
+// model's context still holds at p's leaf, when a compaction on the path
+// left the entries before it out; -1 when the model saw the path from its
+// root, by the rules of the session's agent (its ContextStart: pi's last
+// compaction and its firstKeptEntryId, SPEC §4.1; Codex's newest
+// replacement_history, FORMATS.md §2.5; Claude Code's path already starts
+// at its compact_boundary). It reads no line but those the rules ask for
+// (Codex's compacted ones), so a path of 100,000 entries costs what its
+// compactions cost, not a context. Errors: stale_index for a line that
+// cannot be read back or changed since it was indexed, and ctx's.
+func (a *Archive) ContextStart(ctx context.Context, p *Path) (int, error) {
+	path := make([]FileEntry, len(p.Entries))
+	for i, e := range p.Entries {
+		path[i] = FileEntry{ID: e.EntryID, Type: e.Type, Line: e.Line, Offset: e.Offset, Length: e.Length}
+		if e.FirstKept != nil {
+			path[i].FirstKept = *e.FirstKept
 		}
-		if s.ActiveLeaf == nil {
-			if err := a.fresh(s); err != nil {
-				return nil, nil, err
+	}
+	var f SessionFile
+	defer func() {
+		if f != nil {
+			f.Close()
+		}
+	}()
+	return agent.Of(p.Session.Dialect).ContextStart(ctx, path, func(i int) ([]byte, error) {
+		if f == nil {
+			var err error
+			if f, err = p.Session.open(); err != nil {
+				return nil, err
 			}
-			c, _ := BuildContext(nil)
-			return &Path{Session: a.sessionOf(s)}, c, nil
 		}
-	}
-	p, err := a.Path(ctx, session, leaf)
-	if err != nil {
-		return nil, nil, err
-	}
-	path, err := readPath(p, func(e Entry) bool { return contextTypes[e.Type] })
-	if err != nil {
-		return nil, nil, err
-	}
-	c, err := BuildContext(path)
-	if err != nil {
-		var je *errs.Error
-		if errors.As(err, &je) {
-			je.Path = p.Session.Path
-		}
-		return nil, nil, err
-	}
-	c.Version = p.Session.Version
-	return p, c, nil
+		return ReadLine(f, p.Session.Path, p.Entries[i])
+	})
 }

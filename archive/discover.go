@@ -2,12 +2,10 @@ package archive
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -15,12 +13,15 @@ import (
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/internal/agent"
+	"github.com/grove-sessions/grove/internal/agent/claude"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
-// ZstSuffix ends the name of a Codex rollout compressed with zstd
-// (FORMATS.md §2.1). grove does not read such files: discovery lists them
-// and the index holds each as a session with no entries and one
+// ZstSuffix ends the name of a session file compressed with zstd (a
+// Codex rollout, FORMATS.md §2.1). grove does not read such files:
+// discovery lists them (when the agent's SessionFile says Compressed) and
+// the index holds each as a session with no entries and one
 // unsupported_compression diagnostic (SPEC §3.5), never skipped in silence.
 const ZstSuffix = ".jsonl.zst"
 
@@ -37,56 +38,36 @@ func IsCompressed(path string) bool { return strings.HasSuffix(path, ZstSuffix) 
 func IsSessionFile(path string) bool { return isSessionName(filepath.Dir(path), filepath.Base(path)) }
 
 // isSessionName is the file-name rule of discovery (SPEC §3, FORMATS.md §1.1,
-// §2.1) for the file name in the directory dir: a *.jsonl is a session file
-// unless it is one of an agent's files that are no transcripts (notSession);
-// a *.jsonl.zst is listed (as unsupported) unless a plain .jsonl sibling is
-// there, which wins (FORMATS.md §2.1). Everything else, as pi's other files,
-// Claude's *.meta.json and tool-results/*.txt, is no session file.
+// §2.1) for the file name in the directory dir, as the agents say it
+// (Agent.SessionFile): an agent's file that is no transcript (a Codex or
+// Claude home's history.jsonl) or a compressed file a plain sibling stands
+// for is not listed; a compressed session file is listed (as
+// unsupported); of everything else a *.jsonl is a session file, and the
+// rest (pi's other files, Claude's *.meta.json and tool-results/*.txt)
+// is not.
 func isSessionName(dir, name string) bool {
-	switch {
-	case strings.HasSuffix(name, ".jsonl"):
-		return !notSession(dir, name)
-	case strings.HasSuffix(name, ZstSuffix):
-		_, err := os.Lstat(filepath.Join(dir, strings.TrimSuffix(name, ".zst")))
-		return err != nil
+	for _, a := range agent.All {
+		switch a.SessionFile(dir, name) {
+		case agent.Skipped:
+			return false
+		case agent.Compressed:
+			return true
+		}
 	}
-	return false
+	return strings.HasSuffix(name, ".jsonl")
 }
 
-// notSession reports whether the *.jsonl file name in dir is an agent's
-// file that is no transcript: in a Codex home (a directory holding
-// sessions/ or archived_sessions/), history.jsonl (typed prompts) and
-// session_index.jsonl (thread names), FORMATS.md §2.1; in a Claude
-// config directory (one holding projects/), history.jsonl, the prompt
-// history (FORMATS.md §1.1). Only there: a history.jsonl anywhere else is
-// read like any other file.
-func notSession(dir, name string) bool {
-	if name != "history.jsonl" && name != "session_index.jsonl" {
-		return false
+// compressedAgent is the agent whose compressed session file path is: the
+// first that has something to say of its name (SessionFile: Compressed,
+// or Skipped when a plain sibling has since appeared), Default when none
+// has.
+func compressedAgent(path string) agent.Agent {
+	for _, a := range agent.All {
+		if a.SessionFile(filepath.Dir(path), filepath.Base(path)) != agent.NotMine {
+			return a
+		}
 	}
-	isDir := func(sub string) bool {
-		fi, err := os.Stat(filepath.Join(dir, sub))
-		return err == nil && fi.IsDir()
-	}
-	if isDir("sessions") || isDir("archived_sessions") {
-		return true // a Codex home
-	}
-	return name == "history.jsonl" && isDir("projects") // a Claude config directory
-}
-
-// rolloutID is the uuid that ends a Codex rollout's file name
-// (rollout-<local time>-<uuid>.jsonl), its session id (FORMATS.md §2.3).
-var rolloutID = regexp.MustCompile(`-([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$`)
-
-// compressedID is the session id of a compressed rollout, which grove
-// cannot open to read its header: the uuid its name ends with, else the
-// name without .jsonl.zst.
-func compressedID(path string) string {
-	stem := strings.TrimSuffix(filepath.Base(path), ZstSuffix)
-	if m := rolloutID.FindStringSubmatch(stem); m != nil {
-		return m[1]
-	}
-	return stem
+	return agent.Default
 }
 
 // unsupportedFailure is what an index run says of a compressed file: it
@@ -97,14 +78,17 @@ func unsupportedFailure(path string) Failure {
 		Hint:    UnsupportedHint}
 }
 
-// storeCompressed writes the index row of a compressed rollout (SPEC
-// §3.5): dialect codex, no entries, the file's stat (so that the next run
-// finds it unchanged) and one unsupported_compression diagnostic on line 0.
+// storeCompressed writes the index row of a compressed session file (SPEC
+// §3.5): the dialect of the agent whose file it is and the id its name
+// gives (the agent's SessionID without a header), no entries, the file's
+// stat (so that the next run finds it unchanged) and one
+// unsupported_compression diagnostic on line 0.
 func (a *Archive) storeCompressed(ctx context.Context, b *index.Batch, path string, st FileStat) (FileResult, error) {
 	if !st.Regular {
 		return FileResult{}, errs.New(errs.CodeIO, "not a regular file; session files are plain files").In(path)
 	}
-	s := &index.Session{Path: path, SessionID: compressedID(path), Dialect: string(jsonl.Codex), FirstMessage: new(string)}
+	owner := compressedAgent(path)
+	s := &index.Session{Path: path, SessionID: owner.SessionID(path, nil), Dialect: string(owner.Dialect()), FirstMessage: new(string)}
 	w, err := b.Replace(ctx, s)
 	if err != nil {
 		return FileResult{}, err
@@ -122,45 +106,11 @@ func (a *Archive) storeCompressed(ctx context.Context, b *index.Batch, path stri
 	return FileResult{Change: Whole, State: jsonl.State(s.State)}, nil
 }
 
-// subagentFile matches the name of a Claude Code sub-agent transcript
-// (FORMATS.md §1.1: 2.0.x agent-<8 hex>.jsonl beside the sessions, 2.1.x
-// <session>/subagents/agent-<id>.jsonl).
-var subagentFile = regexp.MustCompile(`^agent-([A-Za-z0-9_-]+)\.jsonl$`)
-
 // SubagentName is the name a Claude Code sub-agent session takes from the
-// agent-<id>.meta.json beside its file (2.1.x, FORMATS.md §1.1:
-// {agentType, description, ...}): the description, else the agent type,
-// trimmed; "" when path is no sub-agent file, there is no meta file, or it
-// is not such an object. It never fails: the meta file is a hint, and a
-// title line of the session itself wins over it (the caller's rule).
-//
-// The index's reader (refresh) calls it for a claude session that has no
-// name of its own; discovery never lists the meta file as a session.
-func SubagentName(path string) string {
-	m := subagentFile.FindStringSubmatch(filepath.Base(path))
-	if m == nil {
-		return ""
-	}
-	data, err := os.ReadFile(filepath.Join(filepath.Dir(path), "agent-"+m[1]+".meta.json"))
-	if err != nil || len(data) > 1<<20 {
-		return ""
-	}
-	var meta struct {
-		Description any `json:"description"`
-		AgentType   any `json:"agentType"`
-	}
-	if json.Unmarshal(data, &meta) != nil {
-		return ""
-	}
-	for _, v := range []any{meta.Description, meta.AgentType} {
-		if s, ok := v.(string); ok {
-			if s = sessionName(s); s != "" {
-				return s
-			}
-		}
-	}
-	return ""
-}
+// agent-<id>.meta.json beside its file (internal/agent/claude
+// SubagentName: the description, else the agent type, trimmed); "" when
+// path is no sub-agent file or its meta file says nothing. It never fails.
+func SubagentName(path string) string { return claude.SubagentName(path) }
 
 // Stat returns the FileStat of path.
 func Stat(path string) (FileStat, error) {

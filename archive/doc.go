@@ -1,7 +1,9 @@
 // Package archive is grove's domain: sessions, the pure tree rules of
-// SPEC §4 (PathTo, MessagesOnPath, Leaves, BranchPoints, ActiveLeaf), the
-// session identity and workspace rules of SPEC §3.3, and the Archive facade
-// that ties the session files to the SQLite index.
+// SPEC §4 (PathTo, MessagesOnPath, Leaves, BranchPoints, ActiveLeaf), and
+// the Archive facade that ties the session files to the SQLite index.
+// What grove knows of each agent (its roots, identity rules, previews,
+// model context) is in internal/agent, one folder per dialect; the archive
+// asks agent.Of(dialect) and never names a dialect to decide a rule.
 //
 // Data flows one way: files are read by package jsonl, archive turns them
 // into index rows (Index, IndexFile), and queries go front end → archive →
@@ -22,8 +24,9 @@
 // Lock keeps two groves from writing one index; Rebuild builds a new index
 // beside the old one and swaps it in.
 //
-// The views sit on the same path: BuildContext is pi's model
-// context at a leaf (SPEC §4.1) and ForLLM its convertToLlm; BuildTree
+// The views sit on the same path: Context is the model context at a leaf
+// by the session's agent's rules (SPEC §4.1, §3.4–3.6; BuildContext is
+// pi's) and ForLLM what the model receives (pi's convertToLlm); BuildTree
 // shapes a session for `grove tree` without recursion; ExportPath,
 // ForkLines and WriteFork give `grove export` its path and its pi version 3
 // fork. Leaves and Branches add the last user message on each path and
@@ -65,8 +68,8 @@
 //   - A file whose stat changed within index.RacyWindowMs of being read is
 //     checked by its fingerprints on the next refresh even if its stat
 //     looks the same (racily clean, as git calls it).
-//   - Context reads back only the lines of entry types that can change a
-//     context (contextTypes); a version 1 compaction's firstKeptEntryIndex
+//   - Context reads back only the lines of entries the agent's context
+//     rules read (its ContextLine); a version 1 compaction's firstKeptEntryIndex
 //     comes from the index (entries.first_kept), so an index made before
 //     schema 4 reads its version 1 files again first.
 //   - A fork migrates version 1 and 2 entries as pi does (ids added,

@@ -2,15 +2,13 @@ package archive
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"time"
 
 	"github.com/grove-sessions/grove/errs"
+	"github.com/grove-sessions/grove/internal/agent"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -59,166 +57,34 @@ func (a *Archive) ExportPath(ctx context.Context, session, leaf string) (*Path, 
 // session; Claude Code's and Codex's are never written),
 // bad_line for a line that is not a JSON object.
 func ForkLines(src *Session, path []FileEntry, labels map[string]string, id string, now time.Time) ([][]byte, error) {
-	if src.Dialect != jsonl.Pi {
-		return nil, errs.New(errs.CodeWrongDialect, "a "+string(src.Dialect)+" session cannot be exported as a pi session file").In(src.Path).WithHint("export it with --format md or html")
+	f, err := forkerOf(src)
+	if err != nil {
+		return nil, err
 	}
-	lines := [][]byte{forkHeader(src, id, now)}
+	fs := forkSource(src)
+	lines := [][]byte{f.ForkHeader(fs, id, now)}
 	for i := range path {
-		line, err := forkLine(src, path, i, path[i].Raw)
+		line, err := f.ForkLine(fs, path, i, path[i].Raw)
 		if err != nil {
 			return nil, err
 		}
 		lines = append(lines, line)
 	}
-	return append(lines, labelFixes(path, labels, now)...), nil
+	return append(lines, f.ForkLabels(path, labels, now)...), nil
 }
 
-// forkHeader is the header line of ForkLines.
-func forkHeader(src *Session, id string, now time.Time) []byte {
-	return marshalOrdered("type", json.RawMessage(`"session"`), "version", json.RawMessage("3"), "id", jsonText(id),
-		"timestamp", jsonText(now.UTC().Format("2006-01-02T15:04:05.000Z")), "cwd", jsonText(src.Workspace),
-		"parentSession", jsonText(src.Path))
+// forkSource is what a fork's lines say of the session src.
+func forkSource(src *Session) agent.ForkSource {
+	return agent.ForkSource{Path: src.Path, Workspace: src.Workspace, Version: src.Version}
 }
 
-// forkLine is the line of ForkLines for path[i], whose committed line is
-// raw (path[i].Raw need not be set; path[i-1].ID is the parent of a
-// version 1 entry). Errors: bad_line, as ForkLines.
-func forkLine(src *Session, path []FileEntry, i int, raw []byte) ([]byte, error) {
-	e := path[i]
-	e.Raw = raw
-	line := e.Raw
-	if src.Version <= 1 {
-		parent := json.RawMessage("null")
-		if i > 0 {
-			parent = jsonText(path[i-1].ID)
-		}
-		line = migrateV1(e, parent)
+// forkerOf is the agent of src that forks (agent.Forker: pi), or
+// wrong_dialect for a session of any other dialect.
+func forkerOf(src *Session) (agent.Forker, error) {
+	if f, ok := agent.Of(src.Dialect).(agent.Forker); ok {
+		return f, nil
 	}
-	// pi migrates version 1 to 2, then 2 to 3: a v1 file gets both.
-	if line != nil && src.Version <= 2 && e.Type == "message" && e.Role == "hookMessage" {
-		line = editMember(line, "message", func(m json.RawMessage) json.RawMessage {
-			return editMember(m, "role", func(json.RawMessage) json.RawMessage { return json.RawMessage(`"custom"`) })
-		})
-	}
-	if line == nil {
-		return nil, errs.New(errs.CodeBadLine, "the line is not a JSON object and cannot be migrated").In(src.Path).At(e.Line, e.Offset)
-	}
-	return line, nil
-}
-
-// labelFixes are the label entries that make a fork of path label its
-// entries as labels says: one per entry whose label the path's own label
-// entries leave different, chained after the path's last entry.
-func labelFixes(path []FileEntry, labels map[string]string, now time.Time) [][]byte {
-	got := map[string]string{}
-	ids := map[string]bool{}
-	for _, e := range path {
-		ids[e.ID] = true
-		if e.Type != "label" {
-			continue
-		}
-		var l struct {
-			TargetID string `json:"targetId"`
-			Label    string `json:"label"`
-		}
-		_ = json.Unmarshal(e.Raw, &l)
-		if l.TargetID != "" {
-			got[l.TargetID] = l.Label // "" clears, as in Facts
-		}
-	}
-	var out [][]byte
-	parent := ""
-	if len(path) > 0 {
-		parent = path[len(path)-1].ID
-	}
-	ts := jsonText(now.UTC().Format("2006-01-02T15:04:05.000Z"))
-	for _, e := range path {
-		if e.Type == "label" || got[e.ID] == labels[e.ID] {
-			continue
-		}
-		fresh := newEntryID(ids)
-		kv := []any{"type", json.RawMessage(`"label"`), "id", jsonText(fresh), "parentId", jsonText(parent),
-			"timestamp", ts, "targetId", jsonText(e.ID)}
-		if l := labels[e.ID]; l != "" {
-			kv = append(kv, "label", jsonText(l))
-		}
-		out = append(out, marshalOrdered(kv...))
-		got[e.ID] = labels[e.ID]
-		parent = fresh
-	}
-	return out
-}
-
-// newEntryID is a random 8-hex-digit id not in used (pi's generateId),
-// which it then holds.
-func newEntryID(used map[string]bool) string {
-	for {
-		var b [4]byte
-		_, _ = rand.Read(b[:])
-		id := hex.EncodeToString(b[:])
-		if !used[id] {
-			used[id] = true
-			return id
-		}
-	}
-}
-
-// migrateV1 is pi's version 1 → 2 migration of one entry: "id" and
-// "parentId" appended, a compaction's firstKeptEntryIndex replaced by the
-// firstKeptEntryId the reader resolved (SPEC §3.2; dropped when it names no
-// entry). It returns nil when the line is not a JSON object.
-func migrateV1(e FileEntry, parent json.RawMessage) json.RawMessage {
-	members, ok := objectMembers(e.Raw)
-	if !ok {
-		return nil
-	}
-	var kv []any
-	for _, m := range members {
-		if e.Type == "compaction" && m.key == "firstKeptEntryIndex" {
-			continue
-		}
-		kv = append(kv, m.key, m.value)
-	}
-	kv = append(kv, "id", jsonText(e.ID), "parentId", parent)
-	if e.Type == "compaction" && e.FirstKept != "" {
-		kv = append(kv, "firstKeptEntryId", jsonText(e.FirstKept))
-	}
-	return marshalOrdered(kv...)
-}
-
-// editMember returns the JSON object raw with the value of key replaced by
-// edit(value), every other member kept; nil when raw is not an object.
-func editMember(raw json.RawMessage, key string, edit func(json.RawMessage) json.RawMessage) json.RawMessage {
-	members, ok := objectMembers(raw)
-	if !ok {
-		return nil
-	}
-	var kv []any
-	for _, m := range members {
-		v := m.value
-		if m.key == key {
-			v = edit(v)
-		}
-		kv = append(kv, m.key, v)
-	}
-	return marshalOrdered(kv...)
-}
-
-type member struct {
-	key   string
-	value json.RawMessage
-}
-
-// objectMembers lists the members of the JSON object raw in their order
-// (a key given twice twice), each value byte for byte as a sub-slice of raw
-// (jsonl.Members); false when raw is not one valid JSON object.
-func objectMembers(raw json.RawMessage) ([]member, bool) {
-	var out []member
-	ok := jsonl.Members(raw, func(k string, v []byte) bool {
-		out = append(out, member{k, v})
-		return true
-	})
-	return out, ok
+	return nil, errs.New(errs.CodeWrongDialect, "a "+string(src.Dialect)+" session cannot be exported as a pi session file").In(src.Path).WithHint("export it with --format md or html")
 }
 
 // WriteFork creates the session file out (mode 0600; it must not exist)

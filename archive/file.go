@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/grove-sessions/grove/errs"
+	"github.com/grove-sessions/grove/internal/agent"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -40,7 +41,7 @@ func FileDialect(ctx context.Context, path string) (d Dialect, ok bool) {
 // §3.6, the resume chapter's loadMessages): the messages on the path to a
 // leaf, as stored.
 type MessagesLog struct {
-	SessionID string            // the file name without .jsonl (SessionID)
+	SessionID string            // the file name without .jsonl (the agent's SessionID)
 	Leaf      string            // the last entry on the path; "" when the log has none
 	Messages  []json.RawMessage // every entry's line up to Leaf, byte for byte; never nil
 	// Problems are the reader's diagnostics (bad lines, a torn tail), in
@@ -48,11 +49,12 @@ type MessagesLog struct {
 	Problems []*errs.Error
 }
 
-// ReadMessagesLog reads the messages log at path whole: the path to leaf
-// (the last entry, the active leaf, when "") is every entry up to it, one
-// chain. Errors: io_error when the file cannot be read, stale_index when
-// it is no messages log by the time it is read, unknown_entry when leaf
-// names no entry.
+// ReadMessagesLog reads the messages log at path whole (a file whose
+// agent answers from the file, Traits.FromFile: SPEC §3.6): the path to
+// leaf (the last entry, the active leaf, when "") is every entry up to
+// it, one chain. Errors: io_error when the file cannot be read,
+// stale_index when it is no messages log by the time it is read,
+// unknown_entry when leaf names no entry.
 func ReadMessagesLog(ctx context.Context, path, leaf string) (*MessagesLog, error) {
 	f, size, err := jsonl.OpenFile(path)
 	if err != nil {
@@ -61,7 +63,7 @@ func ReadMessagesLog(ctx context.Context, path, leaf string) (*MessagesLog, erro
 	defer f.Close()
 	var msgs []json.RawMessage
 	var ids []string
-	log := &MessagesLog{SessionID: SessionID(path, jsonl.Messages, nil)}
+	log := &MessagesLog{}
 	res, err := jsonl.ReadOpen(f, size, jsonl.Options{Path: path, Mode: jsonl.Salvage, Context: ctx, KeepRaw: true,
 		Diagnostic: func(e *errs.Error) { log.Problems = append(log.Problems, e) }}, func(e jsonl.Entry) error {
 		msgs = append(msgs, json.RawMessage(e.Raw))
@@ -71,9 +73,11 @@ func ReadMessagesLog(ctx context.Context, path, leaf string) (*MessagesLog, erro
 	if err != nil {
 		return nil, err
 	}
-	if res.Dialect != jsonl.Messages {
+	a := agent.Of(res.Dialect)
+	if !a.Traits().FromFile {
 		return nil, errs.New(errs.CodeStaleIndex, "the file changed while it was read: it is no messages log now").In(path)
 	}
+	log.SessionID = a.SessionID(path, res.Header)
 	end := len(ids)
 	if leaf != "" {
 		end = slices.Index(ids, leaf) + 1

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/grove-sessions/grove/errs"
+	"github.com/grove-sessions/grove/internal/agent"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -70,9 +71,9 @@ func (a *Archive) Fork(ctx context.Context, session, leaf string, opts ForkOptio
 	}
 	// Refused before any target is looked at: a pi fork of another agent's
 	// session would be neither agent's file (SPEC §8).
-	if agent := AgentOf(p.Session.Dialect); agent != "" {
-		return nil, errs.New(errs.CodeWrongDialect, "cannot export as jsonl a "+string(p.Session.Dialect)+" session: grove never writes "+agent+"'s files").
-			In(p.Session.Path).WithHint("grove never writes " + agent + "'s files; export --format md|html instead")
+	if name := AgentOf(p.Session.Dialect); name != "" {
+		return nil, errs.New(errs.CodeWrongDialect, "cannot export as jsonl a "+string(p.Session.Dialect)+" session: grove never writes "+name+"'s files").
+			In(p.Session.Path).WithHint("grove never writes " + name + "'s files; export --format md|html instead")
 	}
 	if opts.DryRun {
 		if opts.Out != "" {
@@ -80,8 +81,8 @@ func (a *Archive) Fork(ctx context.Context, session, leaf string, opts ForkOptio
 		}
 		return nil, nil
 	}
-	if p.Session.Dialect != jsonl.Pi {
-		_, err := ForkLines(p.Session, nil, nil, "", time.Time{})
+	forker, err := forkerOf(p.Session)
+	if err != nil {
 		return nil, err // wrong_dialect, as ForkLines says it
 	}
 	id, err := uuid.NewV7()
@@ -97,7 +98,7 @@ func (a *Archive) Fork(ctx context.Context, session, leaf string, opts ForkOptio
 		return nil, err
 	}
 	defer src.Close()
-	// The path without its lines, but for its label entries' (labelFixes
+	// The path without its lines, but for its label entries' (ForkLabels
 	// reads them).
 	path := make([]FileEntry, len(p.Entries))
 	for i, e := range p.Entries {
@@ -108,8 +109,9 @@ func (a *Archive) Fork(ctx context.Context, session, leaf string, opts ForkOptio
 			}
 		}
 	}
-	fixes := labelFixes(path, labels, now)
-	header := forkHeader(p.Session, id.String(), now)
+	fs := forkSource(p.Session)
+	fixes := forker.ForkLabels(path, labels, now)
+	header := forker.ForkHeader(fs, id.String(), now)
 	// lines gives every line of the fork in order, numbered from 1 (the
 	// header), each entry's read back by offset.
 	// The lines are read into one buffer, reused: every use of a line
@@ -131,7 +133,7 @@ func (a *Archive) Fork(ctx context.Context, session, leaf string, opts ForkOptio
 				}
 				buf = raw
 			}
-			line, err := forkLine(p.Session, path, i, raw)
+			line, err := forker.ForkLine(fs, path, i, raw)
 			if err != nil {
 				return err
 			}
@@ -214,13 +216,11 @@ func (a *Archive) Fork(ctx context.Context, session, leaf string, opts ForkOptio
 }
 
 // AgentOf names the agent whose files a dialect grove never writes are
-// (SPEC §5, §8): "Claude Code", "Codex"; "" for the dialects grove writes.
+// (SPEC §5, §8): its agent's Name ("Claude Code", "Codex") when its files
+// are not Writable; "" for the dialects grove writes.
 func AgentOf(d jsonl.Dialect) string {
-	switch d {
-	case jsonl.Claude:
-		return "Claude Code"
-	case jsonl.Codex:
-		return "Codex"
+	if a := agent.Of(d); !a.Writable() {
+		return a.Name()
 	}
 	return ""
 }

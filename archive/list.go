@@ -12,6 +12,7 @@ import (
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/internal/agent"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -212,7 +213,7 @@ func (a *Archive) NewestLeaves(ctx context.Context, f Filter, limit int) (out []
 		if err != nil {
 			return nil, 0, err
 		}
-		activeSeq := -1 // claude: of leaves sharing the active leaf's id, the one on the highest line
+		activeSeq := -1 // LastMainLeaf: of leaves sharing the active leaf's id, the one on the highest line
 		for _, x := range leaves {
 			if s.ActiveLeaf != nil && x.EntryID == *s.ActiveLeaf && x.Seq > activeSeq {
 				activeSeq = x.Seq
@@ -288,12 +289,13 @@ func count(n int, one, many string) string {
 }
 
 // isActive reports whether the leaf at seq is the session's active leaf:
-// the last entry (SPEC §1), or for claude claudeSeq, the highest leaf with
-// the id the index chose by SPEC §3.4's rule (decided by line, so of two
-// leaves sharing a duplicated uuid only the later is active).
-func isActive(s *index.Session, seq, claudeSeq int) bool {
-	if s.Dialect == string(jsonl.Claude) {
-		return seq == claudeSeq
+// the last entry (SPEC §1), or, for an agent whose active leaf is the last
+// leaf that is no sidechain (LastMainLeaf, SPEC §3.4), mainSeq, the highest
+// leaf with the id the index chose by that rule (decided by line, so of
+// two leaves sharing a duplicated uuid only the later is active).
+func isActive(s *index.Session, seq, mainSeq int) bool {
+	if agent.Of(jsonl.Dialect(s.Dialect)).Traits().ActiveLeaf == agent.LastMainLeaf {
+		return seq == mainSeq
 	}
 	return s.Entries > 0 && seq == s.Entries-1
 }

@@ -5,6 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/grove-sessions/grove/internal/agent/kit"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -75,23 +76,14 @@ func ClipRunes(s string, n int) string {
 	return s
 }
 
-// sessionName is a session_info name as pi's getSessionName returns it:
-// trimmed of JavaScript whitespace, "" (no name) when nothing is left
-// (SPEC §3.2).
-func sessionName(name string) string {
-	return strings.TrimFunc(name, jsSpace)
-}
+// sessionName is a session_info name as pi's getSessionName returns it
+// (kit.SessionName): trimmed of JavaScript whitespace, "" (no name) when
+// nothing is left (SPEC §3.2).
+func sessionName(name string) string { return kit.SessionName(name) }
 
 // jsSpace reports whether r is whitespace to JavaScript's String.trim and
-// \s: Unicode space separators, tab, vertical tab, form feed, the BOM and
-// the line terminators (not U+0085, which Go's unicode.IsSpace counts).
-func jsSpace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200a
-}
+// \s (kit.JSSpace).
+func jsSpace(r rune) bool { return kit.JSSpace(r) }
 
 // ShellQuote quotes s for a POSIX shell, in single quotes, when it holds
 // anything but [A-Za-z0-9._/:-]: a command a message names can be pasted.

@@ -5,12 +5,11 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/internal/agent"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -202,19 +201,17 @@ type sessionReader struct {
 	arena     []byte // the batch's search text; rows[i].Text points into it
 	diags     []index.Diagnostic
 	stored    int
-	name      *string // the trimmed name of the last session_info entry read, nil if none
-	cwd       *string
 	appending bool // reading on from the committed length of an earlier read
 	// activity is the latest user or assistant message time read (SPEC
 	// §3.2), nil if none; first the first user message's text, nil until
 	// one is read (kept from the earlier read when appending).
 	activity *int64
 	first    *string
-	// rules are the file's dialect's, set when the reader decides it;
-	// firstCwd is a claude file's first non-empty entry cwd, nil until one
-	// is read.
-	rules    jsonl.Rules
-	firstCwd *string
+	// rules are the agent's of the file's dialect, set when the reader
+	// decides it; facts are what the entries read say of the session
+	// (its name, workspace candidates).
+	rules agent.Agent
+	facts agent.Facts
 	// copies counts the entries read of each copy CRC (jsonl.CopyAt): the
 	// k-th item of one Codex payload gets its own copy key.
 	copies map[uint32]int
@@ -246,7 +243,7 @@ func (r *sessionReader) copiesBefore(ctx context.Context, c uint32) (int, error)
 
 // decided takes the file's dialect from the reader (jsonl.Options.Decided).
 func (r *sessionReader) decided(d jsonl.Dialect) {
-	r.rules = jsonl.RulesOf(d)
+	r.rules = agent.Of(d)
 	r.w.Session().Dialect = string(d)
 }
 
@@ -285,32 +282,17 @@ func (r *sessionReader) entry(ctx context.Context, e jsonl.Entry) error {
 		}
 		row.CopyCRC = jsonl.CopyAt(c, k)
 	}
-	if r.firstCwd == nil && e.Cwd != "" {
-		c := e.Cwd
-		r.firstCwd = &c
-	}
+	r.facts.Add(&e)
 	start := len(r.arena)
 	r.arena = r.rules.AppendSearchText(r.arena, &e)
 	if len(r.arena) > start {
 		row.Text = r.arena[start:len(r.arena):len(r.arena)]
 	}
-	switch e.Type {
-	case "metadata":
-		if e.Key == "cwd" {
-			v := e.Value
-			r.cwd = &v
-		}
-	case "session_info":
-		n := sessionName(e.Name) // pi's getSessionName: the last one wins, a blank one clears
-		r.name = &n
-	case "message", "user", "assistant", "response_item", "event_msg":
-		if (e.Role == "user" || e.Role == "assistant") && r.rules.HasMessage(e.Type, e.Role) {
-			r.message(e)
-		}
-	case "label":
-		if e.TargetID != "" {
-			r.w.SetLabel(e.TargetID, e.Label)
-		}
+	if (e.Role == "user" || e.Role == "assistant") && r.rules.HasMessage(e.Type, e.Role) {
+		r.message(e)
+	}
+	if e.Type == "label" && e.TargetID != "" {
+		r.w.SetLabel(e.TargetID, e.Label)
 	}
 	r.rows = append(r.rows, row)
 	return nil
@@ -320,10 +302,7 @@ func (r *sessionReader) entry(ctx context.Context, e jsonl.Entry) error {
 // message entry: its activity time and, for the first user message with
 // text, that text (SPEC §3.2, §8).
 func (r *sessionReader) message(e jsonl.Entry) {
-	t, ok := e.Timestamp, e.HasTime // the other dialects' messages have no time of their own
-	if d := r.rules.Dialect(); d == jsonl.Pi || d == jsonl.Plain {
-		t, ok = jsonl.ActivityTime(e.Raw, e.Timestamp, e.HasTime)
-	}
+	t, ok := r.rules.Activity(&e)
 	if ok && t > 0 && (r.activity == nil || t > *r.activity) {
 		r.activity = &t
 	}
@@ -371,8 +350,8 @@ func (r *sessionReader) finish(ctx context.Context, f io.ReaderAt, st FileStat, 
 		return err
 	}
 	s := r.w.Session()
-	if r.name != nil {
-		s.Name = *r.name
+	if r.facts.HasName {
+		s.Name = r.facts.Name // pi's getSessionName: the last one wins, a blank one clears
 	}
 	if r.activity != nil && (s.ActivityMs == nil || *r.activity > *s.ActivityMs) {
 		s.ActivityMs = r.activity
@@ -383,13 +362,9 @@ func (r *sessionReader) finish(ctx context.Context, f io.ReaderAt, st FileStat, 
 	case s.FirstMessage == nil:
 		s.FirstMessage = new(string) // read, and no user message has text
 	}
-	switch {
-	case r.cwd != nil && s.Dialect == string(jsonl.Plain):
-		s.Workspace = *r.cwd // SPEC §3.3: the last metadata "cwd"
-	case r.firstCwd != nil && s.Dialect == string(jsonl.Claude) && s.Workspace == "":
-		s.Workspace = *r.firstCwd // SPEC §3.4: the first non-empty cwd
-	}
-	if err := r.claudeFacts(ctx, f, read); err != nil {
+	a := agent.Of(jsonl.Dialect(s.Dialect))
+	s.Workspace = a.Workspace(s.Workspace, s.Path, read.Header, &r.facts)
+	if err := r.metaFacts(ctx, a, f, read); err != nil {
 		return err
 	}
 	oldCommitted := s.CommittedLen
@@ -407,52 +382,24 @@ func (r *sessionReader) finish(ctx context.Context, f io.ReaderAt, st FileStat, 
 	return r.w.Commit(ctx)
 }
 
-// claudeFacts sets a claude session's name and parent session from what
-// its metadata lines say (SPEC §3.4): after an append that brought title
-// or summary lines, from the whole committed file again, as a later
-// ai-title must not override an earlier custom-title (a rare, small read:
-// titles are written a few times per session).
-func (r *sessionReader) claudeFacts(ctx context.Context, f io.ReaderAt, read *jsonl.Result) error {
+// metaFacts sets the session's name and parent session from what the
+// lines that are no entries say, by the rules of its agent a (MetaFacts:
+// Claude Code's titles, summaries and sessionId, SPEC §3.4). After an
+// append, the agent may read the whole committed file again.
+func (r *sessionReader) metaFacts(ctx context.Context, a agent.Agent, f io.ReaderAt, read *jsonl.Result) error {
 	s := r.w.Session()
-	m := read.Claude
-	if s.Dialect != string(jsonl.Claude) || m == nil {
-		return nil
-	}
-	if s.ParentSession == "" {
-		s.ParentSession = ParentSession(s.Path, jsonl.Claude, nil, m)
-	}
-	if m.CustomTitle == nil && m.AITitle == nil && len(m.Summaries) == 0 {
-		if s.Name == "" {
-			s.Name = SubagentName(s.Path) // a sub-agent's meta.json description
-		}
-		return nil
-	}
+	id := agent.Identity{Name: s.Name, ParentSession: s.ParentSession}
+	var reread func() (*jsonl.Result, error)
 	if r.appending {
-		whole, err := jsonl.ReadFrom(f, read.Committed, jsonl.Resume{}, jsonl.Options{Path: s.Path, Mode: jsonl.Salvage, Context: ctx}, nil)
-		if err != nil {
-			return err
-		}
-		if whole.Claude != nil {
-			m = whole.Claude
+		reread = func() (*jsonl.Result, error) {
+			return jsonl.ReadFrom(f, read.Committed, jsonl.Resume{}, jsonl.Options{Path: s.Path, Mode: jsonl.Salvage, Context: ctx}, nil)
 		}
 	}
-	var lookupErr error
-	name, ok := ClaudeName(m, func(id string) bool {
-		has, err := r.w.HasEntry(ctx, id)
-		if err != nil && lookupErr == nil {
-			lookupErr = err
-		}
-		return has
-	})
-	if lookupErr != nil {
-		return lookupErr
+	err := a.MetaFacts(s.Path, &id, read, func(x string) (bool, error) { return r.w.HasEntry(ctx, x) }, reread)
+	if err != nil {
+		return err
 	}
-	switch {
-	case ok:
-		s.Name = name
-	case s.Name == "":
-		s.Name = SubagentName(s.Path)
-	}
+	s.Name, s.ParentSession = id.Name, id.ParentSession
 	return nil
 }
 
@@ -466,24 +413,22 @@ func (a *Archive) readWhole(ctx context.Context, b *index.Batch, f *countingFile
 // its session; keep is the sink's (sessionReader.keep).
 func readWholeInto(ctx context.Context, begin func(*index.Session) (sink, error), keep bool, f *countingFile, size int64, st FileStat, out *FileResult) error {
 	path := f.path
-	s := &index.Session{Path: path, SessionID: SessionID(path, jsonl.Plain, nil), Dialect: string(jsonl.Plain)}
+	undecided := agent.Default // until the reader decides the dialect (SPEC §3)
+	s := &index.Session{Path: path, SessionID: undecided.SessionID(path, nil), Dialect: string(undecided.Dialect())}
 	w, err := begin(s)
 	if err != nil {
 		return err
 	}
 	defer w.Rollback()
 	s = w.Session()
-	r := &sessionReader{w: w, keep: keep, rules: jsonl.RulesOf(jsonl.Plain)}
+	r := &sessionReader{w: w, keep: keep, rules: undecided}
 	read, err := jsonl.ReadFrom(f, size, jsonl.Resume{}, jsonl.Options{Path: path, Mode: jsonl.Salvage, Context: ctx, Diagnostic: r.diagnostic,
 		Where: dialectAt(path), Decided: r.decided},
 		func(e jsonl.Entry) error { return r.entry(ctx, e) })
 	if err != nil {
 		return err
 	}
-	s.SessionID, s.Dialect = SessionID(path, read.Dialect, read.Header), string(read.Dialect)
-	if read.Dialect == jsonl.Messages {
-		s.Workspace = MessagesWorkspace(path)
-	}
+	s.SessionID, s.Dialect = agent.Of(read.Dialect).SessionID(path, read.Header), string(read.Dialect)
 	if h := read.Header; h != nil {
 		s.Version, s.ParentSession, s.Workspace = h.Version, h.ParentSession, h.Cwd
 		if h.Timestamp != 0 {
@@ -508,19 +453,20 @@ func (a *Archive) appendFile(ctx context.Context, b *index.Batch, f *countingFil
 	if err := w.DropTail(ctx); err != nil {
 		return err
 	}
-	r := &sessionReader{w: w, appending: true, rules: jsonl.RulesOf(jsonl.Dialect(old.Dialect))}
+	rules := agent.Of(jsonl.Dialect(old.Dialect))
+	r := &sessionReader{w: w, appending: true, rules: rules}
 	if fm := w.Session().FirstMessage; fm != nil && *fm != "" {
 		r.first = fm // an append never changes the first message
 	}
 	from := jsonl.Resume{Offset: old.CommittedLen, Lines: old.Lines, Dialect: jsonl.Dialect(old.Dialect), Version: old.Version}
-	if d := from.Dialect; (d == jsonl.Messages || d == jsonl.Codex) && old.ActiveLeaf != nil {
+	if rules.Traits().Chain && old.ActiveLeaf != nil {
 		from.Prev = *old.ActiveLeaf // one chain: its active leaf is its last entry
 	}
 	if old.HeaderMs != nil {
 		from.HeaderMs = *old.HeaderMs
 	}
-	if from.Dialect == jsonl.Codex { // an event appended to the last turn is paired with its lines
-		if off, ok, err := w.LastOffsetOf(ctx, jsonl.CodexTurnStarts); err != nil {
+	if starts := rules.Traits().TurnStarts; starts != nil { // an event appended to the last turn is paired with its lines
+		if off, ok, err := w.LastOffsetOf(ctx, starts); err != nil {
 			return err
 		} else if ok {
 			from.Turn = off
@@ -542,12 +488,12 @@ func (a *Archive) appendFile(ctx context.Context, b *index.Batch, f *countingFil
 }
 
 // dialectAt is the dialect of a file with no parseable line from where it
-// is (SPEC §3): under $CLAUDE_CONFIG_DIR/projects claude, else
-// jsonl.DialectAt's rules.
+// is (SPEC §3): the dialect of the first agent that claims it (Claude
+// Code: under $CLAUDE_CONFIG_DIR/projects), else jsonl.DialectAt's rules.
 func dialectAt(path string) jsonl.Dialect {
-	if dir := os.Getenv("CLAUDE_CONFIG_DIR"); dir != "" {
-		if rel, err := filepath.Rel(filepath.Join(dir, "projects"), path); err == nil && !strings.HasPrefix(rel, "..") {
-			return jsonl.Claude
+	for _, a := range agent.All {
+		if a.Claims(path, os.Getenv) {
+			return a.Dialect()
 		}
 	}
 	return jsonl.DialectAt(path)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/internal/agent"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -126,23 +127,29 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 			sessionHits = append(sessionHits, sessionHit(&ss[0]))
 		}
 	}
-	// A Claude Code session's name comes from metadata lines (custom-title,
-	// ai-title, summary; a sub-agent's meta.json), which are no entries:
-	// a query its name matches finds the session itself (SPEC §7: session
-	// names; FORMATS.md §4: title metadata).
-	if len(o.Roles) == 0 && len(o.Types) == 0 && !o.Active && (o.Dialect == "" || o.Dialect == string(jsonl.Claude)) {
-		named, err := a.db.Sessions(ctx, index.SessionFilter{Dialect: string(jsonl.Claude), Named: true, Source: p.Source})
-		if err != nil {
-			return nil, err
-		}
-		for i := range named {
-			s := &named[i]
-			if s.Name == "" || !q.Matches(s.Name) || !sessionPasses(s, &p) || len(sessionHits) > 0 && sessionHits[0].sid == s.SID {
+	// A session whose agent names it by lines that are no entries (Claude
+	// Code's custom-title, ai-title, summary; a sub-agent's meta.json) is
+	// found by a query its name matches (SPEC §7: session names;
+	// FORMATS.md §4: title metadata).
+	if len(o.Roles) == 0 && len(o.Types) == 0 && !o.Active {
+		for _, ag := range agent.All {
+			d := string(ag.Dialect())
+			if !ag.Traits().NamedByMetadata || o.Dialect != "" && o.Dialect != d {
 				continue
 			}
-			h := sessionHit(s)
-			h.Snippet = "session " + s.SessionID + " named " + index.Snippet(s.Name, q.Terms())
-			sessionHits = append(sessionHits, h)
+			named, err := a.db.Sessions(ctx, index.SessionFilter{Dialect: d, Named: true, Source: p.Source})
+			if err != nil {
+				return nil, err
+			}
+			for i := range named {
+				s := &named[i]
+				if s.Name == "" || !q.Matches(s.Name) || !sessionPasses(s, &p) || len(sessionHits) > 0 && sessionHits[0].sid == s.SID {
+					continue
+				}
+				h := sessionHit(s)
+				h.Snippet = "session " + s.SessionID + " named " + index.Snippet(s.Name, q.Terms())
+				sessionHits = append(sessionHits, h)
+			}
 		}
 	}
 	// Session hits are the first hits of every page sequence: they count
@@ -185,7 +192,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 			if h.Role != nil {
 				e.Role = *h.Role
 			}
-			sh.Snippet = index.Snippet(string(jsonl.RulesOf(Dialect(h.Dialect)).AppendSearchText(nil, &e)), terms)
+			sh.Snippet = index.Snippet(string(agent.Of(Dialect(h.Dialect)).AppendSearchText(nil, &e)), terms)
 			if sh.Snippet == "" {
 				sh.Snippet = "(no text: " + h.Type + " entry)"
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/grove-sessions/grove/errs"
+	"github.com/grove-sessions/grove/internal/agent"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -75,7 +76,7 @@ func MessagesOnPath(d Dialect, entries []FileEntry, leafID string) ([]json.RawMe
 	if err != nil {
 		return nil, err
 	}
-	rules := jsonl.RulesOf(d)
+	rules := agent.Of(d)
 	var msgs []json.RawMessage
 	for _, e := range path {
 		if !rules.HasMessage(e.Type, e.Role) {
@@ -144,15 +145,16 @@ func Children(entries []FileEntry) map[string][]string {
 	return out
 }
 
-// ActiveLeaf returns the active leaf of a session of dialect d (SPEC §1):
-// the last entry in file order (pi's rule); for claude the leaf on the
-// highest line among those that are not sidechains, else the leaf on the
-// highest line (SPEC §3.4). "" for a session without entries.
+// ActiveLeaf returns the active leaf of a session of dialect d (SPEC §1),
+// by its agent's rule (Traits.ActiveLeaf): the last entry in file order
+// (pi's rule, LastEntry); or the leaf on the highest line among those that
+// are not sidechains, else the leaf on the highest line (LastMainLeaf,
+// Claude Code, SPEC §3.4). "" for a session without entries.
 func ActiveLeaf(d Dialect, entries []FileEntry) string {
 	if len(entries) == 0 {
 		return ""
 	}
-	if d == jsonl.Claude {
+	if agent.Of(d).Traits().ActiveLeaf == agent.LastMainLeaf {
 		parents := make(map[string]struct{}, len(entries))
 		for _, e := range entries {
 			if !e.Root {

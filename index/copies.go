@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/grove-sessions/grove/internal/agent"
+	"github.com/grove-sessions/grove/jsonl"
 )
 
 // Fork copies in search (README "Forks"): the rows that are copies of one
@@ -66,11 +69,11 @@ func (d *DB) fillPage(ctx context.Context, hits []Hit, alsoIn bool) error {
 	// and source; each id is asked for in one batch only, so the order
 	// holds.
 	byID := map[string][]copyRow{}
-	byCRC := map[uint32][]copyRow{} // codex items, by payload CRC
+	byCRC := map[uint32][]copyRow{} // the items of SamePayload dialects (Codex), by payload CRC
 	var idList, crcList []any
 	for i := range hits {
 		hits[i].AlsoIn, hits[i].AlsoInFiles = []string{}, []string{}
-		if h := &hits[i]; h.Dialect == "codex" && h.CopyCRC != 0 {
+		if h := &hits[i]; copyRule(h.Dialect) == agent.SamePayload && h.CopyCRC != 0 {
 			if _, ok := byCRC[h.CopyCRC]; !ok {
 				byCRC[h.CopyCRC] = nil
 				crcList = append(crcList, h.CopyCRC)
@@ -97,13 +100,15 @@ func (d *DB) fillPage(ctx context.Context, hits []Hit, alsoIn bool) error {
 			byID[c.EntryID] = append(byID[c.EntryID], c)
 		}
 	}
+	// A payload CRC is looked up among the sessions of the dialects whose
+	// copies keep their payload only.
 	for lo := 0; lo < len(crcList); lo += fillBatch {
 		crcs := crcList[lo:min(len(crcList), lo+fillBatch)]
 		marks := strings.TrimSuffix(strings.Repeat("?,", len(crcs)), ",")
 		var copies []copyRow
 		if err := d.db.SelectContext(ctx, &copies, `SELECT e.entry_id, e.ts_ms, e.crc, e.copy_crc, e.length, e.sid, s.session_id, s.path, s.parent_session
 			FROM entries e INDEXED BY entries_by_copy JOIN sessions s ON s.sid = e.sid
-			WHERE e.copy_crc IN (`+marks+`) AND e.copy_crc != 0 AND s.dialect = 'codex' ORDER BY s.session_id, s.path, s.source`, crcs...); err != nil {
+			WHERE e.copy_crc IN (`+marks+`) AND e.copy_crc != 0 AND s.dialect IN (`+payloadDialectsSQL+`) ORDER BY s.session_id, s.path, s.source`, crcs...); err != nil {
 			return fmt.Errorf("search: fork copies: %w", err)
 		}
 		for _, c := range copies {
@@ -116,20 +121,21 @@ func (d *DB) fillPage(ctx context.Context, hits []Hit, alsoIn bool) error {
 			continue
 		}
 		seen := map[int64]bool{}
+		rule := copyRule(h.Dialect)
 		candidates := byID[h.EntryID]
-		if h.Dialect == "codex" && h.CopyCRC != 0 {
+		if rule == agent.SamePayload && h.CopyCRC != 0 {
 			candidates = byCRC[h.CopyCRC]
 		}
 		for _, c := range candidates {
 			same := c.CRC == h.CRC && c.Length == h.Length
 			switch {
-			case h.Dialect == "claude" && h.CopyCRC != 0:
+			case rule == agent.SameMessage && h.CopyCRC != 0:
 				same = c.CopyCRC == h.CopyCRC
-			case h.Dialect == "codex" && h.CopyCRC != 0:
+			case rule == agent.SamePayload && h.CopyCRC != 0:
 				same = family(c.SessionID, c.Parent) == family(h.SessionID, h.ParentSession)
 			}
 			sameTime := (c.TsMs == nil) == (h.TsMs == nil) && (c.TsMs == nil || *c.TsMs == *h.TsMs)
-			if c.SID == h.SID || seen[c.SID] || !same || (!sameTime && h.Dialect != "codex") {
+			if c.SID == h.SID || seen[c.SID] || !same || (!sameTime && rule != agent.SamePayload) {
 				continue
 			}
 			seen[c.SID] = true
@@ -151,26 +157,48 @@ type copyKey struct {
 	len int
 }
 
-// keyOf is what copies of r's entry share (README "Forks"): the entry id,
-// the line's CRC-32 and length and the time, for files whose copies are
-// byte-identical lines (pi forks); the uuid, the message's CRC-32 and the
-// time for a claude entry (a fork re-stamps sessionId); and for a codex
-// item the payload's CRC-32 within one family of forked sessions (a fork
+// keyOf is what copies of r's entry share (README "Forks"), by its
+// agent's copy rule (agent.CopyRule): the entry id, the line's CRC-32 and
+// length and the time, for files whose copies are byte-identical lines
+// (SameLine: pi forks); the uuid, the message's CRC-32 and the time
+// (SameMessage: a Claude Code fork re-stamps sessionId); the payload's
+// CRC-32 within one family of forked sessions (SamePayload: a Codex fork
 // replays its parent's items on other lines with new times).
 func keyOf(r *matchRow) copyKey {
 	k := copyKey{id: r.EntryID, crc: r.CRC, len: r.Length, ts: -1 << 63}
 	if r.TsMs != nil {
 		k.ts = *r.TsMs
 	}
-	switch {
+	switch rule := copyRule(r.Dialect); {
 	case r.CopyCRC == 0:
-	case r.Dialect == "claude":
+	case rule == agent.SameMessage:
 		k.crc, k.len = r.CopyCRC, -1
-	case r.Dialect == "codex":
-		k = copyKey{id: "codex\x00" + family(r.SessionID, r.Parent), crc: r.CopyCRC, len: -1, ts: -1 << 63}
+	case rule == agent.SamePayload:
+		k = copyKey{id: r.Dialect + "\x00" + family(r.SessionID, r.Parent), crc: r.CopyCRC, len: -1, ts: -1 << 63}
 	}
 	return k
 }
+
+// payloadDialectsSQL lists, as SQL string literals separated by commas,
+// the dialects whose copies keep their payload (agent.SamePayload: Codex):
+// their copies are found by payload CRC within a family of sessions, and
+// counted once by it (countHits). Dialect names are grove's own constants,
+// quoted here as SQL quotes a string.
+var payloadDialectsSQL = func() string {
+	var out []string
+	for _, a := range agent.All {
+		if a.Traits().Copies == agent.SamePayload {
+			out = append(out, "'"+strings.ReplaceAll(string(a.Dialect()), "'", "''")+"'")
+		}
+	}
+	if out == nil {
+		return "NULL" // no dialect: IN (NULL) matches nothing
+	}
+	return strings.Join(out, ", ")
+}()
+
+// copyRule is the copy rule of the agent of dialect d.
+func copyRule(d string) agent.CopyRule { return agent.Of(jsonl.Dialect(d)).Traits().Copies }
 
 // family is the session a codex session's copies are shared within: the
 // one it was forked or spawned from, else itself.

@@ -337,9 +337,11 @@ func nextLimit(limit, got, want int) int {
 // reading matches at the (limit+1)th distinct one.
 func (d *DB) countHits(ctx context.Context, p SearchParams, m, where string, args []any, limit int) (int, bool, error) {
 	// The key of keyOf: the line's CRC for byte-identical copies, else the
-	// claude or codex copy CRC (migration 6).
+	// copy CRC (migration 6) within a family of sessions for the dialects
+	// whose copies keep their payload (agent.SamePayload), with the entry
+	// id and time for the others (agent.SameMessage).
 	key := `CASE WHEN e.copy_crc = 0 THEN e.entry_id || char(0) || coalesce(CAST(e.ts_ms AS TEXT), '') || char(0) || e.crc || char(0) || e.length
-		ELSE (SELECT CASE c.dialect WHEN 'codex' THEN 'codex' || char(0) || coalesce(nullif(c.parent_session, ''), c.session_id) || char(0) || e.copy_crc
+		ELSE (SELECT CASE WHEN c.dialect IN (` + payloadDialectsSQL + `) THEN c.dialect || char(0) || coalesce(nullif(c.parent_session, ''), c.session_id) || char(0) || e.copy_crc
 			ELSE e.entry_id || char(0) || coalesce(CAST(e.ts_ms AS TEXT), '') || char(0) || 'm' || e.copy_crc END FROM sessions c WHERE c.sid = e.sid) END`
 	if p.NoDedupe {
 		key = `e.doc`

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/grove-sessions/grove/internal/agent"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -124,9 +125,9 @@ func (w *SessionWriter) markActive(ctx context.Context) error {
 	tx, sid := w.tx, w.s.SID
 	mark := activeWalk + " UPDATE entries SET active = 1 WHERE sid = ?1 AND seq IN (SELECT seq FROM up WHERE active = 0)"
 	newSeq, oldSeq := w.seq-1, w.base-1
-	if w.s.Dialect == string(jsonl.Claude) {
+	if mainLeaf(w.s.Dialect) {
 		var err error
-		if newSeq, oldSeq, err = w.claudeActive(ctx); err != nil {
+		if newSeq, oldSeq, err = w.mainActive(ctx); err != nil {
 			return fmt.Errorf("active leaf: %w", err)
 		}
 	}
@@ -191,13 +192,14 @@ func (w *SessionWriter) markActive(ctx context.Context) error {
 	return nil
 }
 
-// claudeActive finds a claude session's active leaf (SPEC §3.4): the leaf
-// on the highest line among those that are not sidechains, else the leaf
-// on the highest line. It walks back from the last entry and stops at the
+// mainActive finds the active leaf of a session whose agent takes the last
+// leaf that is no sidechain (agent.LastMainLeaf: Claude Code, SPEC §3.4):
+// the leaf on the highest line among those that are not sidechains, else
+// the leaf on the highest line. It walks back from the last entry and stops at the
 // first such leaf, which is almost always the last entry itself. It
 // returns that leaf's seq, sets the session's ActiveLeaf, and gives the seq
 // of the old active leaf (-1 when there was none).
-func (w *SessionWriter) claudeActive(ctx context.Context) (newSeq, oldSeq int, err error) {
+func (w *SessionWriter) mainActive(ctx context.Context) (newSeq, oldSeq int, err error) {
 	const leaf = `SELECT seq, entry_id FROM entries n WHERE n.sid = ?1 AND n.side <= ?2 AND NOT EXISTS
 		(SELECT 1 FROM entries c INDEXED BY entries_by_parent WHERE c.sid = ?1 AND c.parent_id = n.entry_id)
 		ORDER BY n.seq DESC LIMIT 1`
@@ -361,7 +363,7 @@ func (w *SessionWriter) lookupStored(ctx context.Context) func(id string) (store
 // goTreeFacts is treeFacts for a writer from Replace, worked out from the
 // treeLog: the same first duplicated id, duplicate_id diagnostics (message,
 // line, offset and seq numbering byte for byte), leaf count, active leaf
-// (claude: SPEC §3.4) and active marks as the SQL gives, written with one
+// (agent.LastMainLeaf: SPEC §3.4) and active marks as the SQL gives, written with one
 // INSERT of the diagnostics and one UPDATE per 10,000 entries of the
 // active path.
 func (w *SessionWriter) goTreeFacts(ctx context.Context) error {
@@ -402,7 +404,7 @@ func (w *SessionWriter) goTreeFacts(ctx context.Context) error {
 		}
 	}
 	s.Leaves = leaves
-	leaf, path := t.active(s.Dialect == string(jsonl.Claude))
+	leaf, path := t.active(mainLeaf(s.Dialect))
 	if leaf >= 0 {
 		s.ActiveLeaf = ptr(t.nodes[leaf].id)
 	}
@@ -419,13 +421,14 @@ func (w *SessionWriter) goTreeFacts(ctx context.Context) error {
 
 // active gives the active leaf of a whole session (-1: the last entry,
 // as AddEntries set it) and the seqs of the path to it, leaf first: the
-// last entry; for claude (SPEC §3.4) the last leaf that is not a
-// sidechain, else the last leaf, else the last entry. The path goes from
+// last entry; with main (an agent whose active leaf is the last leaf that
+// is no sidechain, agent.LastMainLeaf: Claude Code, SPEC §3.4) the last
+// leaf that is not a sidechain, else the last leaf, else the last entry. The path goes from
 // the leaf up, each parent the first entry with its id, until a root, a
 // missing parent or an entry met again (SPEC §4).
-func (t *treeLog) active(claude bool) (leaf int, path []int) {
+func (t *treeLog) active(main bool) (leaf int, path []int) {
 	leaf, start := -1, len(t.nodes)-1
-	if claude {
+	if main {
 		for side := 0; side <= 1 && leaf < 0; side++ {
 			for seq := len(t.nodes) - 1; seq >= 0; seq-- {
 				n := &t.nodes[seq]
@@ -463,7 +466,7 @@ func (t *treeLog) active(claude bool) (leaf int, path []int) {
 // ParentID and Side are read; dialect decides the active leaf (SPEC §3.4).
 func Tree(entries []Entry, dialect string) (run, pos, active []int) {
 	t := wholeLog(entries)
-	_, active = t.active(dialect == string(jsonl.Claude))
+	_, active = t.active(mainLeaf(dialect))
 	return t.run, t.pos, active
 }
 
@@ -511,4 +514,11 @@ func dupMessage(id string, lines []int) string {
 	}
 	b.WriteString("); every path in this session is ambiguous")
 	return b.String()
+}
+
+// mainLeaf reports whether a session of dialect d takes as its active leaf
+// the last leaf that is no sidechain (its agent's Traits.ActiveLeaf is
+// agent.LastMainLeaf: Claude Code, SPEC §3.4) rather than its last entry.
+func mainLeaf(d string) bool {
+	return agent.Of(jsonl.Dialect(d)).Traits().ActiveLeaf == agent.LastMainLeaf
 }

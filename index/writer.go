@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/grove-sessions/grove/internal/agent"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -340,7 +341,7 @@ func modified(s *Session) *int64 {
 		return s.ActivityMs
 	case s.HeaderMs != nil && *s.HeaderMs != 0:
 		return s.HeaderMs
-	case s.Dialect != string(jsonl.Pi) && s.MaxTsMs != nil:
+	case agent.Of(jsonl.Dialect(s.Dialect)).Traits().ModifiedByEntryTime && s.MaxTsMs != nil:
 		return s.MaxTsMs
 	}
 	return ptr(s.FileMtimeNs / 1e6)

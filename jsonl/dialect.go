@@ -1,9 +1,8 @@
 package jsonl
 
 import (
-	"encoding/binary"
 	"encoding/json"
-	"hash/crc32"
+	"strconv"
 )
 
 // Dialect names the format of a session file (SPEC §3). The names are the
@@ -117,151 +116,11 @@ func RulesOf(d Dialect) Rules {
 	return plainRules{}
 }
 
-type piRules struct{}
-
-func (piRules) Dialect() Dialect { return Pi }
-func (piRules) Message(typ string, raw []byte) json.RawMessage {
-	if typ != "message" {
-		return nil
-	}
-	return Field(raw, "message")
-}
-func (piRules) HasMessage(typ, _ string) bool                { return typ == "message" }
-func (piRules) AppendSearchText(dst []byte, e *Entry) []byte { return AppendSearchText(dst, e.Raw) }
-func (piRules) UserText(e *Entry) string {
-	if e.Type != "message" || e.Role != "user" {
-		return ""
-	}
-	return MessageText(e.Raw)
-}
-func (piRules) Writable() bool          { return true }
-func (piRules) CopyCRC(e *Entry) uint32 { return 0 }
-
-type plainRules struct{ piRules }
-
-func (plainRules) Dialect() Dialect { return Plain }
-
-type messagesRules struct{}
-
-func (messagesRules) Dialect() Dialect { return Messages }
-func (messagesRules) Message(_ string, raw []byte) json.RawMessage {
-	return json.RawMessage(raw)
-}
-func (messagesRules) HasMessage(_, _ string) bool { return true }
-func (messagesRules) AppendSearchText(dst []byte, e *Entry) []byte {
-	return appendAnthropicMessageText(dst, e.Raw)
-}
-func (messagesRules) UserText(e *Entry) string {
-	if e.Role != "user" {
-		return ""
-	}
-	return anthropicUserText(e.Raw)
-}
-func (messagesRules) Writable() bool          { return true }
-func (messagesRules) CopyCRC(e *Entry) uint32 { return 0 }
-
-type claudeRules struct{}
-
-func (claudeRules) Dialect() Dialect { return Claude }
-func (claudeRules) Message(typ string, raw []byte) json.RawMessage {
-	if typ != "user" && typ != "assistant" {
-		return nil
-	}
-	return Field(raw, "message")
-}
-func (claudeRules) HasMessage(typ, _ string) bool { return typ == "user" || typ == "assistant" }
-func (claudeRules) AppendSearchText(dst []byte, e *Entry) []byte {
-	return appendClaudeText(dst, e.Type, e.Raw)
-}
-func (claudeRules) UserText(e *Entry) string {
-	if e.Type != "user" {
-		return ""
-	}
-	return claudeUserText(e.Raw)
-}
-func (claudeRules) Writable() bool { return false }
-func (claudeRules) CopyCRC(e *Entry) uint32 {
-	if m := Field(e.Raw, "message"); m != nil {
-		return crc32.ChecksumIEEE(m)
-	}
-	return 0
-}
-
-type codexRules struct{}
-
-func (codexRules) Dialect() Dialect { return Codex }
-
-// Message is a response item's payload (a legacy bare item is its own
-// payload), or the payload of an event_msg user_message or agent_message
-// that is a message of its own (codex_pair.go) exactly as stored:
-// {"type":"user_message","message":"…","images":[…]},
-// {"type":"agent_message","message":"…"}. An event is not made into a
-// response item: its payload is what the line holds (SPEC §3.1's "nothing
-// reshaped"), its type says which it is, its text is in "message".
-func (codexRules) Message(typ string, raw []byte) json.RawMessage {
-	switch typ {
-	case "event_msg":
-		return Field(raw, "payload")
-	case "response_item":
-	default:
-		return nil
-	}
-	if p := Field(raw, "payload"); p != nil {
-		return p
-	}
-	return json.RawMessage(raw) // a legacy bare item is its own payload
-}
-
-// HasMessage: every response item, and an event_msg that is a user or
-// assistant message of its own (Role user or assistant; its copies keep
-// the payload type as their Role).
-func (codexRules) HasMessage(typ, role string) bool {
-	return typ == "response_item" || typ == "event_msg" && (role == "user" || role == "assistant")
-}
-func (codexRules) AppendSearchText(dst []byte, e *Entry) []byte {
-	if e.Copy {
-		return dst
-	}
-	return appendCodexText(dst, e.Type, e.Raw)
-}
-
-// UserText is the text of a response_item user message (codexUserText) or
-// of an event_msg user_message of its own: "" for injected context.
-func (codexRules) UserText(e *Entry) string {
-	switch {
-	case e.Role != "user":
-		return ""
-	case e.Type == "response_item":
-		return codexUserText(e.Raw)
-	case e.Type == "event_msg":
-		return codexEventText(e.Raw)
-	}
-	return ""
-}
-func (codexRules) Writable() bool { return false }
-
-// CopyAt is the copy CRC of the k-th (from 0) entry of one session whose
-// CopyCRC is c: c itself for the first, a CRC of c and k after it. A
-// Codex fork replays its parent's items in order, so the k-th item of a
-// payload in the fork is a copy of the k-th in its parent; two items of
-// one payload in one rollout (a prompt sent twice) are two entries, not
-// copies of one another (SPEC §8 `search`, also_in). Never 0 for c != 0.
-func CopyAt(c uint32, k int) uint32 {
-	if c == 0 || k == 0 {
-		return c
-	}
-	var b [4 + binary.MaxVarintLen64]byte
-	binary.LittleEndian.PutUint32(b[:], c)
-	n := binary.PutUvarint(b[4:], uint64(k))
-	if x := crc32.ChecksumIEEE(b[:4+n]); x != 0 {
-		return x
-	}
-	return 1
-}
-
-func (codexRules) CopyCRC(e *Entry) uint32 {
-	if p := Field(e.Raw, "payload"); p != nil {
-		return crc32.ChecksumIEEE(append([]byte(e.Type+"\x00"), p...))
-	}
-	return crc32.ChecksumIEEE(e.Raw) // a legacy bare item: no envelope
+// chained gives e the deterministic id of SPEC §3.2's version 1 rule,
+// which the messages and codex dialects share: L<physical line>, parent
+// the previous entry, the first a root.
+func (p *parser) chained(l Line, e *Entry) {
+	e.ID = "L" + strconv.Itoa(l.Num)
+	e.ParentID, e.Root = p.prevID, p.prevID == ""
+	p.prevID = e.ID
 }

@@ -8,88 +8,30 @@ import (
 	"github.com/grove-sessions/grove/errs"
 )
 
-// Reading the lines of the pi and plain dialects (SPEC §3.1, §3.2): a pi
-// header and its versions 1 to 3, the entries of each, and the plain
-// entries of a file without a header. The other dialects are in
-// dialect_read.go.
+// The pi dialect (SPEC §3.2): its rules, and reading a pi header and the
+// entries of versions 1 to 3.
+
+type piRules struct{}
+
+func (piRules) Dialect() Dialect { return Pi }
+func (piRules) Message(typ string, raw []byte) json.RawMessage {
+	if typ != "message" {
+		return nil
+	}
+	return Field(raw, "message")
+}
+func (piRules) HasMessage(typ, _ string) bool                { return typ == "message" }
+func (piRules) AppendSearchText(dst []byte, e *Entry) []byte { return AppendSearchText(dst, e.Raw) }
+func (piRules) UserText(e *Entry) string {
+	if e.Type != "message" || e.Role != "user" {
+		return ""
+	}
+	return MessageText(e.Raw)
+}
+func (piRules) Writable() bool          { return true }
+func (piRules) CopyCRC(e *Entry) uint32 { return 0 }
 
 func (piRules) read(p *parser, l Line, o object, typ string) error { return p.piEntry(l, o, typ) }
-
-func (plainRules) read(p *parser, l Line, o object, typ string) error { return p.plainEntry(l, o) }
-
-func (p *parser) plainEntry(l Line, o object) error {
-	id, err := wantString(o, "id", "")
-	if err == nil && id == "" {
-		err = fieldErr("id", "is empty")
-	}
-	if err != nil {
-		return p.bad(l, "%s", err)
-	}
-	e := Entry{ID: id}
-	if e.ParentID, e.Root, err = parentOf(o); err != nil {
-		return p.bad(l, "%s", err)
-	}
-	ts, err := want(o, "timestamp", "", 'n')
-	if err != nil {
-		return p.bad(l, "%s", err)
-	}
-	f, perr := strconv.ParseFloat(string(ts), 64)
-	if perr != nil {
-		return p.bad(l, "timestamp: not a finite number")
-	}
-	// Milliseconds beyond ±(2^53−1) cannot survive a round trip through a
-	// JSON number (SPEC §5) and would overflow int64 when converted.
-	if f > maxSafeInt || f < -maxSafeInt {
-		return p.bad(l, "timestamp: %s is outside ±(2^53−1) milliseconds", ts)
-	}
-	e.Timestamp, e.HasTime = int64(f), true
-	if e.Type, err = wantString(o, "type", ""); err != nil {
-		return p.bad(l, "%s", err)
-	}
-	switch e.Type {
-	case "message":
-		if e.Role, err = checkPlainMessage(o["message"]); err != nil {
-			return p.bad(l, "%s", err)
-		}
-	case "metadata":
-		if e.Key, err = wantString(o, "key", ""); err == nil && e.Key == "" {
-			err = fieldErr("key", "is empty")
-		}
-		if err == nil {
-			v, ok := o["value"]
-			if !ok {
-				err = fieldErr("value", "missing")
-			} else if jsonKind(v) == 's' {
-				_ = json.Unmarshal(v, &e.Value)
-			}
-		}
-		if err != nil {
-			return p.bad(l, "%s", err)
-		}
-	default:
-		return p.bad(l, "type: is %q, want \"message\" or \"metadata\" (plain dialect, no header)", e.Type)
-	}
-	return p.emit(l, e)
-}
-
-// parentOf reads parentId: a string, or null for a root.
-func parentOf(o object) (string, bool, *schemaError) {
-	v, ok := o["parentId"]
-	switch k := jsonKind(v); {
-	case !ok:
-		return "", false, fieldErr("parentId", "missing, want a string or null")
-	case k == 'z':
-		return "", true, nil
-	case k == 's':
-		var s string
-		if json.Unmarshal(v, &s) != nil {
-			return "", false, fieldErr("parentId", "unreadable string")
-		}
-		return s, false, nil
-	default:
-		return "", false, fieldErr("parentId", "is %s, want a string or null", kindNames[k])
-	}
-}
 
 func (p *parser) header(l Line, o object) error {
 	h := &Header{Line: l.Num, Offset: l.BodyOffset(), Version: 1}

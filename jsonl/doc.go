@@ -9,7 +9,9 @@
 // starts, and must be one JSON object (line.go).
 //
 // Read decides the dialect from the first parseable line (reader.go),
-// validates every line against it (dialect_pi.go, dialect_read.go), and
+// validates every line against it (one file per dialect: dialect_pi.go,
+// dialect_plain.go, dialect_messages.go, dialect_claude.go,
+// dialect_codex.go; the decision itself in decide.go), and
 // hands each entry to a callback in file order: Salvage mode turns bad
 // lines into diagnostics, Strict mode stops at the first one. Entry.Raw
 // holds the committed line's bytes exactly as they are in the file.

@@ -6,8 +6,9 @@ import (
 )
 
 // Search text and list text of the messages, claude and codex dialects
-// (SPEC §7, FORMATS.md §4). The Rules of dialect.go call these with one
-// committed entry line, raw, exactly as in the file. The append functions
+// (SPEC §7, FORMATS.md §4). The Rules of dialect_messages.go and
+// dialect_claude.go call these with one committed entry line, raw,
+// exactly as in the file. The append functions
 // add pieces separated by '\n' (see appendString: base64 data, data: URIs
 // and terminal escapes never reach the index); the user-text functions give
 // the text a session list shows (first_message, SPEC §8), "" when the entry

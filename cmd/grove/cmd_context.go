@@ -51,7 +51,7 @@ func runContext(ctx context.Context, g *env, session, leaf string, llm bool) err
 	var p *archive.Path
 	var mc *archive.Context
 	var err error
-	if d, ok := archive.FileDialect(ctx, session); ok && isFileArg(session) && d == archive.Messages {
+	if d, ok := archive.FileDialect(ctx, session); ok && isFileArg(session) && archive.AgentFor(d).Traits().FromFile {
 		// A messages log named by its path is read from the file, indexed
 		// or not, as `grove messages FILE` reads it: its context is its
 		// messages (SPEC §3.6).
@@ -107,10 +107,9 @@ func runContext(ctx context.Context, g *env, session, leaf string, llm bool) err
 		cell(p.Session.SessionID), cell(at), as, counted(len(mc.Messages), "message", "messages"), counted(len(p.Entries), "entry", "entries"), facts)
 	for i, m := range mc.Messages {
 		fmt.Fprintln(g.stdout)
-		switch mc.Dialect {
-		case archive.Messages, archive.Claude, archive.Codex:
+		if archive.AgentFor(mc.Dialect).Traits().Form == archive.APIMessages {
 			writeAgentMessage(g, m, mc.KeptEntryIDs[i])
-		default:
+		} else {
 			writeMessage(g, m, mc.KeptEntryIDs[i])
 		}
 	}

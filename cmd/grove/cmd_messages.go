@@ -35,7 +35,7 @@ func messagesCommand(g *env) *cli.Command {
 
 func runMessages(ctx context.Context, g *env, session, leaf string) error {
 	if isFileArg(session) {
-		if d, ok := archive.FileDialect(ctx, session); ok && d == archive.Messages {
+		if d, ok := archive.FileDialect(ctx, session); ok && archive.AgentFor(d).Traits().FromFile {
 			return runMessagesLog(ctx, g, session, leaf)
 		}
 	}
@@ -58,12 +58,12 @@ func runMessages(ctx context.Context, g *env, session, leaf string) error {
 			Messages []json.RawMessage `json:"messages"`
 		}{p.Session.SessionID, p.Leaf, msgs})
 	}
-	agent := p.Session.Dialect != archive.Pi && p.Session.Dialect != archive.Plain
+	api := archive.AgentFor(p.Session.Dialect).Traits().Form == archive.APIMessages
 	for i, m := range msgs {
 		if i > 0 {
 			fmt.Fprintln(g.stdout)
 		}
-		if agent { // an Anthropic message or a Codex item
+		if api { // an Anthropic message or a Codex item
 			writeAgentMessage(g, m, "")
 		} else {
 			writeMessage(g, m, "")

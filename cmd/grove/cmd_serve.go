@@ -24,7 +24,7 @@ import (
 // defaultServeAddr is where grove serve listens unless told: loopback only.
 const defaultServeAddr = "127.0.0.1:7420"
 
-const serveHelp = rootsHelp + `
+var serveHelp = rootsHelp + `
 grove serve keeps the index current as grove watch does (one process, one writer) and serves the
 archive to a browser: / lists workspaces and recent sessions, /w?path=DIR a workspace's sessions
 and leaves, /s/SESSION the session's tree, /s/SESSION/LEAF the transcript of the path to LEAF,

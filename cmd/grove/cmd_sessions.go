@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -271,18 +270,11 @@ func underParents(sessions []archive.Session) ([]archive.Session, []int) {
 	return out, depth
 }
 
-// childKind names what a session listed under its parent is: a Claude
-// Code sub-agent (an agent-*.jsonl file, SPEC §3.4), a pi fork (pi's
-// parentSession), else "child" (a Codex sub-agent or fork, another Claude
-// file whose lines name another session).
+// childKind names what a session listed under its parent is, as its agent
+// says (Agent.ChildKind): a Claude Code sub-agent (an agent-*.jsonl file,
+// SPEC §3.4), a pi fork (pi's parentSession), else "child" (a Codex
+// sub-agent or fork, another Claude file whose lines name another
+// session).
 func childKind(s *archive.Session) string {
-	switch s.Dialect {
-	case archive.Claude:
-		if strings.HasPrefix(filepath.Base(s.Path), "agent-") {
-			return "sub-agent"
-		}
-	case archive.Pi:
-		return "fork"
-	}
-	return "child"
+	return archive.AgentFor(s.Dialect).ChildKind(s.Path)
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/grove-sessions/grove/archive"
@@ -13,48 +12,74 @@ import (
 )
 
 // rootsHelp is the default-roots rule (SPEC §8 `index` row), said the same
-// way in the help of index, watch and rebuild.
-const rootsHelp = "Roots default to $GROVE_ROOT (colon-separated), else every agent's default root that exists:\n" +
-	"pi ($PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions), Claude Code ($CLAUDE_CONFIG_DIR/projects,\n" +
-	"else ~/.claude/projects and ~/.config/claude/projects) and Codex ($CODEX_HOME/sessions and\n" +
-	"$CODEX_HOME/archived_sessions, else the same under ~/.codex); a missing one is no error."
+// way in the help of index, watch, rebuild and serve: each agent's roots
+// as its RootsDoc names them, wrapped at rootsWidth columns.
+var rootsHelp = "Roots default to $GROVE_ROOT (colon-separated), else every agent's default root that exists:\n" +
+	wrapWords(joinList(rootsDocs(func(d archive.RootsDoc) string { return d.Help }))+"; a missing one is no error.", rootsWidth)
+
+// rootsWidth is the width, in bytes, that rootsHelp's list of roots is
+// wrapped at: the commands' help lines run about this long.
+const rootsWidth = 104
 
 // rootsHint names every default root, for the error of a run that found
 // none of them.
-const rootsHint = "pass --root DIR (repeatable) or set GROVE_ROOT to the directories holding your session files; " +
-	"without them grove reads $PI_CODING_AGENT_DIR/sessions (else ~/.pi/agent/sessions), " +
-	"$CLAUDE_CONFIG_DIR/projects (else ~/.claude/projects and ~/.config/claude/projects) and " +
-	"$CODEX_HOME/sessions and $CODEX_HOME/archived_sessions (else under ~/.codex)"
+var rootsHint = "pass --root DIR (repeatable) or set GROVE_ROOT to the directories holding your session files; " +
+	"without them grove reads " + joinList(rootsDocs(func(d archive.RootsDoc) string { return d.Hint }))
+
+// rootsDocs is what pick takes of the RootsDoc of every agent that has
+// default roots, in the order grove reads them.
+func rootsDocs(pick func(archive.RootsDoc) string) []string {
+	var out []string
+	for _, a := range archive.Agents() {
+		if s := pick(a.RootsDoc()); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// joinList joins items as a sentence does: "a", "a and b", "a, b and c".
+func joinList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+// wrapWords breaks s at spaces into lines of at most width bytes (a word
+// longer than width stands alone on its line).
+func wrapWords(s string, width int) string {
+	var b strings.Builder
+	n := 0
+	for i, w := range strings.Split(s, " ") {
+		switch {
+		case i == 0:
+		case n+1+len(w) > width:
+			b.WriteByte('\n')
+			n = 0
+		default:
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
+}
 
 // agentRoots are the default roots of SPEC §8, in the order grove reads
-// them (pi, claude, codex), whether they exist or not. Each environment
-// variable, when set and not empty, replaces its agent's home as a whole:
-// $CLAUDE_CONFIG_DIR stands for ~/.claude (FORMATS.md §1.1; Claude Code
-// does not read XDG_CONFIG_HOME, so ~/.config/claude/projects is only
-// looked at without it), $CODEX_HOME for ~/.codex (FORMATS.md §2.1).
+// them (each agent's Roots, in the agents' order: pi, claude, codex),
+// whether they exist or not. Each environment variable, when set and not
+// empty, replaces its agent's home as a whole ($CLAUDE_CONFIG_DIR stands
+// for ~/.claude, $CODEX_HOME for ~/.codex: FORMATS.md §1.1, §2.1).
 func agentRoots() []archive.DefaultRoot {
 	home, _ := os.UserHomeDir()
 	var out []archive.DefaultRoot
-	add := func(dialect archive.Dialect, path ...string) {
-		out = append(out, archive.DefaultRoot{Dialect: dialect, Path: filepath.Join(path...)})
+	for _, a := range archive.Agents() {
+		for _, p := range a.Roots(home, os.Getenv) {
+			out = append(out, archive.DefaultRoot{Dialect: a.Dialect(), Path: p})
+		}
 	}
-	if d := os.Getenv("PI_CODING_AGENT_DIR"); d != "" {
-		add(archive.Pi, d, "sessions")
-	} else {
-		add(archive.Pi, home, ".pi", "agent", "sessions")
-	}
-	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		add(archive.Claude, d, "projects")
-	} else {
-		add(archive.Claude, home, ".claude", "projects")
-		add(archive.Claude, home, ".config", "claude", "projects")
-	}
-	codex := os.Getenv("CODEX_HOME")
-	if codex == "" {
-		codex = filepath.Join(home, ".codex")
-	}
-	add(archive.Codex, codex, "sessions")
-	add(archive.Codex, codex, "archived_sessions")
 	return out
 }
 

@@ -1,4 +1,4 @@
-package archive
+package codex
 
 import (
 	"bytes"
@@ -8,20 +8,21 @@ import (
 	"strings"
 
 	"github.com/grove-sessions/grove/errs"
+	"github.com/grove-sessions/grove/internal/agent/kit"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
-// codexHistItem is one item of the history Codex rebuilds, the entry it came
+// histItem is one item of the history Codex rebuilds, the entry it came
 // from, and whether it is the summary of a compaction grove rebuilt (which
 // a later rebuild does not count as a user message, as Codex's
 // is_summary_message does not).
-type codexHistItem struct {
+type histItem struct {
 	raw     json.RawMessage
 	id      string
 	summary bool
 }
 
-// CodexContext is the history Codex rebuilds from a rollout when it resumes
+// Context is the history Codex rebuilds from a rollout when it resumes
 // (SPEC §3.5, FORMATS.md §2.5, codex-rs rollout_reconstruction.rs), over
 // path, the chain of entries up to the leaf, root first, each with Raw;
 // header is the session_meta line (nil when there is none).
@@ -56,9 +57,9 @@ type codexHistItem struct {
 // model}, nil when no turn_context names one.
 //
 // Errors: bad_line for a line the replay reads that is not a JSON object.
-func CodexContext(path []FileEntry, header json.RawMessage) (*Context, error) {
-	c := emptyContext(jsonl.Codex)
-	var hist []codexHistItem
+func Context(path []jsonl.Entry, header json.RawMessage) (*kit.Context, error) {
+	c := kit.EmptyContext(jsonl.Codex)
+	var hist []histItem
 	var modelID json.RawMessage
 	for i := range path {
 		e := &path[i]
@@ -68,26 +69,26 @@ func CodexContext(path []FileEntry, header json.RawMessage) (*Context, error) {
 		default:
 			continue
 		}
-		if _, ok := objectFields(e.Raw); !ok {
+		if _, ok := kit.ObjectFields(e.Raw); !ok {
 			return nil, errs.New(errs.CodeBadLine, e.Type+" line is not a JSON object").At(e.Line, e.Offset)
 		}
 		p := jsonl.Field(e.Raw, "payload")
 		switch e.Type {
 		case "response_item":
 			p = jsonl.RulesOf(jsonl.Codex).Message(e.Type, e.Raw)
-			if codexSent(p) {
-				hist = append(hist, codexHistItem{raw: p, id: e.ID})
+			if sent(p) {
+				hist = append(hist, histItem{raw: p, id: e.ID})
 			}
 		case "compacted":
 			if rh := jsonl.Field(p, "replacement_history"); rh != nil && string(rh) != "null" {
-				var next []codexHistItem
-				jsonl.Elements(rh, func(b []byte) { next = append(next, codexHistItem{raw: b, id: e.ID}) })
+				var next []histItem
+				jsonl.Elements(rh, func(b []byte) { next = append(next, histItem{raw: b, id: e.ID}) })
 				hist = next
 			} else {
-				hist = codexRebuild(hist, jsonl.Field(p, "message"), e.ID)
+				hist = rebuild(hist, jsonl.Field(p, "message"), e.ID)
 			}
 		case "event_msg":
-			hist = codexDropTurns(hist, codexCount(jsonl.Field(p, "num_turns")))
+			hist = dropTurns(hist, count(jsonl.Field(p, "num_turns")))
 		case "turn_context":
 			if m := jsonl.Field(p, "model"); len(m) > 0 && m[0] == '"' {
 				modelID = m
@@ -107,26 +108,26 @@ func CodexContext(path []FileEntry, header json.RawMessage) (*Context, error) {
 		if v := jsonl.Field(jsonl.Field(header, "payload"), "model_provider"); len(v) > 0 && v[0] == '"' {
 			provider = v
 		}
-		c.Model = &Model{Provider: provider, ModelID: modelID}
+		c.Model = &kit.Model{Provider: provider, ModelID: modelID}
 	}
 	return c, nil
 }
 
-// codexSent reports whether Codex records the response item p in the
+// sent reports whether Codex records the response item p in the
 // history it sends (its is_api_message, for the types grove knows).
-func codexSent(p json.RawMessage) bool {
-	switch jsString(jsonl.Field(p, "type")) {
+func sent(p json.RawMessage) bool {
+	switch kit.JSString(jsonl.Field(p, "type")) {
 	case "ghost_snapshot", "compaction_trigger":
 		return false
 	case "message":
-		return jsString(jsonl.Field(p, "role")) != "system"
+		return kit.JSString(jsonl.Field(p, "role")) != "system"
 	}
 	return p != nil
 }
 
-// codexCount is a JSON number of turns as a count: 0 for anything that is
+// count is a JSON number of turns as a count: 0 for anything that is
 // not a non-negative number.
-func codexCount(v json.RawMessage) int {
+func count(v json.RawMessage) int {
 	f, err := strconv.ParseFloat(string(bytes.TrimSpace(v)), 64)
 	if err != nil || f < 0 || math.IsNaN(f) {
 		return 0
@@ -137,43 +138,43 @@ func codexCount(v json.RawMessage) int {
 	return int(f)
 }
 
-// codexUserTurn reports whether item p starts a user turn: a user message
+// userTurn reports whether item p starts a user turn: a user message
 // that is not injected context (Codex's is_user_turn_boundary).
-func codexUserTurn(p json.RawMessage) bool {
-	return codexIsMessage(p, "user") && !codexHasPrefix(p, codexUserContext)
+func userTurn(p json.RawMessage) bool {
+	return isMessage(p, "user") && !hasPrefix(p, userContext)
 }
 
-// codexPreTurnContext reports whether item p is context Codex injects
+// preTurnContext reports whether item p is context Codex injects
 // before a turn, which a rollback trims with the turn after it
 // (trim_pre_turn_context_updates).
-func codexPreTurnContext(p json.RawMessage) bool {
-	return codexIsMessage(p, "user") && codexHasPrefix(p, codexUserContext) ||
-		codexIsMessage(p, "developer") && codexHasPrefix(p, codexDeveloperContext)
+func preTurnContext(p json.RawMessage) bool {
+	return isMessage(p, "user") && hasPrefix(p, userContext) ||
+		isMessage(p, "developer") && hasPrefix(p, developerContext)
 }
 
 // The openings of the text fragments Codex injects as user and developer
 // messages (codex-rs contextual_user_message.rs, event_mapping.rs), compared
 // without ASCII case after leading white space.
 var (
-	codexUserContext = []string{"# AGENTS.md instructions for ", "<environment_context>", "<user_instructions>",
+	userContext = []string{"# AGENTS.md instructions for ", "<environment_context>", "<user_instructions>",
 		"<skill>", "<user_shell_command>", "<turn_aborted>", "<subagent_notification>"}
-	codexDeveloperContext = []string{"<permissions instructions>", "<model_switch>", "<collaboration_mode>",
+	developerContext = []string{"<permissions instructions>", "<model_switch>", "<collaboration_mode>",
 		"<personality_spec>"}
 )
 
-func codexIsMessage(p json.RawMessage, role string) bool {
-	return jsString(jsonl.Field(p, "type")) == "message" && jsString(jsonl.Field(p, "role")) == role
+func isMessage(p json.RawMessage, role string) bool {
+	return kit.JSString(jsonl.Field(p, "type")) == "message" && kit.JSString(jsonl.Field(p, "role")) == role
 }
 
-// codexHasPrefix reports whether an input_text piece of message p opens
+// hasPrefix reports whether an input_text piece of message p opens
 // with one of prefixes.
-func codexHasPrefix(p json.RawMessage, prefixes []string) bool {
+func hasPrefix(p json.RawMessage, prefixes []string) bool {
 	found := false
 	jsonl.Elements(jsonl.Field(p, "content"), func(b []byte) {
-		if found || jsString(jsonl.Field(b, "type")) != "input_text" {
+		if found || kit.JSString(jsonl.Field(b, "type")) != "input_text" {
 			return
 		}
-		t := strings.TrimLeft(jsString(jsonl.Field(b, "text")), " \t\r\n")
+		t := strings.TrimLeft(kit.JSString(jsonl.Field(b, "text")), " \t\r\n")
 		for _, pre := range prefixes {
 			if len(t) >= len(pre) && strings.EqualFold(t[:len(pre)], pre) {
 				found = true
@@ -183,50 +184,50 @@ func codexHasPrefix(p json.RawMessage, prefixes []string) bool {
 	return found
 }
 
-// codexRebuild is the history after a compaction without a
+// rebuild is the history after a compaction without a
 // replacement_history: the user messages of hist, then message.
-func codexRebuild(hist []codexHistItem, message json.RawMessage, id string) []codexHistItem {
-	var out []codexHistItem
+func rebuild(hist []histItem, message json.RawMessage, id string) []histItem {
+	var out []histItem
 	for _, it := range hist {
-		if it.summary || !codexUserTurn(it.raw) {
+		if it.summary || !userTurn(it.raw) {
 			continue
 		}
 		var text strings.Builder
 		jsonl.Elements(jsonl.Field(it.raw, "content"), func(b []byte) {
-			if jsString(jsonl.Field(b, "type")) == "input_text" {
-				text.WriteString(jsString(jsonl.Field(b, "text")))
+			if kit.JSString(jsonl.Field(b, "type")) == "input_text" {
+				text.WriteString(kit.JSString(jsonl.Field(b, "text")))
 			}
 		})
 		if text.Len() > 0 {
-			out = append(out, codexHistItem{raw: codexUserMessage(text.String()), id: it.id})
+			out = append(out, histItem{raw: userMessage(text.String()), id: it.id})
 		}
 	}
 	summary := ""
 	if len(message) > 0 && message[0] == '"' {
-		summary = jsString(message)
+		summary = kit.JSString(message)
 	}
 	if summary == "" {
 		summary = "(no summary available)"
 	}
-	return append(out, codexHistItem{raw: codexUserMessage(summary), id: id, summary: true})
+	return append(out, histItem{raw: userMessage(summary), id: id, summary: true})
 }
 
-// codexUserMessage is a user message item of one input_text, in the key
+// userMessage is a user message item of one input_text, in the key
 // order Codex serialises it.
-func codexUserMessage(text string) json.RawMessage {
-	return marshalOrdered("type", json.RawMessage(`"message"`), "role", json.RawMessage(`"user"`),
-		"content", wrap(marshalOrdered("type", json.RawMessage(`"input_text"`), "text", jsonText(text))))
+func userMessage(text string) json.RawMessage {
+	return kit.MarshalOrdered("type", json.RawMessage(`"message"`), "role", json.RawMessage(`"user"`),
+		"content", kit.Wrap(kit.MarshalOrdered("type", json.RawMessage(`"input_text"`), "text", kit.JSONString(text))))
 }
 
-// codexDropTurns is hist without its last n user turns (Codex's
+// dropTurns is hist without its last n user turns (Codex's
 // drop_last_n_user_turns).
-func codexDropTurns(hist []codexHistItem, n int) []codexHistItem {
+func dropTurns(hist []histItem, n int) []histItem {
 	if n <= 0 {
 		return hist
 	}
 	var turns []int
 	for i := range hist {
-		if codexUserTurn(hist[i].raw) {
+		if userTurn(hist[i].raw) {
 			turns = append(turns, i)
 		}
 	}
@@ -237,7 +238,7 @@ func codexDropTurns(hist []codexHistItem, n int) []codexHistItem {
 	if n < len(turns) {
 		cut = turns[len(turns)-n]
 	}
-	for cut > turns[0] && codexPreTurnContext(hist[cut-1].raw) {
+	for cut > turns[0] && preTurnContext(hist[cut-1].raw) {
 		cut--
 	}
 	return hist[:cut:cut]
