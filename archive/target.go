@@ -13,6 +13,7 @@ import (
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/jsonl"
 )
 
 // CheckExportTarget refuses an export --out target that is grove's index
@@ -311,9 +312,9 @@ func SessionLine(path string) string {
 	switch {
 	case typ == "session" || typ == "title":
 		return "a pi session header"
-	case typ == "session_meta" && objectPayload, typ == "response_item", typ == "event_msg", typ == "turn_context", typ == "compacted":
+	case typ == "session_meta" && objectPayload, typ != "session_meta" && jsonl.IsCodexType(typ):
 		return "a Codex session line (" + typ + ")"
-	case has["uuid"] || has["parentUuid"] || has["sessionId"] || has["leafUuid"] || claudeTypes[typ]:
+	case has["uuid"] || has["parentUuid"] || has["sessionId"] || has["leafUuid"] || jsonl.IsClaudeType(typ):
 		return "a Claude Code session line"
 	case typ != "" && has["id"] && (has["parentId"] || piTypes[typ]):
 		return "a pi session entry (" + typ + ")"
@@ -329,14 +330,6 @@ func SessionLine(path string) string {
 
 // utf8BOM is the UTF-8 byte order mark, U+FEFF.
 const utf8BOM = "\xef\xbb\xbf"
-
-// claudeTypes are the Claude Code line types of FORMATS.md §0.
-var claudeTypes = map[string]bool{
-	"summary": true, "file-history-snapshot": true, "queue-operation": true, "user": true, "assistant": true,
-	"system": true, "progress": true, "attachment": true, "last-prompt": true, "permission-mode": true,
-	"custom-title": true, "ai-title": true, "mode": true, "pr-link": true, "tag": true, "relocated": true,
-	"worktree-state": true, "agent-name": true, "content-replacement": true,
-}
 
 // piTypes are pi's entry types (SPEC §3.2).
 var piTypes = map[string]bool{

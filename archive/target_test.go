@@ -24,6 +24,8 @@ func TestSessionLine(t *testing.T) {
 		{"claude summary", `{"type":"summary","summary":"s","leafUuid":"u"}` + "\n", "Claude Code"},
 		{"claude user", `{"parentUuid":null,"type":"user","message":{"role":"user","content":"hi"},"uuid":"u"}` + "\n", "Claude Code"},
 		{"claude unknown type with uuid", `{"type":"brand-new","uuid":"u"}` + "\n", "Claude Code"},
+		{"claude Agent SDK", `{"type":"agent-setting","agentSetting":"triage","entrypoint":"sdk-cli"}` + "\n", "Claude Code"},
+		{"codex newer item", `{"timestamp":"t","type":"token_usage_record","payload":{}}` + "\n", "Codex"},
 		{"codex meta", `{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}` + "\n", "Codex"},
 		{"codex item", `{"timestamp":"t","type":"response_item","payload":{"type":"message"}}` + "\n", "Codex"},
 		{"codex legacy", `{"id":"x","timestamp":"t","instructions":null}` + "\n", "Codex session header"},

@@ -34,6 +34,15 @@ var codexTypes = map[string]bool{
 	"world_state": true, "retained_context": true, "security_risk_score": true, "realtime_item": true,
 }
 
+// IsClaudeType reports whether typ is a line type that can only be
+// Claude Code's (claudeTypes): what decides a file's dialect, and what
+// tells a session file that must never be written over.
+func IsClaudeType(typ string) bool { return claudeTypes[typ] }
+
+// IsCodexType reports whether typ is an item type of a Codex rollout
+// line's envelope (codexTypes).
+func IsCodexType(typ string) bool { return codexTypes[typ] }
+
 // classify is the dialect that the committed line o (of type typ, "" when
 // it has none) points to, and whether the line decides it (SPEC §3): a
 // line that can only belong to one dialect — a Codex header or envelope
