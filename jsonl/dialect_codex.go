@@ -135,6 +135,11 @@ func (codexRules) read(p *parser, l Line, o object, typ string) error {
 			p.warn(l, errs.CodeBadTimestamp, "timestamp is missing or not an ISO-8601 time")
 		}
 	}
+	if e.Type == "turn_context" {
+		// The directory the turn ran in (FORMATS.md §2.3): the session's
+		// workspace when the rollout has no session_meta.
+		e.Cwd, _ = optString(item, "cwd", "")
+	}
 	if codexStartsTurn(e.Type, ptype) && l.Offset != p.turn.start {
 		p.turn.begin(l.Offset)
 	}

@@ -128,12 +128,19 @@ func (Agent) SessionID(path string, h *jsonl.Header) string {
 }
 
 // Workspace is the header's cwd (SPEC §3.5); a read that found no header
-// keeps prev (a turn_context's cwd never moves it).
-func (Agent) Workspace(prev, _ string, h *jsonl.Header, _ *kit.Facts) string {
-	if h != nil {
+// keeps prev, the workspace of the read before it (a later turn_context's
+// cwd never moves it); a rollout with no session_meta, or one without a
+// cwd, takes its first turn_context's cwd (FORMATS.md §2.3), else none.
+func (Agent) Workspace(prev, _ string, h *jsonl.Header, f *kit.Facts) string {
+	switch {
+	case h != nil && h.Cwd != "":
 		return h.Cwd
+	case prev != "":
+		return prev
+	case f != nil:
+		return f.FirstCwd
 	}
-	return prev
+	return ""
 }
 
 // MetaFacts: the header says it all (its parent: forked_from_id or the
