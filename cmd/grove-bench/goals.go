@@ -56,7 +56,7 @@ var goals = []goal{
 			if !ok {
 				return nil
 			}
-			return g.atMost(fmt.Sprintf("cold index of the %s corpus: peak RSS (largest run)", mb(s.m.Bytes)), f.Max, rssBound, "MB", "%.1f×")
+			return g.atMost(fmt.Sprintf("cold index of the %s corpus: peak RSS (largest run)", mb(s.m.Bytes)), f.Max, rssBound, "MB", "%.2f×")
 		}},
 	{"refresh", "no-op refresh of the main corpus", "≤ 100 ms",
 		"grove index runs before the queries an agent makes: with nothing changed it must cost about a process start, not a read of the files (the bound is for 10,000 files; the main corpus has fewer)",
@@ -240,7 +240,7 @@ var goals = []goal{
 			if !ok || f.Skipped != "" {
 				return nil
 			}
-			return g.atMost(fmt.Sprintf("cold index of one %s session: peak RSS", mb(s.cfg.BigMem)), f.Max, rssBound, "MB", "%.1f×")
+			return g.atMost(fmt.Sprintf("cold index of one %s session: peak RSS", mb(s.cfg.BigMem)), f.Max, rssBound, "MB", "%.2f×")
 		}},
 	{"long-line", "peak RSS of each command on a file with one very long line, largest run", "≤ 3× the longest line + 40 MB",
 		"SPEC §2.8: memory stays within a small multiple of the longest line, whatever the file's size",
