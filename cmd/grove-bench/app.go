@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,9 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/grove-sessions/grove/internal/corpusgen"
+	"github.com/urfave/cli/v2"
 )
 
 func newApp(stdout, stderr io.Writer) *cli.App {
@@ -34,7 +32,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.IntFlag{Name: "runs", Value: 3, Usage: "runs of each whole-process figure (index, refresh, baseline, many-files, append refreshes; verify and the cold indexes of append and big-mem run once); grove search uses at least 10, rg at least 5, no-op refreshes at least 5"},
 			&cli.IntFlag{Name: "search-runs", Value: 30, Usage: "runs of each in-process search and path figure"},
 			&cli.StringFlag{Name: "grove", Usage: "measure this grove binary instead of building ./cmd/grove"},
-			&cli.StringSliceFlag{Name: "only", Usage: "measure only these sections: " + strings.Join(sections, ", ") + " (without index, the index of an earlier run in --work is used)"},
+			&cli.StringSliceFlag{Name: "only", Usage: "measure only these steps: " + strings.Join(stepNames(), ", ") + " (without index, the index of an earlier run in --work is used)"},
 			&cli.IntFlag{Name: "refresh-files", Value: 10000, Usage: "files of 4-9 KB in the many-files corpus (cold index, no-op refresh, watch); 0 skips"},
 			&cli.StringFlag{Name: "append-sizes", Value: "10MB,100MB", Usage: "sizes of the single sessions a 1 KB entry is appended to, comma-separated; empty skips"},
 			&cli.StringFlag{Name: "long-line-size", Value: "50MB", Usage: "size of the base64 image line of the long-line step's session (its text line is half that); 0 skips"},
@@ -61,7 +59,16 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON document"},
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
-		Commands:     []*cli.Command{dumpCommand(stdout)},
+		Commands: []*cli.Command{dumpCommand(stdout), {
+			Name:  "goals",
+			Usage: "print every goal a run checks (step, figure, bound, why) as a Markdown table",
+			Action: func(c *cli.Context) error {
+				if c.NArg() > 0 {
+					return usageError{fmt.Errorf("goals takes no arguments")}
+				}
+				return writeGoals(stdout)
+			},
+		}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageError{fmt.Errorf("unexpected argument %q: grove-bench takes flags only (did you mean --size %s?)", c.Args().First(), c.Args().First())}
@@ -195,8 +202,8 @@ func configOf(c *cli.Context) (config, error) {
 	only := map[string]bool{}
 	for _, v := range c.StringSlice("only") {
 		for _, name := range strings.Split(v, ",") {
-			if !slices.Contains(sections, name) {
-				return config{}, fmt.Errorf("--only: no section %q (sections: %s)", name, strings.Join(sections, ", "))
+			if !slices.Contains(stepNames(), name) {
+				return config{}, fmt.Errorf("--only: no step %q (steps: %s)", name, strings.Join(stepNames(), ", "))
 			}
 			only[name] = true
 		}
@@ -217,53 +224,5 @@ const minSessionBytes = 4 << 10
 type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
+
 func (e usageError) Unwrap() error { return e.err }
-
-// errDumpsDiffer is dump's answer when two indexes dump differently: exit 1.
-var errDumpsDiffer = errors.New("the two indexes dump differently")
-
-func dumpCommand(stdout io.Writer) *cli.Command {
-	return &cli.Command{
-		Name:      "dump",
-		Usage:     "print a canonical dump of a grove index file (sessions by path, entries by path and seq, diagnostics, labels, sources, search tokens), or compare two",
-		ArgsUsage: "DB [DB2]",
-		Description: `With one index file, its dump goes to stdout: one line per row, sorted, with
-nothing that depends on how or in which order the index was built (row ids,
-doc numbers but their seconds, indexed_at_ms, stat_key, the doc counter), so
-two dumps of indexes of the same files compare with cmp. The file is opened
-read-only: never migrated, never checkpointed.
-
-With two, both are dumped at once and compared as they come (nothing is
-written): "equal, N lines" and exit 0, or the first difference and exit 1.`,
-		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "omit", Usage: "also leave out these columns, as TABLE.COLUMN or *.COLUMN (a column only one of the two builds has); token.* leaves out the search tokens"},
-		},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
-		Action: func(c *cli.Context) error {
-			if c.NArg() < 1 || c.NArg() > 2 {
-				return usageError{fmt.Errorf("dump: want DB or DB DB2, got %d arguments", c.NArg())}
-			}
-			var omit []string
-			for _, v := range c.StringSlice("omit") {
-				for _, col := range strings.Split(v, ",") {
-					if t, k, ok := strings.Cut(strings.TrimSpace(col), "."); !ok || t == "" || k == "" {
-						return usageError{fmt.Errorf("dump --omit: %q is not TABLE.COLUMN or *.COLUMN", col)}
-					}
-					omit = append(omit, strings.TrimSpace(col))
-				}
-			}
-			if c.NArg() == 1 {
-				return dumpIndex(c.Context, c.Args().Get(0), stdout, omit)
-			}
-			d, err := compareIndexes(c.Context, c.Args().Get(0), c.Args().Get(1), omit)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(stdout, d)
-			if !d.Equal {
-				return errDumpsDiffer
-			}
-			return nil
-		},
-	}
-}

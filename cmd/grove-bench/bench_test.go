@@ -21,16 +21,15 @@ import (
 
 // allowedSkips are the reasons a figure of the smoke test may be skipped
 // for: a tool that is missing (rg, python3, Chromium), the shared corpus
-// the serve step shows, or a grove without the refresh issue's features
-// yet.
+// the serve step shows, or a grove without incremental refresh or watch.
 var allowedSkips = []string{"rg is not installed", "python3", notMeasuredBytesRead, notMeasuredWatch, "no Chromium", "no corpus"}
 
 // mayBeZero are units whose figures may be exactly 0 (an idle process).
 var mayBeZero = map[string]bool{"% of a core": true, "switches/s": true, "differing lines": true}
 
 // TestSuite_Smoke runs the whole harness on a 3 MB corpus, once per
-// figure, and the refresh issue's steps on tiny inputs, so that it never
-// rots: every figure must be measured, or skipped only because rg or
+// figure, and the steps with corpora of their own on tiny inputs, so that
+// it never rots: every figure must be measured, or skipped only because rg or
 // python3 is missing or grove lacks a feature (allowedSkips).
 func TestSuite_Smoke(t *testing.T) {
 	testutil.SkipSlow(t, "./cmd/grove-bench", "builds grove and a corpus and runs every figure")
@@ -72,7 +71,7 @@ func TestSuite_Smoke(t *testing.T) {
 		t.Errorf("corpus %+v, %d targets", res.Corpus, len(res.Targets))
 	}
 	checkRefreshFigures(t, &res)
-	checkIssue16(t, &res)
+	checkScaleFigures(t, &res)
 	for _, d := range benchDialects {
 		if _, ok := res.Ratios["cold_index_over_pi/"+d]; !ok && d != "pi" {
 			t.Errorf("no cold index ratio of %s to pi in %v", d, res.Ratios)
@@ -133,7 +132,8 @@ func TestSuite_Smoke(t *testing.T) {
 }
 
 // checkRefreshFigures checks that the smoke run has every figure and goal
-// of the refresh issue: measured, or skipped for an allowed reason.
+// of the many-files, append, big-mem, long-line and watch steps: measured,
+// or skipped for an allowed reason.
 func checkRefreshFigures(t *testing.T, res *Result) {
 	t.Helper()
 	figs := map[string]Figure{}
@@ -198,9 +198,10 @@ func checkRefreshFigures(t *testing.T, res *Result) {
 	}
 }
 
-// checkIssue16 checks that the smoke run has issue 16's figures and
-// goals, and that the dumps of the indexes built two ways are equal.
-func checkIssue16(t *testing.T, res *Result) {
+// checkScaleFigures checks that the smoke run has the figures and goals
+// of the sizes, ready, shapes, path, export and dump steps, and that the
+// dumps of the indexes built two ways are equal.
+func checkScaleFigures(t *testing.T, res *Result) {
 	t.Helper()
 	figs := map[string]Figure{}
 	for _, f := range res.Figures {
@@ -433,7 +434,7 @@ func TestSuite_RefusesForeignDirectories(t *testing.T) {
 func TestConfig_Only(t *testing.T) {
 	var u usageError
 	err := newApp(&bytes.Buffer{}, &bytes.Buffer{}).RunContext(context.Background(), []string{"grove-bench", "--only", "search,nope"})
-	if !errors.As(err, &u) || !strings.Contains(err.Error(), `no section "nope"`) {
+	if !errors.As(err, &u) || !strings.Contains(err.Error(), `no step "nope"`) {
 		t.Errorf("--only nope: %v, want a usage error", err)
 	}
 }

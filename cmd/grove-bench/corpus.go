@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"time"
 
 	"github.com/grove-sessions/grove/internal/corpusgen"
 )
@@ -56,3 +57,58 @@ func sameOptions(a, b corpusgen.Options) bool {
 }
 
 func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
+
+// indexSummary is the JSON answer of `grove --json index`. BytesRead is
+// nil when this grove does not report it (before incremental refresh).
+type indexSummary struct {
+	Files     int    `json:"files"`
+	Indexed   int    `json:"indexed"`
+	Appended  int    `json:"appended"`
+	Unchanged int    `json:"unchanged"`
+	Damaged   int    `json:"damaged"`
+	Entries   int64  `json:"entries"`
+	Removed   int    `json:"removed"`
+	BytesRead *int64 `json:"bytes_read"`
+}
+
+// groveIndex runs `grove --db DB --json index --root ROOT` once.
+func (s *suite) groveIndex(ctx context.Context, db, root string) (procRun, indexSummary, error) {
+	var sum indexSummary
+	r, err := runProc(ctx, nil, s.grove, []string{"--db", db, "--json", "index", "--root", root})
+	if err != nil {
+		return r, sum, err
+	}
+	if err := json.Unmarshal(r.Stdout, &sum); err != nil {
+		return r, sum, fmt.Errorf("grove index output: %w: %s", err, r.Stdout)
+	}
+	return r, sum, nil
+}
+
+// auxOptions are the generator options of the step corpora: the defaults,
+// with the run's seed and Chinese share.
+func (s *suite) auxOptions() corpusgen.Options {
+	o := corpusgen.DefaultOptions()
+	o.Seed, o.ChineseShare = s.cfg.Corpus.Seed, s.cfg.Corpus.ChineseShare
+	return o
+}
+
+// auxCorpus returns the directory WORK/name holding a corpus generated
+// with o, and its manifest: reused when its manifest matches, generated
+// otherwise (ensureCorpus's rules). flag names the option that sets its
+// size, for the free-space message.
+func (s *suite) auxCorpus(ctx context.Context, name string, o corpusgen.Options, flag string) (string, *corpusgen.Manifest, error) {
+	dir := filepath.Join(s.cfg.Work, name)
+	_, statErr := os.Stat(filepath.Join(dir, "manifest.json"))
+	if err := checkSpace(s.cfg.Work, max(o.Size, o.BigSession), statErr == nil, flag); err != nil {
+		return "", nil, err
+	}
+	start := time.Now()
+	m, err := ensureCorpus(ctx, dir, o, false, s.log)
+	if err != nil {
+		return "", nil, err
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		fmt.Fprintf(s.log, "   generated in %.1f s\n", d.Seconds())
+	}
+	return dir, m, nil
+}

@@ -7,7 +7,8 @@
 //
 //	go run ./cmd/grove-bench --size 1GB
 //
-// See BENCHMARKS.md for the method and the figures.
+// How to run it and what each step measures: docs/benchmarks.md; today's
+// figures: BENCHMARKS.md.
 package main
 
 import (

@@ -60,7 +60,15 @@ func runCmd(cmd *exec.Cmd, in io.Reader, okExit ...int) (procRun, error) {
 				}
 			}
 		}
-		return r, fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+		// grove --json reports its errors on stdout.
+		said := strings.TrimSpace(errb.String())
+		if said == "" {
+			said = strings.TrimSpace(string(r.Stdout))
+		}
+		if len(said) > 2000 {
+			said = said[:2000] + "…"
+		}
+		return r, fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, said)
 	}
 	return r, nil
 }

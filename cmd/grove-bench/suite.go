@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/internal/corpusgen"
 )
 
@@ -26,13 +25,12 @@ type config struct {
 	Runs        int    // runs of each whole-process figure
 	SearchRuns  int    // runs of each in-process search and path figure
 	Grove       string // a grove binary to measure; "" builds ./cmd/grove
-	// Only names the sections to measure (the names of sections); empty
-	// means all. Without index, the index an earlier run left in Work is
-	// measured.
+	// Only names the steps to measure (step.Name); empty means all.
+	// Without index, the index an earlier run left in Work is measured.
 	Only map[string]bool
-	// The refresh issue's corpora of their own: RefreshFiles small files
-	// (many-files, watch; 0 skips), one session of each of AppendSizes
-	// (append), one of BigMem bytes (big-mem; 0 skips).
+	// Corpora of their own: RefreshFiles small files (many-files, watch;
+	// 0 skips), one session of each of AppendSizes (append), one of BigMem
+	// bytes (big-mem; 0 skips).
 	RefreshFiles int
 	AppendSizes  []int64
 	BigMem       int64
@@ -45,17 +43,17 @@ type config struct {
 	DialectSize int64
 	Dialects    []string
 	AppendLines int
-	// Issue 16's steps: the corpus sizes of the sizes step (none skips
-	// it), the entries of each shapes session and how long one verify of
-	// it may run, the size of the export step's session, the reference
-	// grove and the columns left out of the dump step.
+	// The corpus sizes of the sizes step (none skips it), the entries of
+	// each shapes session and how long one verify of it may run, the size
+	// of the export step's session, the reference grove and the columns
+	// left out of the dump step.
 	IndexSizes    []int64
 	ShapeEntries  int
 	VerifyTimeout time.Duration
 	ExportSize    int64
 	DumpGrove     string
 	DumpOmit      []string
-	// Issue 17's serve step: the generated session's size, loads of each
+	// The serve step: the generated session's size, loads of each
 	// page and runs of each search, the shared corpus ("" is
 	// ../shared/corpus beside the repository) and the Chromium binary
 	// ("" looks on PATH).
@@ -63,7 +61,7 @@ type config struct {
 	ServeRuns   int
 	ServeCorpus string
 	Chromium    string
-	// Issue 18's team step: TeamSources roots of TeamSessions sessions of
+	// The team step: TeamSources roots of TeamSessions sessions of
 	// at most TeamSessionMax bytes, indexed by one writer and by
 	// TeamWriters at once; the path figure's chain has TeamChain entries.
 	TeamSources    int
@@ -71,19 +69,6 @@ type config struct {
 	TeamWriters    int
 	TeamSessionMax int64
 	TeamChain      int
-}
-
-// sections are the names --only accepts.
-var sections = []string{"index", "refresh", "search", "path", "verify", "baseline", "many-files", "watch", "append", "big-mem", "long-line", "dialects", "sizes", "ready", "shapes", "export", "dump", "serve", "team"}
-
-// queries is the fixed query set of the search figures (issue: search):
-// grove's query and the literal text rg looks for.
-var queries = []struct{ Name, Grove, Rg string }{
-	{"common word", corpusgen.CommonWord, corpusgen.CommonWord},
-	{"rare word", corpusgen.RareWord, corpusgen.RareWord},
-	{"phrase", `"` + corpusgen.Phrase + `"`, corpusgen.Phrase},
-	{"Chinese word", corpusgen.ChineseWord, corpusgen.ChineseWord},
-	{"prefix", "serial*", "serial"},
 }
 
 // Result is everything one run measured (--json prints it).
@@ -119,11 +104,13 @@ type CorpusInfo struct {
 	BigBytes int64   `json:"largest_session_bytes"`
 }
 
-// Target is one goal an issue sets and whether this run met it.
+// Target is one goal (see goals) checked on this run's figures: the step
+// it reads, the figure as measured, and whether it kept the bound.
 type Target struct {
-	Issue  string  `json:"issue"`
+	Step   string  `json:"step"`
 	What   string  `json:"what"`
 	Goal   string  `json:"goal"`
+	Why    string  `json:"why"`
 	Value  float64 `json:"value"`
 	Unit   string  `json:"unit"`
 	Met    bool    `json:"met"`
@@ -146,6 +133,8 @@ type suite struct {
 	// longLineGoals are the long-line step's memory goals, MB, by figure
 	// name (empty until run): each session's own 3× its longest line + 40.
 	longLineGoals map[string]float64
+	// dumps are the dump step's comparisons, in order.
+	dumps []dumpComparison
 }
 
 func (s *suite) add(f Figure) Figure {
@@ -158,8 +147,8 @@ func (s *suite) skip(section, name, why string) {
 	s.add(Figure{Section: section, Name: name, Skipped: why})
 }
 
-// run measures everything, in an order where each step leaves the files as
-// the next one needs them.
+// run measures the steps --only selects (all without it), in the order of
+// steps, and checks the goals on what they measured.
 func (s *suite) run(ctx context.Context) (*Result, error) {
 	s.byName = map[string]Figure{}
 	s.res.Ratios = map[string]float64{}
@@ -170,73 +159,49 @@ func (s *suite) run(ctx context.Context) (*Result, error) {
 	}
 	defer release()
 	s.db = filepath.Join(s.cfg.Work, "index.db")
-	// needs says what a step uses: "corpus" the main corpus, "index" its
-	// index too (made by cold index, or left by an earlier run).
-	steps := []struct {
-		name, section, needs string
-		fn                   func(context.Context) error
-	}{
-		{"build grove", "", "", s.buildGrove},
-		{"corpus", "", "", s.corpus},
-		{"cold index", "index", "corpus", s.coldIndex},
-		{"existing index", "", "", s.existingIndex},
-		{"no-op refresh", "refresh", "index", s.noopRefresh},
-		{"search in-process", "search", "index", s.searchInProcess},
-		{"search whole-process", "search", "index", s.searchProcess},
-		{"path", "path", "", s.paths},
-		{"verify", "verify", "index", s.verify},
-		{"refresh after append", "refresh", "index", s.appendRefresh},
-		{"C SQLite baseline", "baseline", "corpus", s.baseline},
-		{"many files: cold index and no-op refresh", "many-files", "", s.manyFiles},
-		{"grove watch idle", "watch", "", s.watchIdle},
-		{"refresh after an append to one session", "append", "", s.appendSessions},
-		{"big-session memory", "big-mem", "", s.bigSession},
-		{"long-line memory", "long-line", "", s.longLine},
-		{"dialects: cold index and refresh per dialect", "dialects", "", s.dialects},
-		{"sizes: cold index and baseline at each size", "sizes", "", s.indexSizes},
-		{"structure ready during a cold index", "ready", "corpus", s.structureReady},
-		{"shapes: verify on a comb, a star and a chain", "shapes", "", s.shapesStep},
-		{"export of one large session", "export", "", s.exportStep},
-		{"dump: indexes built two ways compared", "dump", "corpus", s.dumpStep},
-		{"serve: pages in Chromium, memory and search of grove serve", "serve", "", s.serveStep},
-		{"team: SQLite and PostgreSQL side by side", "team", "", s.teamStep},
-	}
-	selected := func(section string) bool {
-		return section != "" && (len(s.cfg.Only) == 0 || s.cfg.Only[section])
-	}
+	selected := func(name string) bool { return len(s.cfg.Only) == 0 || s.cfg.Only[name] }
 	needCorpus, needIndex := false, false
 	for _, st := range steps {
-		if selected(st.section) {
-			needCorpus = needCorpus || st.needs != ""
-			needIndex = needIndex || st.needs == "index"
+		if selected(st.Name) {
+			needCorpus = needCorpus || st.Needs != ""
+			needIndex = needIndex || st.Needs == "index"
+		}
+	}
+	// What the steps need first: the grove measured, the main corpus, and
+	// its index when the index step does not make it.
+	setup := []struct {
+		title string
+		run   bool
+		fn    func(*suite, context.Context) error
+	}{
+		{"build grove", true, (*suite).buildGrove},
+		{"corpus", needCorpus, (*suite).corpus},
+		{"existing index", needIndex && !selected("index"), (*suite).existingIndex},
+	}
+	for _, st := range setup {
+		if err := s.runStep(ctx, st.title, st.run, st.fn); err != nil {
+			return nil, err
 		}
 	}
 	for _, st := range steps {
-		if err := ctx.Err(); err != nil {
+		if err := s.runStep(ctx, st.Title, selected(st.Name), st.Run); err != nil {
 			return nil, err
-		}
-		switch st.name {
-		case "build grove":
-		case "corpus":
-			if !needCorpus {
-				continue
-			}
-		case "existing index":
-			if !needIndex || selected("index") {
-				continue
-			}
-		default:
-			if !selected(st.section) {
-				continue
-			}
-		}
-		fmt.Fprintf(s.log, "== %s\n", st.name)
-		if err := st.fn(ctx); err != nil {
-			return nil, fmt.Errorf("%s: %w", st.name, err)
 		}
 	}
 	s.targets()
 	return &s.res, nil
+}
+
+// runStep runs fn, when run is set, after logging its title.
+func (s *suite) runStep(ctx context.Context, title string, run bool, fn func(*suite, context.Context) error) error {
+	if err := ctx.Err(); err != nil || !run {
+		return err
+	}
+	fmt.Fprintf(s.log, "== %s\n", title)
+	if err := fn(s, ctx); err != nil {
+		return fmt.Errorf("%s: %w", title, err)
+	}
+	return nil
 }
 
 func (s *suite) buildGrove(ctx context.Context) error {
@@ -342,153 +307,6 @@ func fileSize(paths ...string) int64 {
 		}
 	}
 	return n
-}
-
-// coldIndex indexes the whole corpus into an empty index, Runs times. The
-// files are in the page cache after the first read (as they are for rg).
-func (s *suite) coldIndex(ctx context.Context) error {
-	var secs, mbps, eps, peak []float64
-	var entries float64
-	for i := 0; i < s.cfg.Runs; i++ {
-		removeDB(s.db)
-		r, err := runProc(ctx, nil, s.grove, s.groveArgs("index", "--root", s.cfg.Dir))
-		if err != nil {
-			return err
-		}
-		var sum struct{ Entries int64 }
-		if err := json.Unmarshal(r.Stdout, &sum); err != nil {
-			return fmt.Errorf("grove index output: %w", err)
-		}
-		entries = float64(sum.Entries)
-		secs = append(secs, seconds(r.Wall))
-		mbps = append(mbps, float64(s.m.Bytes)/1e6/r.Wall.Seconds())
-		eps = append(eps, entries/r.Wall.Seconds())
-		peak = append(peak, float64(r.PeakKB)/1024)
-		fmt.Fprintf(s.log, "   run %d: %.2f s, %.1f MB/s\n", i+1, r.Wall.Seconds(), mbps[len(mbps)-1])
-	}
-	s.add(figureOf("index", "cold index: wall time", "s", secs))
-	f := figureOf("index", "cold index: throughput", "MB/s", mbps)
-	f.Note = fmt.Sprintf("%s of JSONL", mb(s.m.Bytes))
-	s.add(f)
-	s.add(figureOf("index", "cold index: entries", "entries/s", eps))
-	s.add(figureOf("index", "cold index: peak RSS", "MB", peak))
-	size := fileSize(s.db, s.db+"-wal")
-	s.res.Corpus.IndexMB = float64(size) / 1e6
-	ratio := float64(size) / float64(s.m.Bytes)
-	s.res.Ratios["index_size_over_jsonl"] = ratio
-	s.add(Figure{Section: "index", Name: "index size ÷ JSONL size", Median: ratio, Min: ratio, Max: ratio, Unit: "×", Runs: 1,
-		Note: fmt.Sprintf("%s index for %s JSONL", mb(size), mb(s.m.Bytes))})
-	return nil
-}
-
-func (s *suite) noopRefresh(ctx context.Context) error {
-	var secs, peak []float64
-	for i := 0; i < max(s.cfg.Runs, 5); i++ {
-		r, err := runProc(ctx, nil, s.grove, s.groveArgs("index", "--root", s.cfg.Dir))
-		if err != nil {
-			return err
-		}
-		secs = append(secs, ms(r.Wall))
-		peak = append(peak, float64(r.PeakKB)/1024)
-	}
-	f := figureOf("refresh", "no-op refresh (nothing changed)", "ms", secs)
-	f.Note = fmt.Sprintf("%d files", len(s.m.Files))
-	s.add(f)
-	s.add(figureOf("refresh", "no-op refresh: peak RSS", "MB", peak))
-	return nil
-}
-
-// searchInProcess opens the index once and runs each query SearchRuns
-// times after one warm-up: the latency a long-lived caller sees.
-func (s *suite) searchInProcess(ctx context.Context) error {
-	a, err := archive.Open(ctx, s.db)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	var all []float64
-	for _, q := range queries {
-		o := archive.SearchOptions{Query: q.Grove, Limit: 20}
-		res, err := a.Search(ctx, o)
-		if err != nil {
-			return fmt.Errorf("search %s: %w", q.Grove, err)
-		}
-		var lat []float64
-		for i := 0; i < s.cfg.SearchRuns; i++ {
-			start := time.Now()
-			if _, err := a.Search(ctx, o); err != nil {
-				return err
-			}
-			lat = append(lat, ms(time.Since(start)))
-		}
-		all = append(all, lat...)
-		f := figureOf("search in-process", q.Name+": "+q.Grove, "ms", lat)
-		f.Note = hitsNote(res)
-		s.add(f)
-	}
-	s.add(figureOf("search in-process", "all queries", "ms", all))
-	return nil
-}
-
-func hitsNote(res *archive.SearchResult) string {
-	more := ""
-	if !res.Exact {
-		more = "+"
-	}
-	return fmt.Sprintf("%d%s hits", res.Total, more)
-}
-
-// searchProcess runs `grove search` as a new process per query, and rg and
-// rg -i over the same files, warm cache, in the same run.
-func (s *suite) searchProcess(ctx context.Context) error {
-	rg, rgErr := exec.LookPath("rg")
-	runs := max(s.cfg.Runs, 5)
-	for _, q := range queries {
-		var lat, peak []float64
-		for i := 0; i < max(runs, 10)+1; i++ { // the first run warms the cache; 10 runs give a p99
-			r, err := runProc(ctx, nil, s.grove, s.groveArgs("search", "--limit", "20", "--", q.Grove))
-			if err != nil {
-				return err
-			}
-			if i > 0 {
-				lat = append(lat, ms(r.Wall))
-				peak = append(peak, float64(r.PeakKB)/1024)
-			}
-		}
-		g := s.add(figureOf("search whole-process", "grove search "+q.Grove, "ms", lat))
-		pk := figureOf("search whole-process", "grove search "+q.Grove+": peak RSS", "MB", peak)
-		s.add(pk)
-		for _, mode := range []struct{ name, flag string }{{"rg", ""}, {"rg -i", "-i"}} {
-			name := mode.name + " " + q.Rg
-			if rgErr != nil {
-				s.skip("search whole-process", name, "rg is not installed (Debian/Ubuntu: apt-get install ripgrep)")
-				continue
-			}
-			var rlat []float64
-			for i := 0; i < runs+1; i++ {
-				args := []string{"-F", "-c", "--no-messages"}
-				if mode.flag != "" {
-					args = append(args, mode.flag)
-				}
-				r, err := runProc(ctx, nil, rg, append(args, "--", q.Rg, s.cfg.Dir), 1)
-				if err != nil {
-					return err
-				}
-				if i > 0 {
-					rlat = append(rlat, ms(r.Wall))
-				}
-			}
-			f := figureOf("search whole-process", name, "ms", rlat)
-			ratio := f.Median / g.Median
-			f.Note = fmt.Sprintf("grove search is %.1f× faster", ratio)
-			if ratio < 1 {
-				f.Note = fmt.Sprintf("%s is %.1f× faster than grove search", mode.name, 1/ratio)
-			}
-			s.res.Ratios["rg_over_grove/"+mode.name+"/"+q.Name] = ratio
-			s.add(f)
-		}
-	}
-	return nil
 }
 
 func machine() Machine {

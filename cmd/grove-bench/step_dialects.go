@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -138,28 +135,10 @@ func (s *suite) dialectOptions(d string) corpusgen.Options {
 // baselineRun runs baseline.py once on the corpus of d and returns its
 // MB/s, or why it could not be measured.
 func (s *suite) baselineRun(ctx context.Context, d, dir string, m *corpusgen.Manifest) (float64, string, error) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		return 0, "python3 is not installed", nil
-	}
-	script := filepath.Join(s.cfg.Work, "baseline.py")
-	if err := os.WriteFile(script, baselinePy, 0o644); err != nil {
-		return 0, "", err
-	}
-	db := filepath.Join(s.cfg.Work, "baseline-"+d+".db")
-	removeDB(db)
-	defer removeDB(db)
-	r, err := runProc(ctx, nil, py, []string{"-S", script, "--db", db, dir})
-	var out struct {
-		Seconds float64 `json:"seconds"`
-		Entries int64   `json:"entries"`
-	}
-	if err == nil {
-		err = json.Unmarshal(r.Stdout, &out)
-	}
+	out, skip, err := s.baselineOnce(ctx, dir, filepath.Join(s.cfg.Work, "baseline-"+d+".db"))
 	switch {
-	case err != nil:
-		return 0, "baseline.py failed: " + err.Error(), nil
+	case err != nil || skip != "":
+		return 0, skip, err
 	case out.Entries != m.Entries:
 		return 0, fmt.Sprintf("baseline.py found %d entries, the manifest %d: it does not read this corpus as grove does", out.Entries, m.Entries), nil
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/corpusgen"
 )
 
@@ -36,7 +37,7 @@ func coldIndexOf(t *testing.T, root, db string) {
 // are indexed (x's below y's in a, above in b): their tokens must still
 // dump in path order. Only the remembered sources differ (the files named
 // first are remembered), so they are left out.
-func TestDump_OrderOfIndexing(t *testing.T) {
+func TestCompareIndexes_OrderOfIndexing(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "corpus")
 	o := corpusgen.DefaultOptions()
@@ -82,7 +83,7 @@ func TestDump_OrderOfIndexing(t *testing.T) {
 // Two cold indexes of the same generated files dump equal, with every
 // table in; a changed entry row, label or token makes them differ, and
 // --omit of the changed column makes them equal again.
-func TestDump_TwoColdIndexes(t *testing.T) {
+func TestCompareIndexes_TwoColdIndexes(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "corpus")
 	o := corpusgen.DefaultOptions()
@@ -105,11 +106,11 @@ func TestDump_TwoColdIndexes(t *testing.T) {
 		t.Fatalf("two cold indexes of the same files: %v", d)
 	}
 	var buf bytes.Buffer
-	if err := dumpIndex(context.Background(), a, &buf, nil); err != nil {
+	if err := index.DumpFile(context.Background(), a, &buf, index.DumpOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	text := append([]byte("\n"), buf.Bytes()...)
-	for _, want := range []string{"\nsessions path=", "\nentries \"" + root, "\ndiagnostics \"" + root, "\nsources ", "\ntoken \"", "\" \"" + root} {
+	for _, want := range []string{"\nsession path=", "\nentry \"" + root, "\ndiagnostic \"" + root, "\nsource ", "\ntoken \"", "\" \"" + root} {
 		if !bytes.Contains(text, []byte(want)) {
 			t.Errorf("the dump has no line starting %q", want[1:])
 		}
@@ -132,7 +133,7 @@ func TestDump_TwoColdIndexes(t *testing.T) {
 	}
 	exec(`UPDATE entries SET length = length + 1 WHERE seq = 3 AND sid = (SELECT max(sid) FROM sessions)`)
 	d := compare()
-	if d.Equal || d.Difference != 1 || !strings.HasPrefix(d.A, "entries ") || !strings.Contains(d.B, " seq=3 ") {
+	if d.Equal || d.Difference != 1 || !strings.HasPrefix(d.A, "entry ") || !strings.Contains(d.B, " seq=3 ") {
 		t.Fatalf("a changed entry row: %v", d)
 	}
 	if d := compare("entries.length"); !d.Equal {
@@ -164,7 +165,7 @@ func TestDumpCommand(t *testing.T) {
 		err := newApp(&out, &errb).RunContext(context.Background(), append([]string{"grove-bench", "dump"}, args...))
 		return out.String(), err
 	}
-	if out, err := run(a); err != nil || !strings.HasPrefix(out, "diagnostics ") && !strings.HasPrefix(out, "entries ") {
+	if out, err := run(a); err != nil || !strings.HasPrefix(out, "diagnostic ") && !strings.HasPrefix(out, "entry ") {
 		t.Errorf("dump a.db: %v, %.200q", err, out)
 	}
 	if out, err := run(a, b); err != nil || !strings.HasPrefix(out, "equal, ") {

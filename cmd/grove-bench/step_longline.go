@@ -153,21 +153,3 @@ func longestLine(path string) (int64, error) {
 		}
 	}
 }
-
-// longLineTargets checks the long-line figures against the goal: the
-// largest run of each command.
-func (s *suite) longLineTargets(add func(issue, what, goal string, value float64, unit string, met bool, missed string)) {
-	if len(s.longLineGoals) == 0 {
-		return
-	}
-	for _, f := range s.res.Figures {
-		if f.Section != "long-line" || f.Skipped != "" {
-			continue
-		}
-		goal, ok := s.longLineGoals[f.Name]
-		if !ok {
-			continue
-		}
-		add("13", "long lines: "+f.Name+" (largest run)", fmt.Sprintf("≤ %.0f MB (3× the longest line + 40 MB)", goal), f.Max, "MB", f.Max <= goal, fmt.Sprintf("%.2f×", f.Max/goal))
-	}
-}

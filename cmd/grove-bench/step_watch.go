@@ -35,8 +35,8 @@ const notMeasuredWatch = "not measured: this grove has no watch command (grove w
 // watchIdle starts `grove watch` on the many-files corpus and its index
 // (brought up to date first), waits for the line it
 // prints on stdout after its first pass, then samples its CPU time and
-// context switches over WatchIdle with nothing changing (refresh issue:
-// near-zero CPU when idle), and stops it with SIGINT: how long it took to
+// context switches over WatchIdle with nothing changing (near-zero CPU
+// when idle), and stops it with SIGINT: how long it took to
 // exit, and its exit status (want 0).
 func (s *suite) watchIdle(ctx context.Context) error {
 	const sec = "watch"
