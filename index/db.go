@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
@@ -163,6 +164,40 @@ func SchemaVersion() int {
 // (openServer).
 func Open(ctx context.Context, path string) (*DB, error) { return open(ctx, path, false) }
 
+// create makes a new index at abs (path as the user named it): a file of
+// its own beside it (0600, SPEC §6) with the whole schema, linked to abs
+// only when complete. When another grove made abs meanwhile, its index is
+// the one: this one is dropped. Errors: io_error, disk_full.
+func create(ctx context.Context, path, abs string) error {
+	tmp := fmt.Sprintf("%s.new-%d-%d", abs, os.Getpid(), time.Now().UnixNano())
+	defer func() {
+		for _, s := range []string{"", "-journal", "-wal", "-shm"} {
+			os.Remove(tmp + s)
+		}
+	}()
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FileMode)
+	if err != nil {
+		return Classify(path, ioErr(path, "cannot create the index", err))
+	}
+	f.Close()
+	db, err := sqlx.Open("sqlite", "file:"+uriEscaper.Replace(tmp)+"?_busy_timeout=10000&_txlock=immediate")
+	if err != nil {
+		return fmt.Errorf("open index %s: %w", path, err)
+	}
+	d := &DB{db: &conn{DB: db}, path: path}
+	err = d.migrate(ctx, true)
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return Classify(path, err)
+	}
+	if err := os.Link(tmp, abs); err != nil && !errors.Is(err, os.ErrExist) {
+		return Classify(path, ioErr(path, "cannot create the index", err))
+	}
+	return nil
+}
+
 func open(ctx context.Context, path string, build bool) (*DB, error) {
 	if IsURL(path) {
 		return openServer(ctx, path)
@@ -180,6 +215,17 @@ func open(ctx context.Context, path string, build bool) (*DB, error) {
 	exists, err := owned(path, abs)
 	if err != nil {
 		return nil, err
+	}
+	if _, err := os.Lstat(abs); !exists && !build && errors.Is(err, os.ErrNotExist) {
+		// A new index is made whole beside its name and linked into place,
+		// so that another grove opening the same path at the same moment
+		// never sees it half made (a SQLite file not yet marked as
+		// grove's, which it would refuse as not_index). An empty file put
+		// there by hand is made an index where it is, below.
+		if err := create(ctx, path, abs); err != nil {
+			return nil, err
+		}
+		exists = true
 	}
 	if exists {
 		if err := probe(ctx, path, abs); err != nil {
