@@ -14,7 +14,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -71,8 +70,7 @@ func (a *Archive) Fork(ctx context.Context, session, leaf string, opts ForkOptio
 	// Refused before any target is looked at: a pi fork of another agent's
 	// session would be neither agent's file (SPEC §8).
 	if agent := AgentOf(p.Session.Dialect); agent != "" {
-		return nil, errs.New(errs.CodeWrongDialect, "cannot export as jsonl a "+string(p.Session.Dialect)+" session: grove never writes "+agent+"'s files").
-			In(p.Session.Path).WithHint("grove never writes " + agent + "'s files; export --format md|html instead")
+		return nil, foreignError(p.Session.Path, p.Session.Dialect, "export as jsonl", "grove never writes "+agent+"'s files; export --format md|html instead")
 	}
 	if opts.DryRun {
 		if opts.Out != "" {

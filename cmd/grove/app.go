@@ -15,7 +15,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/errs"
-	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/cliutil"
 
 	"github.com/grove-sessions/grove/archive"
@@ -115,17 +114,7 @@ func (g *env) busy(holder string) {
 // index is an error naming the path, not a new empty file, and a damaged
 // one is reported (damaged_index), never moved.
 func (g *env) openExisting(ctx context.Context) (*archive.Archive, error) {
-	if index.IsURL(g.dbPath) {
-		a, err := archive.Open(ctx, g.dbPath)
-		if err == nil && g.source != "" {
-			a.ReadAs(g.source)
-		}
-		return a, err
-	}
-	if fi, err := os.Stat(g.dbPath); errors.Is(err, os.ErrNotExist) || (err == nil && fi.Size() == 0) {
-		return nil, errs.New(errs.CodeNoIndex, "no index here yet").In(g.dbPath).WithHint("run `grove index` first, or pass the index you meant with --db or GROVE_DB")
-	}
-	return archive.Open(ctx, g.dbPath)
+	return archive.OpenExisting(ctx, g.dbPath, g.source)
 }
 
 // explicitEmptyDB reports whether the command line itself gave --db an
@@ -198,7 +187,7 @@ func newApp(g *env) *cli.App {
 				}
 				g.dbPath = defaultDB() // GROVE_DB set but empty
 			}
-			if why := index.NotAFile(g.dbPath); why != "" { // not echoed: it may hold a password
+			if why := archive.NotAnIndexName(g.dbPath); why != "" { // not echoed: it may hold a password
 				return usagef("--db (or GROVE_DB) is %s", why)
 			}
 			g.json = c.Bool("json")

@@ -64,7 +64,7 @@ func runContext(ctx context.Context, g *env, session, leaf string, llm bool) err
 			return err
 		}
 		defer a.Close()
-		if err := refuseCompressed(ctx, a, session); err != nil {
+		if err := a.RefuseCompressed(ctx, session); err != nil {
 			return err
 		}
 		if p, mc, err = a.Context(ctx, session, leaf); err != nil {

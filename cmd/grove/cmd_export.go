@@ -109,7 +109,7 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 		return err
 	}
 	defer a.Close()
-	if err := refuseCompressed(ctx, a, session); err != nil {
+	if err := a.RefuseCompressed(ctx, session); err != nil {
 		return err
 	}
 	if o.format == "jsonl" {

@@ -46,9 +46,6 @@ type errorJSON struct {
 }
 
 func runRecover(ctx context.Context, g *env, path string, strict bool) error {
-	if archive.IsCompressed(path) {
-		return compressedError(path) // its bytes are zstd's, no lines to report
-	}
 	res, err := archive.Recover(path, strict)
 	if err != nil {
 		return err

@@ -28,10 +28,7 @@ func repairCommand(g *env) *cli.Command {
 }
 
 func runRepair(ctx context.Context, g *env, path string, dryRun bool) error {
-	if err := checkWritable(ctx, path, "repair", "grove repairs pi, plain and messages files only; it reads this file up to its torn last line as it is (grove recover FILE says where that is)"); err != nil {
-		return err
-	}
-	plan, err := archive.Repair(path, dryRun)
+	plan, err := archive.Repair(ctx, path, dryRun)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
-	"github.com/grove-sessions/grove/index"
 )
 
 const searchQueryHelp = `QUERY: words are ANDed; "quoted phrases"; -word excludes; word* is a prefix;
@@ -271,13 +269,7 @@ type opener struct{ grove string }
 func newOpener(g *env) opener {
 	grove := "grove"
 	if g.dbPath != defaultDB() && os.Getenv("GROVE_DB") != g.dbPath {
-		db := g.dbPath
-		if index.IsURL(db) {
-			db = index.WithoutPassword(db) // a password is not printed: ~/.pgpass or PGPASSWORD give it
-		} else if abs, err := filepath.Abs(db); err == nil {
-			db = abs // the command may be pasted in another directory
-		}
-		grove += " --db " + shellQuote(db)
+		grove += " --db " + shellQuote(archive.PastableIndex(g.dbPath))
 	}
 	return opener{grove}
 }

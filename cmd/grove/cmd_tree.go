@@ -82,7 +82,7 @@ func runTree(ctx context.Context, g *env, session string, opt archive.TreeOption
 		return err
 	}
 	defer a.Close()
-	if err := refuseCompressed(ctx, a, session); err != nil {
+	if err := a.RefuseCompressed(ctx, session); err != nil {
 		return err
 	}
 	r, err := a.Tree(ctx, session, opt)
