@@ -151,7 +151,7 @@ func (d *DB) migrateServer(ctx context.Context) error {
 		}
 	}
 	if version > len(ms) {
-		return errs.New(errs.CodeNewerIndex, fmt.Sprintf("the index has schema version %d, made by a newer grove (this one knows up to %d); refusing to change it", version, len(ms))).In(d.path).WithHint("use the newer grove, or pass another --db")
+		return newerIndexError(d.path, version, len(ms)).WithHint("use the newer grove, or pass another --db") // a URL, no path
 	}
 	for _, m := range ms[version:] {
 		tx, err := c.BeginTx(ctx, nil)

@@ -305,25 +305,24 @@ func report(g *env, err error) {
 // errorJSONObject is SPEC §8's error object: code and message, then the
 // details that apply.
 type errorJSONObject struct {
-	Code       string              `json:"code"`
-	Message    string              `json:"message"`
-	Path       string              `json:"path,omitempty"`
-	Line       int                 `json:"line,omitempty"`
-	Offset     *int64              `json:"offset,omitempty"`
-	ID         string              `json:"id,omitempty"`
-	Parent     *string             `json:"parent,omitempty"`
-	Lines      []int               `json:"lines,omitempty"`
-	Loop       []string            `json:"loop,omitempty"`
-	Session    string              `json:"session,omitempty"`
-	Candidates []archive.Candidate `json:"candidates,omitempty"`
-	Hint       string              `json:"hint,omitempty"`
+	Code       string           `json:"code"`
+	Message    string           `json:"message"`
+	Path       string           `json:"path,omitempty"`
+	Line       int              `json:"line,omitempty"`
+	Offset     *int64           `json:"offset,omitempty"`
+	ID         string           `json:"id,omitempty"`
+	Parent     *string          `json:"parent,omitempty"`
+	Lines      []int            `json:"lines,omitempty"`
+	Loop       []string         `json:"loop,omitempty"`
+	Session    string           `json:"session,omitempty"`
+	Candidates []errs.Candidate `json:"candidates,omitempty"`
+	Hint       string           `json:"hint,omitempty"`
 }
 
 // errorObject builds {"code","message",...details} for err.
 func errorObject(err error) errorJSONObject {
 	obj := errorJSONObject{Code: "error", Message: err.Error()}
 	var je *errs.Error
-	var se *archive.SessionError
 	var u usageError
 	switch {
 	case errors.As(err, &je):
@@ -333,6 +332,7 @@ func errorObject(err error) errorJSONObject {
 			obj.Message = je.Err.Error()
 		}
 		obj.Path, obj.ID, obj.Lines, obj.Loop, obj.Hint = je.Path, je.ID, je.Lines, je.Loop, je.Hint
+		obj.Session, obj.Candidates = je.Session, je.Candidates
 		if je.Line > 0 {
 			obj.Line = je.Line
 			if je.Offset >= 0 {
@@ -344,11 +344,6 @@ func errorObject(err error) errorJSONObject {
 			parent := je.Parent
 			obj.Parent = &parent
 		}
-	case errors.As(err, &se):
-		obj.Code = string(se.Code)
-		obj.Message = se.Message()
-		obj.Session = se.Arg
-		obj.Candidates = se.Candidates
 	case errors.As(err, &u) || cliutil.IsFlagError(err):
 		obj.Code = "usage"
 	case errors.Is(err, context.Canceled):
