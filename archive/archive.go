@@ -13,6 +13,7 @@ import (
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/internal/plural"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -225,7 +226,7 @@ func fresh(s *index.Session) error {
 		return errs.Wrap(errs.CodeStaleIndex, err, "the session file is gone or unreadable since it was indexed: "+errMsg(err)).In(s.Path).WithHint(hintReindex(s.Path))
 	}
 	if !sameStat(s, st) {
-		return errs.New(errs.CodeStaleIndex, fmt.Sprintf("the session file changed since it was indexed (%s then, %d now)", count(int(s.FileSize), "byte", "bytes"), st.Size)).In(s.Path).WithHint(hintReindex(s.Path))
+		return errs.New(errs.CodeStaleIndex, fmt.Sprintf("the session file changed since it was indexed (%s then, %d now)", plural.Count(int(s.FileSize), "byte", "bytes"), st.Size)).In(s.Path).WithHint(hintReindex(s.Path))
 	}
 	return nil
 }

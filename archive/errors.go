@@ -6,6 +6,7 @@ import (
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/internal/plural"
 )
 
 // DiskFull returns err as a disk_full *errs.Error when the file system had
@@ -60,7 +61,7 @@ func ambiguousSession(arg string, c []errs.Candidate) *errs.Error {
 		}
 		ids = append(ids, c.ID+" ("+where+")")
 	}
-	msg := fmt.Sprintf("%q names %s: %s", arg, count(len(c), "session", "sessions"), strings.Join(ids, ", "))
+	msg := fmt.Sprintf("%q names %s: %s", arg, plural.Count(len(c), "session", "sessions"), strings.Join(ids, ", "))
 	if sources {
 		msg += "; --source NAME picks that source's"
 	}

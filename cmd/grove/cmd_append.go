@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/plural"
 )
 
 func appendCommand(g *env) *cli.Command {
@@ -42,15 +43,11 @@ func runAppend(ctx context.Context, g *env, path string, in io.Reader, fsync boo
 			return err
 		}
 	} else {
-		noun := "entries"
-		if len(out.Appended) == 1 {
-			noun = "entry"
-		}
 		head := ""
 		if out.Header {
 			head = " (after a session header)"
 		}
-		fmt.Fprintf(g.stdout, "appended %d %s to %s%s\n", len(out.Appended), noun, path, head)
+		fmt.Fprintf(g.stdout, "appended %s to %s%s\n", plural.Count(len(out.Appended), "entry", "entries"), path, head)
 		for _, f := range out.Failed {
 			fmt.Fprintf(g.stderr, "grove: %s: stdin line %d: %s [%s]\n", path, f.Line, f.Message, f.Code)
 		}

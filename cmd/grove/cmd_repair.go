@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/plural"
 	"github.com/urfave/cli/v2"
 )
 
@@ -39,7 +40,7 @@ func runRepair(ctx context.Context, g *env, path string, dryRun bool) error {
 	if dryRun {
 		verb = "would truncate"
 	}
-	fmt.Fprintf(g.stdout, "%s %s at byte %d, removing %s of unterminated tail\n", verb, path, plan.TruncateAt, counted(int(plan.RemovedBytes), "byte", "bytes"))
+	fmt.Fprintf(g.stdout, "%s %s at byte %d, removing %s of unterminated tail\n", verb, path, plan.TruncateAt, plural.Count(int(plan.RemovedBytes), "byte", "bytes"))
 	if dryRun {
 		fmt.Fprintf(g.stdout, "backup would be: %s\n", plan.Backup)
 	} else {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/errs"
+	"github.com/grove-sessions/grove/internal/plural"
 )
 
 // Limits of the listing pages: more is said, not shown.
@@ -40,7 +41,6 @@ func parsePages() map[string]*template.Template {
 		"sessHref":  sessionHref,
 		"qual":      qualified,
 		"entryHref": entryHref,
-		"plural":    plural,
 		"lastOf":    func(from, n int) int { return from + n - 1 },
 	}
 	base := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html"))
@@ -288,14 +288,7 @@ func when(ms *int64) string {
 
 // count is "N one" or "N many", N grouped by thousands.
 func count(n int, one, many string) string {
-	return grouped(n) + " " + plural(n, one, many)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	return grouped(n) + " " + plural.Noun(n, one, many)
 }
 
 func grouped(n int) string {
