@@ -14,6 +14,7 @@ import (
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/agent"
+	"github.com/grove-sessions/grove/internal/plural"
 )
 
 // Archive ties the session files and the index together: commands ask it,
@@ -103,7 +104,7 @@ func (a *Archive) resolve(ctx context.Context, arg string) (*index.Session, erro
 				return &found[i], nil
 			}
 		}
-		return nil, &SessionError{Code: errs.CodeUnknownSession, Arg: path, Source: source}
+		return nil, UnknownSession(path, source)
 	}
 	if strings.ContainsRune(arg, os.PathSeparator) || strings.HasSuffix(arg, ".jsonl") {
 		if abs, err := filepath.Abs(arg); err == nil {
@@ -131,7 +132,7 @@ func (a *Archive) atPath(ctx context.Context, arg, abs string) (*index.Session, 
 		return nil, err
 	}
 	if found = a.ofReadAs(found); len(found) == 0 {
-		return nil, &SessionError{Code: errs.CodeUnknownSession, Arg: arg, Source: a.readAs}
+		return nil, UnknownSession(arg, a.readAs)
 	}
 	if len(found) == 1 {
 		return &found[0], nil
@@ -139,11 +140,11 @@ func (a *Archive) atPath(ctx context.Context, arg, abs string) (*index.Session, 
 	if s := a.ofOwnSource(found); s != nil {
 		return s, nil
 	}
-	e := &SessionError{Code: errs.CodeAmbiguousSession, Arg: arg}
+	var c []errs.Candidate
 	for _, s := range found {
-		e.Candidates = append(e.Candidates, Candidate{ID: s.SessionID, Path: s.Path, Source: s.Source})
+		c = append(c, errs.Candidate{ID: s.SessionID, Path: s.Path, Source: s.Source})
 	}
-	return nil, e
+	return nil, ambiguousSession(arg, c)
 }
 
 // ofReadAs is found less the sessions of other sources than ReadAs's,
@@ -190,62 +191,22 @@ func (a *Archive) resolveID(ctx context.Context, arg string) (*index.Session, er
 	found = a.ofReadAs(found)
 	switch len(found) {
 	case 0:
-		return nil, &SessionError{Code: errs.CodeUnknownSession, Arg: arg, Source: a.readAs}
+		return nil, UnknownSession(arg, a.readAs)
 	case 1:
 		return &found[0], nil
 	}
 	if s := a.ofOwnSource(found); s != nil {
 		return s, nil
 	}
-	e := &SessionError{Code: errs.CodeAmbiguousSession, Arg: arg}
+	var cs []errs.Candidate
 	for _, s := range found {
-		c := Candidate{ID: s.SessionID, Path: s.Path}
+		c := errs.Candidate{ID: s.SessionID, Path: s.Path}
 		if a.db.IsServer() {
 			c.Source = s.Source
 		}
-		e.Candidates = append(e.Candidates, c)
+		cs = append(cs, c)
 	}
-	return nil, e
-}
-
-// Candidate is one session an ambiguous name could mean.
-type Candidate struct {
-	ID     string `json:"id"`
-	Path   string `json:"path"`
-	Source string `json:"source,omitempty"` // the machine whose file it is, when sources differ (SPEC §10)
-}
-
-// SessionError is unknown_session or ambiguous_session (SPEC §3.3).
-type SessionError struct {
-	Code       errs.Code
-	Arg        string
-	Candidates []Candidate
-	Source     string // the source asked for (--source), if any
-}
-
-func (e *SessionError) Error() string { return e.Message() + " [" + string(e.Code) + "]" }
-
-// Message is the error's text without its code.
-func (e *SessionError) Message() string {
-	if e.Code == errs.CodeUnknownSession && e.Source != "" {
-		return fmt.Sprintf("no indexed session of source %q is named %q (give an id, a unique id prefix of 4+ characters, or a file path; `grove sessions` lists each session's source)", e.Source, e.Arg)
-	}
-	if e.Code == errs.CodeUnknownSession {
-		return fmt.Sprintf("no indexed session is named %q (give an id, a unique id prefix of 4+ characters, or a file path; run `grove index` if it is new)", e.Arg)
-	}
-	var ids []string
-	sources := false
-	for _, c := range e.Candidates {
-		where := c.Path
-		if c.Source != "" {
-			where, sources = c.Source+": "+c.Path, true
-		}
-		ids = append(ids, c.ID+" ("+where+")")
-	}
-	if sources {
-		return fmt.Sprintf("%q names %s: %s; --source NAME picks that source's", e.Arg, count(len(e.Candidates), "session", "sessions"), strings.Join(ids, ", "))
-	}
-	return fmt.Sprintf("%q names %s: %s", e.Arg, count(len(e.Candidates), "session", "sessions"), strings.Join(ids, ", "))
+	return nil, ambiguousSession(arg, cs)
 }
 
 // Fresh checks that the file of s still is what the index saw: same size,
@@ -262,10 +223,10 @@ func Fresh(s *Session) error {
 func fresh(s *index.Session) error {
 	st, err := Stat(s.Path)
 	if err != nil {
-		return errs.Wrap(errs.CodeStaleIndex, err, "the session file is gone or unreadable since it was indexed: "+errMsg(err)).In(s.Path).WithHint("run `grove index` to bring the index up to date (`grove index " + s.Path + "` for a file outside the roots it reads)")
+		return errs.Wrap(errs.CodeStaleIndex, err, "the session file is gone or unreadable since it was indexed: "+errMsg(err)).In(s.Path).WithHint(hintReindex(s.Path))
 	}
 	if !sameStat(s, st) {
-		return errs.New(errs.CodeStaleIndex, fmt.Sprintf("the session file changed since it was indexed (%s then, %d now)", count(int(s.FileSize), "byte", "bytes"), st.Size)).In(s.Path).WithHint("run `grove index` to bring the index up to date (`grove index " + s.Path + "` for a file outside the roots it reads)")
+		return errs.New(errs.CodeStaleIndex, fmt.Sprintf("the session file changed since it was indexed (%s then, %d now)", plural.Count(int(s.FileSize), "byte", "bytes"), st.Size)).In(s.Path).WithHint(hintReindex(s.Path))
 	}
 	return nil
 }
@@ -399,7 +360,7 @@ func readLineInto(f io.ReaderAt, path string, e Entry, buf []byte) ([]byte, erro
 // readBackErr is ReadLine's stale_index for a line of the file at path
 // that cannot be read back.
 func readBackErr(path string, e Entry, err error) error {
-	return errs.Wrap(errs.CodeStaleIndex, err, "cannot read the entry's line back: "+err.Error()).In(path).At(e.Line, e.Offset).WithHint("run `grove index`")
+	return errs.Wrap(errs.CodeStaleIndex, err, "cannot read the entry's line back: "+err.Error()).In(path).At(e.Line, e.Offset).WithHint(hintRunIndex)
 }
 
 // changedErr is ReadLine's stale_index for a line whose CRC-32 differs.

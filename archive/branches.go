@@ -6,43 +6,59 @@ import (
 	"github.com/grove-sessions/grove/index"
 )
 
-// Branch is one row of `grove branches` (SPEC §1, §8): a branch point
-// (an entry that two or more entries name as parent) and its children.
+// Branch is one child line of descent at a branch point (SPEC §1): a
+// child of the branch point and every entry below it.
 type Branch struct {
-	Session     *Session
-	EntryID     string   // the branch point's id
-	Children    []string // the ids of its children, in file order
-	Leaves      int      // leaves at or below the branch point
-	ChildLeaves []int    // ChildLeaves[i]: leaves in the branch of Children[i] (1 for a child that is a leaf)
-	Label       string
-	// Preview is one line from the branch point entry; ChildPreviews[i] one
-	// line from the first user message in the branch of Children[i] (its
-	// first child at each step, up to branchPreviewSteps entries down), or
-	// from the child itself. "" when the file cannot be read back.
-	Preview       string
-	ChildPreviews []string
-	Stale         bool // the session's file changed since it was indexed (no previews)
+	ID     string // the child's id
+	Leaves int    // leaves in the branch (1 for a child that is a leaf)
+	// Leaf is the branch's newest leaf (on the latest line), "" when it
+	// has none (a cycle of parent links). Set by PathBranchPoints.
+	Leaf string
+	// OnPath marks the child a path goes on through. Set by
+	// PathBranchPoints.
+	OnPath bool
+	// Preview is one line of the first user message in the branch (its
+	// first child at each step, up to branchPreviewSteps entries down),
+	// else of the child. It is "" when the file cannot be read back, and
+	// in PathBranchPoints for the child on the path and for a child more
+	// than PreviewSiblings away from it.
+	Preview string
+}
+
+// SessionBranchPoint is one row of `grove branches` (SPEC §1, §8): a
+// branch point of an indexed session (an entry that two or more entries
+// name as parent) and its branches.
+type SessionBranchPoint struct {
+	Session *Session
+	ID      string // the branch point's id
+	Leaves  int    // leaves at or below the branch point
+	Label   string
+	// Preview is one line from the branch point entry; "" when the file
+	// cannot be read back.
+	Preview  string
+	Branches []Branch // one per child, in file order: ID, Leaves and Preview
+	Stale    bool     // the session's file changed since it was indexed (no previews)
 }
 
 // branchPreviewSteps bounds the walk down a branch for its first user
 // message.
 const branchPreviewSteps = 64
 
-// Branches lists the branch points of the sessions f picks (sessions most
-// recently modified first, branch points in file order), with their
-// children in file order, the number of leaves below each branch point and
-// in each child's branch, and previews read back from the files. A session
+// BranchPoints lists the branch points of the sessions f picks (sessions
+// most recently modified first, branch points in file order), each with
+// its branches in file order, the number of leaves below the branch point
+// and in each branch, and previews read back from the files. A session
 // with branch points costs one read of its entry rows; the counts take one
 // pass over them (see belowCounts), so a comb of 100,000 branch points is
 // as cheap as a chain.
-func (a *Archive) Branches(ctx context.Context, f Filter) ([]Branch, error) {
+func (a *Archive) BranchPoints(ctx context.Context, f Filter) ([]SessionBranchPoint, error) {
 	sessions, err := a.pick(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	var out []Branch
+	var out []SessionBranchPoint
 	for i := range sessions {
-		bs, err := a.branchesOf(ctx, &sessions[i])
+		bs, err := a.branchPointsOf(ctx, &sessions[i])
 		if err != nil {
 			return nil, err
 		}
@@ -51,9 +67,9 @@ func (a *Archive) Branches(ctx context.Context, f Filter) ([]Branch, error) {
 	return out, nil
 }
 
-// branchesOf is Branches for one session.
-func (a *Archive) branchesOf(ctx context.Context, s *index.Session) ([]Branch, error) {
-	bs, err := a.db.Branches(ctx, s.SID)
+// branchPointsOf is BranchPoints for one session.
+func (a *Archive) branchPointsOf(ctx context.Context, s *index.Session) ([]SessionBranchPoint, error) {
+	bs, err := a.db.BranchPoints(ctx, s.SID)
 	if err != nil || len(bs) == 0 {
 		return nil, err
 	}
@@ -75,19 +91,22 @@ func (a *Archive) branchesOf(ctx context.Context, s *index.Session) ([]Branch, e
 		}
 		return l.preview(file, entries[i]) // "" when changed under us, as for a stale file
 	}
-	out := make([]Branch, 0, len(bs))
+	out := make([]SessionBranchPoint, 0, len(bs))
 	for _, b := range bs {
 		at := f.first[b.EntryID]
-		bi := Branch{Session: l.s, EntryID: b.EntryID, Children: b.Children, Label: l.labels[b.EntryID], Stale: stale, Leaves: counts[at],
-			Preview: preview(at), ChildLeaves: make([]int, len(b.Children)), ChildPreviews: make([]string, len(b.Children))}
+		bp := SessionBranchPoint{Session: l.s, ID: b.EntryID, Label: l.labels[b.EntryID], Stale: stale, Leaves: counts[at],
+			Preview: preview(at), Branches: make([]Branch, len(b.Children))}
+		for k, id := range b.Children {
+			bp.Branches[k].ID = id
+		}
 		for k, c := range f.children(at) {
 			if k >= len(b.Children) {
 				break
 			}
-			bi.ChildLeaves[k] = counts[c]
-			bi.ChildPreviews[k] = preview(f.firstUserBelow(entries, c, branchPreviewSteps))
+			bp.Branches[k].Leaves = counts[c]
+			bp.Branches[k].Preview = preview(f.firstUserBelow(entries, c, branchPreviewSteps))
 		}
-		out = append(out, bi)
+		out = append(out, bp)
 	}
 	return out, nil
 }

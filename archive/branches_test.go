@@ -11,10 +11,10 @@ import (
 	"github.com/grove-sessions/grove/internal/testutil"
 )
 
-// Branches counts the leaves of each branch in one pass; these are the
+// BranchPoints counts the leaves of each branch in one pass; these are the
 // shapes where a pass can go wrong: a comb (every spine entry a branch
 // point), a cycle with branches hanging off it, repeated ids.
-func TestBranches_Counts(t *testing.T) {
+func TestBranchPoints_Counts(t *testing.T) {
 	p := func(s string) *string { return &s }
 	tests := []struct {
 		name  string
@@ -43,20 +43,20 @@ func TestBranches_Counts(t *testing.T) {
 			if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
 				t.Fatal(err)
 			}
-			bs, err := a.Branches(ctx, archive.Filter{Session: file})
+			bs, err := a.BranchPoints(ctx, archive.Filter{Session: file})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got []string
 			for _, b := range bs {
 				var kids []string
-				for k, c := range b.Children {
-					kids = append(kids, fmt.Sprintf("%s:%d", c, b.ChildLeaves[k]))
+				for _, br := range b.Branches {
+					kids = append(kids, fmt.Sprintf("%s:%d", br.ID, br.Leaves))
 				}
-				got = append(got, fmt.Sprintf("%s:%d(%s)", b.EntryID, b.Leaves, strings.Join(kids, " ")))
+				got = append(got, fmt.Sprintf("%s:%d(%s)", b.ID, b.Leaves, strings.Join(kids, " ")))
 			}
 			if g := strings.Join(got, " "); g != tt.want {
-				t.Errorf("Branches = %s, want %s", g, tt.want)
+				t.Errorf("BranchPoints = %s, want %s", g, tt.want)
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/internal/plural"
 )
 
 // entriesIn, when set (by tests), is called once a cold build's entry
@@ -249,7 +250,7 @@ func (a *Archive) stillPending(err error, n int) error {
 		return err
 	}
 	de.Message += fmt.Sprintf("; nothing was indexed in this run: the search text of %s is not in the index (search says so; the other commands answer) — run the command again once there is room",
-		count(n, "session", "sessions"))
+		plural.Count(n, "session", "sessions"))
 	de.Hint = ""
 	return de
 }

@@ -29,15 +29,18 @@
 // pi's) and ForLLM what the model receives (pi's convertToLlm); BuildTree
 // shapes a session for `grove tree` without recursion; ExportPath,
 // ForkLines and WriteFork give `grove export` its path and its pi version 3
-// fork. Leaves and Branches add the last user message on each path and
-// each child branch's leaves.
+// fork. Leaves and BranchPoints add the last user message on each path
+// and the leaves of each branch; PathBranchPoints gives the branch points
+// on one path with their branches.
 //
 // Callers speak archive's own vocabulary, never index rows or reader
 // values: Session (an indexed session file), Entry (an entry's tree edge
-// and where its line is), Path (root to leaf), Leaf, Branch, Hit, Context
-// (what a model receives at a leaf), Tree (the drawable tree), Workspace,
-// Diagnostic, and Dialect and State (aliases of the reader's). File is a
-// session file read whole (Load), the pure side the index must agree with.
+// and where its line is), Path (root to leaf), Leaf, BranchPoint (an
+// entry two or more entries name as parent), Branch (one child line of
+// descent at a branch point), Hit, Context (what a model receives at a
+// leaf), Tree (the drawable tree), Workspace, Diagnostic, and Dialect and
+// State (aliases of the reader's). File is a session file read whole
+// (Load), the pure side the index must agree with.
 //
 // Every answer the index gives must equal the pure functions here; Verify
 // recomputes it both ways, and the package's property test compares them

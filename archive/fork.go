@@ -14,7 +14,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/internal/agent"
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -72,8 +71,7 @@ func (a *Archive) Fork(ctx context.Context, session, leaf string, opts ForkOptio
 	// Refused before any target is looked at: a pi fork of another agent's
 	// session would be neither agent's file (SPEC §8).
 	if name := AgentOf(p.Session.Dialect); name != "" {
-		return nil, errs.New(errs.CodeWrongDialect, "cannot export as jsonl a "+string(p.Session.Dialect)+" session: grove never writes "+name+"'s files").
-			In(p.Session.Path).WithHint("grove never writes " + name + "'s files; export --format md|html instead")
+		return nil, foreignError(p.Session.Path, p.Session.Dialect, "export as jsonl", "grove never writes "+name+"'s files; export --format md|html instead")
 	}
 	if opts.DryRun {
 		if opts.Out != "" {

@@ -3,7 +3,6 @@ package archive
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
@@ -278,14 +277,6 @@ func activity(l Leaf) int64 {
 		return *l.TsMs
 	}
 	return math.MinInt64
-}
-
-// count is n with the noun in its number: "1 entry", "2 entries".
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // isActive reports whether the leaf at seq is the session's active leaf:

@@ -176,7 +176,7 @@ func testPathCTEEqualsPathTo(t *testing.T, db string) {
 		if want := []int{last.Line}; named && len(active) != 0 || !named && !slices.Equal(active, want) {
 			rt.Fatalf("active leaves on lines %v; the last entry is %q on line %d (a parent: %t)", active, last.ID, last.Line, named)
 		}
-		bs, err := archive.DBOf(a).Branches(ctx, s.SID)
+		bs, err := archive.DBOf(a).BranchPoints(ctx, s.SID)
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -195,7 +195,7 @@ func testPathCTEEqualsPathTo(t *testing.T, db string) {
 		// ids (a cycle reaches itself and what hangs off it); with them,
 		// entries hang under the first entry of an id, as grove tree draws
 		// them, which no walk by ids gives, so those sessions are left out.
-		infos, err := a.Branches(ctx, archive.Filter{Session: file})
+		infos, err := a.BranchPoints(ctx, archive.Filter{Session: file})
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -225,12 +225,12 @@ func testPathCTEEqualsPathTo(t *testing.T, db string) {
 			if s.DuplicateID != nil {
 				break
 			}
-			if want := reach(b.EntryID); b.Leaves != want {
-				rt.Fatalf("branch %s: %d leaves, want %d", b.EntryID, b.Leaves, want)
+			if want := reach(b.ID); b.Leaves != want {
+				rt.Fatalf("branch point %s: %d leaves, want %d", b.ID, b.Leaves, want)
 			}
-			for k, c := range b.Children {
-				if want := reach(c); b.ChildLeaves[k] != want {
-					rt.Fatalf("branch %s child %s: %d leaves, want %d", b.EntryID, c, b.ChildLeaves[k], want)
+			for _, br := range b.Branches {
+				if want := reach(br.ID); br.Leaves != want {
+					rt.Fatalf("branch point %s, branch %s: %d leaves, want %d", b.ID, br.ID, br.Leaves, want)
 				}
 			}
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/internal/plural"
 )
 
 // RebuildPath is where `grove rebuild` builds the new index beside the
@@ -229,7 +230,7 @@ func (a *Archive) rebuild(ctx context.Context, opts IndexOptions) (IndexSummary,
 	}
 	if sum.Files == 0 {
 		if n, err := a.db.CountSessions(ctx); err == nil && n > 0 {
-			return sum, errs.New(errs.CodeIO, fmt.Sprintf("no session files found; %s (it holds %s)", NotReplaced, count(n, "session", "sessions"))).In(strings.Join(opts.Roots, ":")).WithHint("name the roots to read with --root DIR")
+			return sum, errs.New(errs.CodeIO, fmt.Sprintf("no session files found; %s (it holds %s)", NotReplaced, plural.Count(n, "session", "sessions"))).In(strings.Join(opts.Roots, ":")).WithHint("name the roots to read with --root DIR")
 		}
 	}
 	if err := a.swapIn(ctx, tmp); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/internal/plural"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -502,7 +503,7 @@ func (r *ingestRun) full(err error, left int) error {
 		unchanged = fmt.Sprintf(", %d unchanged", r.sum.Unchanged)
 	}
 	de.Message += fmt.Sprintf("; %s indexed in this run%s, %d not indexed (run the command again once there is room)",
-		count(r.sum.Indexed, "file", "files"), unchanged, left)
+		plural.Count(r.sum.Indexed, "file", "files"), unchanged, left)
 	de.Hint = "" // the command's name is the caller's (index.DiskFull)
 	return de
 }

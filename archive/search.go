@@ -12,6 +12,7 @@ import (
 
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/agent"
+	"github.com/grove-sessions/grove/internal/plural"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -33,10 +34,14 @@ type SearchOptions struct {
 	Until     *time.Time
 	Active    bool   // --branch active
 	Sort      string // "recent" (default) or "relevance"
-	Limit     int
-	Offset    int
+	Limit     int    // hits to return; 0 means DefaultSearchLimit
+	Offset    int    // hits to skip
 	NoDedupe  bool
 }
+
+// DefaultSearchLimit is how many hits Search returns when
+// SearchOptions.Limit is 0: `grove search --limit`'s default (SPEC §8).
+const DefaultSearchLimit = 20
 
 // Hit is one hit of `grove search` with its snippet (SPEC §7, §8): an
 // entry, or a session itself (Type "session") when the query is its id or
@@ -104,8 +109,9 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 	if err != nil {
 		return nil, err
 	}
+	limit := cmpOr(o.Limit, DefaultSearchLimit)
 	p := index.SearchParams{Query: q, Workspace: o.Workspace, Dialect: o.Dialect, Roles: o.Roles, Types: o.Types,
-		Active: o.Active, Relevance: o.Sort == "relevance", Limit: o.Limit, Offset: o.Offset, NoDedupe: o.NoDedupe, Source: a.readSource()}
+		Active: o.Active, Relevance: o.Sort == "relevance", Limit: limit, Offset: o.Offset, NoDedupe: o.NoDedupe, Source: a.readSource()}
 	if o.Since != nil {
 		ms := o.Since.UnixMilli()
 		p.Since = &ms
@@ -202,7 +208,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		}
 		out.Hits = append(out.Hits, sh)
 	}
-	if limit := cmpOr(o.Limit, 20); len(out.Hits) > limit {
+	if len(out.Hits) > limit {
 		out.Hits = out.Hits[:limit]
 	}
 	return out, nil
@@ -316,7 +322,7 @@ func sessionHit(s *index.Session) Hit {
 		h.EntryID = *s.ActiveLeaf
 	}
 	h.TsMs = s.ModifiedMs
-	h.Snippet = fmt.Sprintf("session %s%s: %s, %s", s.SessionID, nameSuffix(s.Name), count(s.Entries, "entry", "entries"), count(s.Leaves, "leaf", "leaves"))
+	h.Snippet = fmt.Sprintf("session %s%s: %s, %s", s.SessionID, nameSuffix(s.Name), plural.Count(s.Entries, "entry", "entries"), plural.Count(s.Leaves, "leaf", "leaves"))
 	return h
 }
 

@@ -3,7 +3,6 @@ package archive_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -187,8 +186,7 @@ func TestSearch_Errors(t *testing.T) {
 			t.Errorf("Search(%.30q) = %v, want an answer or bad_query", q, err)
 		}
 	}
-	var se *archive.SessionError
-	if _, err := a.Search(ctx, archive.SearchOptions{Query: "x", Session: "nope"}); !errors.As(err, &se) || se.Code != errs.CodeUnknownSession {
+	if _, err := a.Search(ctx, archive.SearchOptions{Query: "x", Session: "nope"}); errs.CodeOf(err) != errs.CodeUnknownSession {
 		t.Errorf("unknown session: %v", err)
 	}
 }

@@ -2,7 +2,6 @@ package archive_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand"
 	"path/filepath"
@@ -430,19 +429,8 @@ func TestArchive_Tree(t *testing.T) {
 	}
 }
 
-// isCode reports whether err is a *errs.Error or *archive.SessionError
-// with code.
-func isCode(err error, code errs.Code) bool {
-	var je *errs.Error
-	var se *archive.SessionError
-	switch {
-	case errors.As(err, &je):
-		return je.Code == code
-	case errors.As(err, &se):
-		return se.Code == code
-	}
-	return false
-}
+// isCode reports whether err is a *errs.Error with code.
+func isCode(err error, code errs.Code) bool { return errs.CodeOf(err) == code }
 
 // BenchmarkBuildTree builds the tree of a 100,000-entry chain and of a
 // 100,000-entry bushy session (no previews: see cmd/grove's BenchmarkTree).

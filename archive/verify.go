@@ -9,6 +9,7 @@ import (
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/internal/plural"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -299,7 +300,7 @@ func errAnswer(err error) []string {
 
 func sameEntries(rows []index.Entry, file []FileEntry) string {
 	if len(rows) != len(file) {
-		return fmt.Sprintf("the file has %s, the index %d", count(len(file), "entry", "entries"), len(rows))
+		return fmt.Sprintf("the file has %s, the index %d", plural.Count(len(file), "entry", "entries"), len(rows))
 	}
 	for i, r := range rows {
 		e := file[i]

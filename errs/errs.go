@@ -108,6 +108,20 @@ type Error struct {
 	Message string   // lower-case human text, without the path or line
 	Hint    string   // what the user can do about it, may be empty
 	Err     error    // the underlying cause, may be nil
+	// Session is the session argument as given (a path, an id or an id
+	// prefix) that names no session or several (unknown_session,
+	// ambiguous_session; SPEC §3.3).
+	Session string
+	// Candidates are the sessions an ambiguous session argument names
+	// (ambiguous_session).
+	Candidates []Candidate
+}
+
+// Candidate is one session an ambiguous session argument could mean.
+type Candidate struct {
+	ID     string `json:"id"`
+	Path   string `json:"path"`
+	Source string `json:"source,omitempty"` // the machine whose file it is, when sources differ (SPEC §10)
 }
 
 func (e *Error) Error() string {

@@ -46,6 +46,12 @@ func (e *Error) WithLoop(loop []string) *Error { e.Loop = loop; return e }
 // WithField sets the field path inside the line, e.g. "message.content[0].text".
 func (e *Error) WithField(field string) *Error { e.Field = field; return e }
 
+// WithSession sets the session argument that names no session or several.
+func (e *Error) WithSession(arg string) *Error { e.Session = arg; return e }
+
+// WithCandidates sets the sessions an ambiguous session argument names.
+func (e *Error) WithCandidates(c []Candidate) *Error { e.Candidates = c; return e }
+
 // As returns the first *Error in err's chain.
 func As(err error) (*Error, bool) {
 	var e *Error

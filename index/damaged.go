@@ -120,7 +120,7 @@ func owned(path, abs string) (exists bool, err error) {
 	case fi.IsDir():
 		return false, errs.New(errs.CodeNotIndex, "the index path is a directory, not an index file").In(path).WithHint("pass a file path with --db")
 	case !fi.Mode().IsRegular():
-		return false, errs.New(errs.CodeNotIndex, "the index path is not a regular file; refusing to use it").In(path).WithHint("pass another --db path")
+		return false, errs.New(errs.CodeNotIndex, "the index path is not a regular file; refusing to use it").In(path).WithHint(hintOtherDB)
 	case fi.Size() == 0:
 		return false, nil
 	}
@@ -135,10 +135,10 @@ func owned(path, abs string) (exists bool, err error) {
 		return false, errs.Wrap(errs.CodeIO, err, "cannot read the index: "+pathErrMsg(err)).In(path)
 	}
 	if n < len(head) || !bytes.HasPrefix(head, []byte(sqliteHeader)) {
-		return false, errs.New(errs.CodeNotIndex, "this file is not a SQLite database, so not a grove index; refusing to change it").In(path).WithHint("pass another --db path; if this was a grove index, move it away yourself")
+		return false, errs.New(errs.CodeNotIndex, "this file is not a SQLite database, so not a grove index; refusing to change it").In(path).WithHint(hintOtherDB + "; if this was a grove index, move it away yourself")
 	}
 	if id := binary.BigEndian.Uint32(head[68:72]); id != ApplicationID {
-		return false, errs.New(errs.CodeNotIndex, fmt.Sprintf("this SQLite file is not a grove index (application id %#x, grove's is %#x); refusing to change it", id, ApplicationID)).In(path).WithHint("pass another --db path")
+		return false, errs.New(errs.CodeNotIndex, fmt.Sprintf("this SQLite file is not a grove index (application id %#x, grove's is %#x); refusing to change it", id, ApplicationID)).In(path).WithHint(hintOtherDB)
 	}
 	return true, nil
 }
@@ -191,10 +191,10 @@ func probe(ctx context.Context, path, abs string) error {
 		return probeErr(path, err)
 	}
 	if appID != ApplicationID { // the header said ours; the live page 1 does not
-		return errs.New(errs.CodeNotIndex, fmt.Sprintf("this SQLite file is not a grove index (application id %#x); refusing to change it", appID)).In(path).WithHint("pass another --db path")
+		return errs.New(errs.CodeNotIndex, fmt.Sprintf("this SQLite file is not a grove index (application id %#x); refusing to change it", appID)).In(path).WithHint(hintOtherDB)
 	}
 	if known := SchemaVersion(); version > known {
-		return errs.New(errs.CodeNewerIndex, fmt.Sprintf("the index has schema version %d, made by a newer grove (this one knows up to %d); refusing to change it", version, known)).In(path).WithHint("use the newer grove, or pass another --db path")
+		return newerIndexError(path, version, known)
 	}
 	var tables []struct {
 		Name string `db:"name"`
@@ -268,7 +268,7 @@ func Classify(path string, err error) error {
 	case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
 		return damaged(path, err)
 	case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM:
-		return errs.Wrap(errs.CodeIO, err, "the index is not writable: "+sqliteMsg(se)).In(path).WithHint("make the file and its directory writable by you (SQLite writes beside the index even to read it), or pass another --db path")
+		return errs.Wrap(errs.CodeIO, err, "the index is not writable: "+sqliteMsg(se)).In(path).WithHint("make the file and its directory writable by you (SQLite writes beside the index even to read it), or " + hintOtherDB)
 	}
 	return err
 }

@@ -203,7 +203,7 @@ func open(ctx context.Context, path string, build bool) (*DB, error) {
 		return openServer(ctx, path)
 	}
 	if strings.HasSuffix(path, ".jsonl") {
-		return nil, errs.New(errs.CodeNotIndex, "refusing to use a session file (*.jsonl) as the index").In(path).WithHint("pass another --db path")
+		return nil, errs.New(errs.CodeNotIndex, "refusing to use a session file (*.jsonl) as the index").In(path).WithHint(hintOtherDB)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -318,9 +318,9 @@ func (d *DB) migrate(ctx context.Context, wal bool) error {
 	}
 	switch {
 	case appID == 0 && tables > 0, appID != 0 && appID != ApplicationID:
-		return errs.New(errs.CodeNotIndex, "this SQLite file is not a grove index; refusing to change it").In(d.path).WithHint("pass another --db path")
+		return errs.New(errs.CodeNotIndex, "this SQLite file is not a grove index; refusing to change it").In(d.path).WithHint(hintOtherDB)
 	case version > len(ms):
-		return errs.New(errs.CodeNewerIndex, fmt.Sprintf("the index has schema version %d, made by a newer grove (this one knows up to %d); refusing to change it", version, len(ms))).In(d.path).WithHint("use the newer grove, or pass another --db path")
+		return newerIndexError(d.path, version, len(ms))
 	}
 	for _, m := range ms[version:] {
 		if err := d.apply(ctx, m); err != nil {

@@ -41,7 +41,7 @@ func DiskFull(path string, err error, wanted int64, again string) error {
 	}
 	if e, ok := err.(*errs.Error); ok && e.Code == errs.CodeDiskFull {
 		if e.Hint == "" && again != "" { // made without the command's name (archive.Index)
-			e.Hint = "free space on " + MountPoint(e.Path) + " and run " + again + " again"
+			e.Hint = hintFreeSpace(e.Path, again)
 		}
 		return err
 	}
@@ -62,7 +62,7 @@ func DiskFull(path string, err error, wanted int64, again string) error {
 	if again == "" {
 		again = "the command"
 	}
-	return errs.Wrap(errs.CodeDiskFull, err, msg).In(file).WithHint("free space on " + MountPoint(file) + " and run " + again + " again")
+	return errs.Wrap(errs.CodeDiskFull, err, msg).In(file).WithHint(hintFreeSpace(file, again))
 }
 
 // freeBytes is the room left for an unprivileged writer on the file

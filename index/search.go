@@ -25,7 +25,7 @@ type SearchParams struct {
 	// Relevance ranks by BM25 among the newest RankWindow matches;
 	// otherwise hits come newest first.
 	Relevance bool
-	Limit     int // hits to return; 0 means 20
+	Limit     int // hits to return, 1 or more (the caller's default: archive.DefaultSearchLimit)
 	Offset    int // hits to skip
 	NoDedupe  bool
 }
@@ -101,10 +101,10 @@ const hitCols = `e.sid, e.seq, e.entry_id, e.parent_id, e.type, e.role, e.ts_ms,
 // prefix of one) come first, then full-text hits in the order p asks for.
 // Filters apply to both. Total follows the same rule for either order
 // (SPEC §7, README "Totals"): see SearchResult. Errors are SQLite's,
-// wrapped.
+// wrapped, and one for a Limit under 1.
 func (d *DB) Search(ctx context.Context, p SearchParams) (*SearchResult, error) {
-	if p.Limit <= 0 {
-		p.Limit = 20
+	if p.Limit < 1 {
+		return nil, fmt.Errorf("search: limit %d: want 1 or more hits", p.Limit)
 	}
 	where, args := p.filters()
 	var rows []matchRow

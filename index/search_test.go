@@ -104,3 +104,21 @@ func TestSearch_HugePage(t *testing.T) {
 		t.Errorf("%d hits name a fork copy, want 10", copies)
 	}
 }
+
+// The number of hits is the caller's to choose (archive.DefaultSearchLimit
+// is the one default): a limit under 1 is refused, not taken as a default
+// of the index's own.
+func TestSearch_LimitUnderOne(t *testing.T) {
+	ctx := context.Background()
+	d := mustOpen(t, testutil.MustTempDB(t))
+	manyEntries(t, d, "/a.jsonl", 30)
+	q, _ := ParseQuery("alpha")
+	for _, limit := range []int{0, -1} {
+		if res, err := d.Search(ctx, SearchParams{Query: q, Limit: limit}); err == nil {
+			t.Errorf("Search(limit %d) = %d hits, want an error", limit, len(res.Hits))
+		}
+	}
+	if res, err := d.Search(ctx, SearchParams{Query: q, Limit: 1}); err != nil || len(res.Hits) != 1 {
+		t.Errorf("Search(limit 1) = %v, %v; want 1 hit", res, err)
+	}
+}

@@ -32,54 +32,6 @@ func IsURL(s string) bool {
 	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
 }
 
-// NotAFile says why s, given as the index, is neither a SQLite file's path
-// nor a URL grove reads, or "" when it may be a path: a URL of another
-// scheme (mysql://...), or a PostgreSQL key=value connection string
-// ("host=db dbname=grove"), which grove would otherwise take for a file
-// name and create.
-func NotAFile(s string) string {
-	if t := strings.TrimSpace(s); t != s && (IsURL(t) || NotAFile(t) != "") {
-		return "a connection string with spaces around it: give it without them"
-	}
-	if l := strings.ToLower(s); !IsURL(s) && (strings.HasPrefix(l, "postgres:") || strings.HasPrefix(l, "postgresql:") || strings.HasPrefix(l, "file:")) {
-		return "neither a file path nor a URL grove reads: a PostgreSQL URL is postgres://USER@HOST:PORT/DATABASE (postgres:///DATABASE?host=/run/postgresql for a Unix socket); a SQLite index is named by its path"
-	}
-	if i := strings.Index(s, "://"); i > 0 && !strings.ContainsAny(s[:i], "/\\") && !IsURL(s) {
-		return "a " + s[:i] + ":// URL: grove keeps its index in a SQLite file or in PostgreSQL (postgres://…)"
-	}
-	if f := strings.Fields(s); len(f) > 0 && strings.Contains(f[0], "=") {
-		for _, kv := range f {
-			switch strings.ToLower(strings.SplitN(kv, "=", 2)[0]) {
-			case "host", "dbname", "user", "password", "port", "sslmode":
-				return "a PostgreSQL key=value connection string: write it as postgres://USER@HOST:PORT/DATABASE (postgres:///DATABASE?host=/run/postgresql for a Unix socket)"
-			}
-		}
-	}
-	return ""
-}
-
-// WithoutPassword is a PostgreSQL URL with its password left out (for a
-// command to paste: the password comes from ~/.pgpass or PGPASSWORD);
-// any other string is returned as it is.
-func WithoutPassword(s string) string {
-	if !IsURL(s) {
-		return s
-	}
-	u, err := url.Parse(s)
-	if err != nil {
-		return Redact(s)
-	}
-	if u.User != nil {
-		u.User = url.User(u.User.Username())
-	}
-	q := u.Query()
-	if q.Has("password") {
-		q.Del("password")
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
-}
-
 // Redact is a PostgreSQL URL with its password replaced by "xxxxx", for
 // messages; any other string is returned as it is.
 func Redact(s string) string {
@@ -199,7 +151,7 @@ func (d *DB) migrateServer(ctx context.Context) error {
 		}
 	}
 	if version > len(ms) {
-		return errs.New(errs.CodeNewerIndex, fmt.Sprintf("the index has schema version %d, made by a newer grove (this one knows up to %d); refusing to change it", version, len(ms))).In(d.path).WithHint("use the newer grove, or pass another --db")
+		return newerIndexError(d.path, version, len(ms)).WithHint("use the newer grove, or pass another --db") // a URL, no path
 	}
 	for _, m := range ms[version:] {
 		tx, err := c.BeginTx(ctx, nil)

@@ -80,18 +80,19 @@ func (d *DB) Leaves(ctx context.Context, sid int64) ([]Leaf, error) {
 	return out, nil
 }
 
-// Branch is a branch point (SPEC §1) with its children in file order.
-type Branch struct {
+// BranchPoint is an entry that two or more entries name as parent (SPEC
+// §1), with the ids of its children in file order.
+type BranchPoint struct {
 	EntryID  string
 	Children []string
 }
 
-// Branches returns the branch points of session sid, in the file order of
+// BranchPoints returns the branch points of session sid, in the file order of
 // the branch point entries (the first with the id, when ids repeat). A
 // parent id that names no entry is no branch point. One query, one index
 // lookup per entry; what lies below each branch point is counted by the
-// caller from EntriesOf (archive.Branches), in one pass.
-func (d *DB) Branches(ctx context.Context, sid int64) ([]Branch, error) {
+// caller from EntriesOf (archive.Archive.BranchPoints), in one pass.
+func (d *DB) BranchPoints(ctx context.Context, sid int64) ([]BranchPoint, error) {
 	var rows []struct {
 		ParentID string `db:"parent_id"`
 		Child    string `db:"child"`
@@ -106,10 +107,10 @@ func (d *DB) Branches(ctx context.Context, sid int64) ([]Branch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("branches: %w", err)
 	}
-	var out []Branch
+	var out []BranchPoint
 	for _, r := range rows {
 		if len(out) == 0 || out[len(out)-1].EntryID != r.ParentID {
-			out = append(out, Branch{EntryID: r.ParentID})
+			out = append(out, BranchPoint{EntryID: r.ParentID})
 		}
 		b := &out[len(out)-1]
 		b.Children = append(b.Children, r.Child)

@@ -137,7 +137,7 @@ func (p *parser) runAt(r io.Reader, base int64) (*Result, error) {
 		l := sc.Line()
 		if !l.Committed {
 			if !l.Blank() {
-				p.warning(errs.New(errs.CodeUnterminatedTail, fmt.Sprintf("unterminated tail of %d bytes: not a committed line, never parsed", len(l.Bytes)+l.Skip)).In(opts.Path).At(l.Num, l.Offset).WithHint("the last append was cut short; `grove repair` truncates the file to its committed prefix"))
+				p.warning(tailWarning(opts.Path, int64(len(l.Bytes)+l.Skip), l.Num, l.Offset))
 			}
 			break
 		}

@@ -116,7 +116,7 @@ func (p *parser) runFile(r io.ReaderAt, base, size int64) (*Result, error) {
 	}
 	res.Size = size
 	if size > committed && !tailBlank {
-		p.warning(errs.New(errs.CodeUnterminatedTail, fmt.Sprintf("unterminated tail of %d bytes: not a committed line, never parsed", size-committed)).In(opts.Path).At(res.Lines+1, committed).WithHint("the last append was cut short; `grove repair` truncates the file to its committed prefix"))
+		p.warning(tailWarning(opts.Path, size-committed, res.Lines+1, committed))
 	}
 	return res, nil
 }
@@ -180,4 +180,11 @@ func (p *parser) decideAhead(l Line) Dialect {
 		}
 	}
 	return ""
+}
+
+// tailWarning is the unterminated_tail warning of the file at path (SPEC
+// §2.5): n bytes after its last LF, which start physical line line at
+// byte offset.
+func tailWarning(path string, n int64, line int, offset int64) *errs.Error {
+	return errs.New(errs.CodeUnterminatedTail, fmt.Sprintf("unterminated tail of %d bytes: not a committed line, never parsed", n)).In(path).At(line, offset).WithHint("the last append was cut short; `grove repair` truncates the file to its committed prefix")
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/errs"
-	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/cliutil"
 
 	"github.com/grove-sessions/grove/archive"
@@ -115,17 +114,7 @@ func (g *env) busy(holder string) {
 // index is an error naming the path, not a new empty file, and a damaged
 // one is reported (damaged_index), never moved.
 func (g *env) openExisting(ctx context.Context) (*archive.Archive, error) {
-	if index.IsURL(g.dbPath) {
-		a, err := archive.Open(ctx, g.dbPath)
-		if err == nil && g.source != "" {
-			a.ReadAs(g.source)
-		}
-		return a, err
-	}
-	if fi, err := os.Stat(g.dbPath); errors.Is(err, os.ErrNotExist) || (err == nil && fi.Size() == 0) {
-		return nil, errs.New(errs.CodeNoIndex, "no index here yet").In(g.dbPath).WithHint("run `grove index` first, or pass the index you meant with --db or GROVE_DB")
-	}
-	return archive.Open(ctx, g.dbPath)
+	return archive.OpenExisting(ctx, g.dbPath, g.source)
 }
 
 // explicitEmptyDB reports whether the command line itself gave --db an
@@ -198,7 +187,7 @@ func newApp(g *env) *cli.App {
 				}
 				g.dbPath = defaultDB() // GROVE_DB set but empty
 			}
-			if why := index.NotAFile(g.dbPath); why != "" { // not echoed: it may hold a password
+			if why := archive.NotAnIndexName(g.dbPath); why != "" { // not echoed: it may hold a password
 				return usagef("--db (or GROVE_DB) is %s", why)
 			}
 			g.json = c.Bool("json")
@@ -316,25 +305,24 @@ func report(g *env, err error) {
 // errorJSONObject is SPEC §8's error object: code and message, then the
 // details that apply.
 type errorJSONObject struct {
-	Code       string              `json:"code"`
-	Message    string              `json:"message"`
-	Path       string              `json:"path,omitempty"`
-	Line       int                 `json:"line,omitempty"`
-	Offset     *int64              `json:"offset,omitempty"`
-	ID         string              `json:"id,omitempty"`
-	Parent     *string             `json:"parent,omitempty"`
-	Lines      []int               `json:"lines,omitempty"`
-	Loop       []string            `json:"loop,omitempty"`
-	Session    string              `json:"session,omitempty"`
-	Candidates []archive.Candidate `json:"candidates,omitempty"`
-	Hint       string              `json:"hint,omitempty"`
+	Code       string           `json:"code"`
+	Message    string           `json:"message"`
+	Path       string           `json:"path,omitempty"`
+	Line       int              `json:"line,omitempty"`
+	Offset     *int64           `json:"offset,omitempty"`
+	ID         string           `json:"id,omitempty"`
+	Parent     *string          `json:"parent,omitempty"`
+	Lines      []int            `json:"lines,omitempty"`
+	Loop       []string         `json:"loop,omitempty"`
+	Session    string           `json:"session,omitempty"`
+	Candidates []errs.Candidate `json:"candidates,omitempty"`
+	Hint       string           `json:"hint,omitempty"`
 }
 
 // errorObject builds {"code","message",...details} for err.
 func errorObject(err error) errorJSONObject {
 	obj := errorJSONObject{Code: "error", Message: err.Error()}
 	var je *errs.Error
-	var se *archive.SessionError
 	var u usageError
 	switch {
 	case errors.As(err, &je):
@@ -344,6 +332,7 @@ func errorObject(err error) errorJSONObject {
 			obj.Message = je.Err.Error()
 		}
 		obj.Path, obj.ID, obj.Lines, obj.Loop, obj.Hint = je.Path, je.ID, je.Lines, je.Loop, je.Hint
+		obj.Session, obj.Candidates = je.Session, je.Candidates
 		if je.Line > 0 {
 			obj.Line = je.Line
 			if je.Offset >= 0 {
@@ -355,11 +344,6 @@ func errorObject(err error) errorJSONObject {
 			parent := je.Parent
 			obj.Parent = &parent
 		}
-	case errors.As(err, &se):
-		obj.Code = string(se.Code)
-		obj.Message = se.Message()
-		obj.Session = se.Arg
-		obj.Candidates = se.Candidates
 	case errors.As(err, &u) || cliutil.IsFlagError(err):
 		obj.Code = "usage"
 	case errors.Is(err, context.Canceled):

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
-	"github.com/grove-sessions/grove/errs"
+	"github.com/grove-sessions/grove/internal/plural"
 )
 
 func appendCommand(g *env) *cli.Command {
@@ -32,103 +30,29 @@ func appendCommand(g *env) *cli.Command {
 	}
 }
 
-type appendFailure struct {
-	Line    int       `json:"line"`
-	Code    errs.Code `json:"code"`
-	Message string    `json:"message"`
-}
-
+// runAppend appends the lines of in to the file at path (archive.Append)
+// and prints the outcome: the document with --json, else a count on
+// stdout and each failed line on stderr.
 func runAppend(ctx context.Context, g *env, path string, in io.Reader, fsync bool) error {
-	_, statErr := os.Lstat(path)
-	existed := statErr == nil
-	if existed {
-		if err := checkWritable(ctx, path, "append to", "grove appends to pi, plain and messages files only; grove export --format md|html SESSION makes a copy to read"); err != nil {
-			return err
-		}
-	}
-	w, err := archive.OpenWriter(path, fsync)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		// Leave no empty session file behind when nothing was appended to a
-		// file this command created.
-		if fi, err := os.Stat(path); !existed && err == nil && fi.Size() == 0 {
-			os.Remove(path)
-		}
-	}()
-	// A file no append can go to (a torn tail, pi version 1) fails once,
-	// naming where, instead of once per stdin line.
-	if err := w.Err(); err != nil {
-		w.Close()
-		return err
-	}
-	type issued struct {
-		line int
-		p    *archive.Pending
-	}
-	var all []issued
-	sc := archive.NewLineScanner(in)
-	for sc.Scan() && ctx.Err() == nil {
-		l := sc.Line()
-		if l.Blank() {
-			continue
-		}
-		all = append(all, issued{l.Num, w.AppendAsync(json.RawMessage(l.Bytes))})
-	}
-	closeErr := w.Close()
-	out := struct {
-		Appended    []string        `json:"appended"`
-		Failed      []appendFailure `json:"failed"`
-		Header      bool            `json:"header,omitempty"`      // a pi header line was written (it is no entry)
-		Interrupted bool            `json:"interrupted,omitempty"` // Ctrl-C: stdin after the last issued line was not read
-		StdinError  string          `json:"stdin_error,omitempty"` // stdin could not be read to the end
-	}{Appended: []string{}, Failed: []appendFailure{}, Interrupted: ctx.Err() != nil}
-	if err := sc.Err(); err != nil {
-		out.StdinError = err.Error()
-	}
-	for _, is := range all {
-		err := is.p.Wait()
-		if err == nil {
-			if is.p.ID != "" {
-				out.Appended = append(out.Appended, is.p.ID)
-			} else {
-				out.Header = true
-			}
-			continue
-		}
-		if df := archive.DiskFull(path, err, 0, "grove repair (for a torn last line), then grove append"); df != nil {
-			err = df // the writer is tainted by it, but what to do is free space
-		}
-		f := appendFailure{Line: is.line, Code: errs.CodeOf(err), Message: err.Error()}
-		var je *errs.Error
-		if errors.As(err, &je) {
-			f.Message = je.Message
-			if je.Code == errs.CodeDiskFull {
-				f.Message += "; " + je.Hint
-			}
-		}
-		out.Failed = append(out.Failed, f)
+	out, closeErr := archive.Append(ctx, path, in, fsync)
+	if out == nil {
+		return closeErr
 	}
 	if g.json {
 		if err := writeJSON(g.stdout, out); err != nil {
 			return err
 		}
 	} else {
-		noun := "entries"
-		if len(out.Appended) == 1 {
-			noun = "entry"
-		}
 		head := ""
 		if out.Header {
 			head = " (after a session header)"
 		}
-		fmt.Fprintf(g.stdout, "appended %d %s to %s%s\n", len(out.Appended), noun, path, head)
+		fmt.Fprintf(g.stdout, "appended %s to %s%s\n", plural.Count(len(out.Appended), "entry", "entries"), path, head)
 		for _, f := range out.Failed {
 			fmt.Fprintf(g.stderr, "grove: %s: stdin line %d: %s [%s]\n", path, f.Line, f.Message, f.Code)
 		}
-		if out.StdinError != "" {
-			fmt.Fprintf(g.stderr, "grove: reading stdin stopped: %s [io_error]\n", out.StdinError)
+		if out.InputError != "" {
+			fmt.Fprintf(g.stderr, "grove: reading stdin stopped: %s [io_error]\n", out.InputError)
 		}
 		if out.Interrupted {
 			fmt.Fprintln(g.stderr, "grove: interrupted; the lines above were appended, the rest of stdin was not read")
@@ -137,7 +61,7 @@ func runAppend(ctx context.Context, g *env, path string, in io.Reader, fsync boo
 	if closeErr != nil {
 		return closeErr
 	}
-	if len(out.Failed) > 0 || out.Interrupted || out.StdinError != "" {
+	if !out.Whole() {
 		return silentFailure{"not every line was appended"}
 	}
 	return nil

@@ -27,9 +27,9 @@ func branchesCommand(g *env) *cli.Command {
 	}
 }
 
-// childBranchJSON is one child of a branch point: beyond SPEC §8's shape,
+// branchJSON is one branch at a branch point: beyond SPEC §8's shape,
 // which lists only the child ids.
-type childBranchJSON struct {
+type branchJSON struct {
 	ID      string `json:"id"`
 	Leaves  int    `json:"leaves"`
 	Preview string `json:"preview"`
@@ -44,30 +44,30 @@ func runBranches(ctx context.Context, g *env, f archive.Filter) error {
 	if err := workspaceFilter(ctx, a, &f.Workspace); err != nil {
 		return err
 	}
-	bs, err := a.Branches(ctx, f)
+	bs, err := a.BranchPoints(ctx, f)
 	if err != nil {
 		return err
 	}
-	type branchJSON struct {
-		Session     string            `json:"session"`
-		Path        string            `json:"path"` // the session's file: two files may hold one session id
-		ID          string            `json:"id"`
-		Children    []string          `json:"children"`
-		Leaves      int               `json:"leaves"`
-		Label       any               `json:"label"`
-		Preview     string            `json:"preview"`
-		ChildBranch []childBranchJSON `json:"child_branches"`
-		Stale       bool              `json:"stale,omitempty"`
+	type branchPointJSON struct {
+		Session  string       `json:"session"`
+		Path     string       `json:"path"` // the session's file: two files may hold one session id
+		ID       string       `json:"id"`
+		Children []string     `json:"children"`
+		Leaves   int          `json:"leaves"`
+		Label    any          `json:"label"`
+		Preview  string       `json:"preview"`
+		Branches []branchJSON `json:"child_branches"`
+		Stale    bool         `json:"stale,omitempty"`
 	}
-	out := []branchJSON{}
+	out := []branchPointJSON{}
 	for _, b := range bs {
-		j := branchJSON{Session: b.Session.SessionID, Path: b.Session.Path, ID: b.EntryID, Children: b.Children, Leaves: b.Leaves,
-			Preview: b.Preview, Stale: b.Stale}
+		j := branchPointJSON{Session: b.Session.SessionID, Path: b.Session.Path, ID: b.ID, Leaves: b.Leaves, Preview: b.Preview, Stale: b.Stale}
 		if b.Label != "" {
 			j.Label = b.Label
 		}
-		for k, c := range b.Children {
-			j.ChildBranch = append(j.ChildBranch, childBranchJSON{ID: c, Leaves: b.ChildLeaves[k], Preview: b.ChildPreviews[k]})
+		for _, br := range b.Branches {
+			j.Children = append(j.Children, br.ID)
+			j.Branches = append(j.Branches, branchJSON{ID: br.ID, Leaves: br.Leaves, Preview: br.Preview})
 		}
 		out = append(out, j)
 	}
@@ -85,13 +85,13 @@ func runBranches(ctx context.Context, g *env, f archive.Filter) error {
 	tw := table(g.stdout)
 	fmt.Fprintln(tw, "SESSION\tNAME\tBRANCH POINT\tLEAVES\tLABEL\tPREVIEW")
 	for _, b := range bs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", idCell(sid[b.Session.SessionID]), clipWidth(cell(orDash(b.Session.Name)), nameColumns), idCell(b.EntryID), b.Leaves, clipWidth(cell(orDash(b.Label)), nameColumns), cell(b.Preview))
-		for k, c := range b.Children {
-			branch := "├── "
-			if k == len(b.Children)-1 {
-				branch = "└── "
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", idCell(sid[b.Session.SessionID]), clipWidth(cell(orDash(b.Session.Name)), nameColumns), idCell(b.ID), b.Leaves, clipWidth(cell(orDash(b.Label)), nameColumns), cell(b.Preview))
+		for k, br := range b.Branches {
+			edge := "├── "
+			if k == len(b.Branches)-1 {
+				edge = "└── "
 			}
-			fmt.Fprintf(tw, "\t\t%s%s\t%d\t\t%s\n", branch, idCell(c), b.ChildLeaves[k], cell(b.ChildPreviews[k]))
+			fmt.Fprintf(tw, "\t\t%s%s\t%d\t\t%s\n", edge, idCell(br.ID), br.Leaves, cell(br.Preview))
 		}
 	}
 	if err := tw.Flush(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/plural"
 )
 
 func contextCommand(g *env) *cli.Command {
@@ -64,7 +65,7 @@ func runContext(ctx context.Context, g *env, session, leaf string, llm bool) err
 			return err
 		}
 		defer a.Close()
-		if err := refuseCompressed(ctx, a, session); err != nil {
+		if err := a.RefuseCompressed(ctx, session); err != nil {
 			return err
 		}
 		if p, mc, err = a.Context(ctx, session, leaf); err != nil {
@@ -104,7 +105,7 @@ func runContext(ctx context.Context, g *env, session, leaf string, llm bool) err
 		}
 	}
 	fmt.Fprintf(g.stdout, "context of %s at %s%s: %s from %s on the path%s\n",
-		cell(p.Session.SessionID), cell(at), as, counted(len(mc.Messages), "message", "messages"), counted(len(p.Entries), "entry", "entries"), facts)
+		cell(p.Session.SessionID), cell(at), as, plural.Count(len(mc.Messages), "message", "messages"), plural.Count(len(p.Entries), "entry", "entries"), facts)
 	for i, m := range mc.Messages {
 		fmt.Fprintln(g.stdout)
 		if archive.AgentFor(mc.Dialect).Traits().Form == archive.APIMessages {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/errs"
+	"github.com/grove-sessions/grove/internal/plural"
 )
 
 // kindOfFile names what a non-regular file is, for people.
@@ -109,7 +110,7 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 		return err
 	}
 	defer a.Close()
-	if err := refuseCompressed(ctx, a, session); err != nil {
+	if err := a.RefuseCompressed(ctx, session); err != nil {
 		return err
 	}
 	if o.format == "jsonl" {
@@ -123,7 +124,7 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 	if o.format == "html" {
 		render = t.HTML
 	}
-	what := fmt.Sprintf("%s of %s, path to %s, %s", o.format, t.Session.SessionID, t.Leaf, counted(t.Entries, "entry", "entries"))
+	what := fmt.Sprintf("%s of %s, path to %s, %s", o.format, t.Session.SessionID, t.Leaf, plural.Count(t.Entries, "entry", "entries"))
 	if o.out == "" {
 		// Streamed to stdout as it is made: a Ctrl-C stops the output
 		// where it is (see output), leaving part of a document on the
@@ -161,9 +162,9 @@ func runFork(ctx context.Context, g *env, a *archive.Archive, session, leaf stri
 		return err
 	}
 	if f.Out != "" {
-		what := fmt.Sprintf("a new pi session %s forked from %s at %s: %s", f.ID, f.Source, f.Leaf, counted(f.Entries, "entry", "entries"))
+		what := fmt.Sprintf("a new pi session %s forked from %s at %s: %s", f.ID, f.Source, f.Leaf, plural.Count(f.Entries, "entry", "entries"))
 		if f.LabelFixes > 0 {
-			what += fmt.Sprintf(", then %d label %s to match the source's labels", f.LabelFixes, plural(f.LabelFixes, "entry", "entries"))
+			what += fmt.Sprintf(", then %d label %s to match the source's labels", f.LabelFixes, plural.Noun(f.LabelFixes, "entry", "entries"))
 		}
 		return written(g, f.Out, what)
 	}

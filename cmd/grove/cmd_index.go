@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/plural"
 )
 
 type indexOptions struct {
@@ -84,7 +85,7 @@ func runIndex(ctx context.Context, g *env, opts indexOptions) error {
 // succeeds, and then counted).
 func interruptedIndex(sum archive.IndexSummary) error {
 	return interruptedError{fmt.Sprintf("interrupted; every batch committed before stays indexed (%s indexed in this run): run `grove index` again for the rest",
-		counted(sum.Indexed, "file", "files"))}
+		plural.Count(sum.Indexed, "file", "files"))}
 }
 
 // reportIndex prints an index or rebuild summary: JSON, or one line and
@@ -99,12 +100,12 @@ func reportIndex(g *env, dbFile string, sum archive.IndexSummary) error {
 		}
 		return nil
 	}
-	fmt.Fprintf(g.stdout, "%s: %d indexed", counted(sum.Files, "file", "files"), sum.Indexed)
+	fmt.Fprintf(g.stdout, "%s: %d indexed", plural.Count(sum.Files, "file", "files"), sum.Indexed)
 	if sum.Appended > 0 {
 		fmt.Fprintf(g.stdout, " (%d read from where they had grown)", sum.Appended)
 	}
 	fmt.Fprintf(g.stdout, ", %s stored, %d unchanged, %d damaged or needing repair",
-		counted(sum.Entries, "entry", "entries"), sum.Unchanged, sum.Damaged)
+		plural.Count(sum.Entries, "entry", "entries"), sum.Unchanged, sum.Damaged)
 	if sum.Removed > 0 {
 		fmt.Fprintf(g.stdout, ", %d removed (file gone)", sum.Removed)
 	}
@@ -144,13 +145,13 @@ func failedNouns(failed []archive.Failure) string {
 	}
 	var parts []string
 	if files > 0 {
-		parts = append(parts, counted(files, "file", "files"))
+		parts = append(parts, plural.Count(files, "file", "files"))
 	}
 	if dirs > 0 {
-		parts = append(parts, counted(dirs, "directory", "directories"))
+		parts = append(parts, plural.Count(dirs, "directory", "directories"))
 	}
 	if roots > 0 {
-		parts = append(parts, counted(roots, "root", "roots"))
+		parts = append(parts, plural.Count(roots, "root", "roots"))
 	}
 	if len(parts) > 1 {
 		return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]

@@ -44,7 +44,7 @@ func runMessages(ctx context.Context, g *env, session, leaf string) error {
 		return err
 	}
 	defer a.Close()
-	if err := refuseCompressed(ctx, a, session); err != nil {
+	if err := a.RefuseCompressed(ctx, session); err != nil {
 		return err
 	}
 	p, msgs, err := a.Messages(ctx, session, leaf)

@@ -29,7 +29,7 @@ func runPath(ctx context.Context, g *env, session, leaf string) error {
 		return err
 	}
 	defer a.Close()
-	if err := refuseCompressed(ctx, a, session); err != nil {
+	if err := a.RefuseCompressed(ctx, session); err != nil {
 		return err
 	}
 	p, err := a.Path(ctx, session, leaf)

@@ -9,7 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
-	"github.com/grove-sessions/grove/index"
 )
 
 func rebuildCommand(g *env) *cli.Command {
@@ -41,7 +40,7 @@ func rebuildCommand(g *env) *cli.Command {
 }
 
 func runRebuild(ctx context.Context, g *env, opts indexOptions) error {
-	if index.IsURL(g.dbPath) {
+	if archive.IsTeamIndex(g.dbPath) {
 		return runRebuildStored(ctx, g, opts)
 	}
 	// Where no index was there before, an interrupted rebuild made none.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/errs"
+	"github.com/grove-sessions/grove/internal/plural"
 )
 
 func recoverCommand(g *env) *cli.Command {
@@ -46,9 +47,6 @@ type errorJSON struct {
 }
 
 func runRecover(ctx context.Context, g *env, path string, strict bool) error {
-	if archive.IsCompressed(path) {
-		return compressedError(path) // its bytes are zstd's, no lines to report
-	}
 	res, err := archive.Recover(path, strict)
 	if err != nil {
 		return err
@@ -72,7 +70,7 @@ func runRecover(ctx context.Context, g *env, path string, strict bool) error {
 	if g.json {
 		return writeJSON(g.stdout, out)
 	}
-	fmt.Fprintf(g.stdout, "%s: %s dialect, %s, %s, state %s\n", path, res.Dialect, counted(res.Lines, "committed line", "committed lines"), counted(res.Entries, "entry", "entries"), res.State)
+	fmt.Fprintf(g.stdout, "%s: %s dialect, %s, %s, state %s\n", path, res.Dialect, plural.Count(res.Lines, "committed line", "committed lines"), plural.Count(res.Entries, "entry", "entries"), res.State)
 	for _, w := range res.Warnings {
 		fmt.Fprintf(g.stdout, "  warning line %d (byte %d): %s [%s]\n", w.Line, w.Offset, cell(w.Message), w.Code)
 	}

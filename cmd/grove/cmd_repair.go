@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/plural"
 	"github.com/urfave/cli/v2"
 )
 
@@ -28,10 +29,7 @@ func repairCommand(g *env) *cli.Command {
 }
 
 func runRepair(ctx context.Context, g *env, path string, dryRun bool) error {
-	if err := checkWritable(ctx, path, "repair", "grove repairs pi, plain and messages files only; it reads this file up to its torn last line as it is (grove recover FILE says where that is)"); err != nil {
-		return err
-	}
-	plan, err := archive.Repair(path, dryRun)
+	plan, err := archive.Repair(ctx, path, dryRun)
 	if err != nil {
 		return err
 	}
@@ -42,7 +40,7 @@ func runRepair(ctx context.Context, g *env, path string, dryRun bool) error {
 	if dryRun {
 		verb = "would truncate"
 	}
-	fmt.Fprintf(g.stdout, "%s %s at byte %d, removing %s of unterminated tail\n", verb, path, plan.TruncateAt, counted(int(plan.RemovedBytes), "byte", "bytes"))
+	fmt.Fprintf(g.stdout, "%s %s at byte %d, removing %s of unterminated tail\n", verb, path, plan.TruncateAt, plural.Count(int(plan.RemovedBytes), "byte", "bytes"))
 	if dryRun {
 		fmt.Fprintf(g.stdout, "backup would be: %s\n", plan.Backup)
 	} else {

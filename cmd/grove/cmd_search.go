@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,7 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
-	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/internal/plural"
 )
 
 const searchQueryHelp = `QUERY: words are ANDed; "quoted phrases"; -word excludes; word* is a prefix;
@@ -42,7 +41,7 @@ func searchCommand(g *env) *cli.Command {
 			&cli.StringFlag{Name: "until", Usage: "only entries before this time (a date includes that day)"},
 			&cli.StringFlag{Name: "branch", Value: "all", Usage: "all entries, or only those on their session's active path (active)"},
 			&cli.StringFlag{Name: "sort", Value: "recent", Usage: "recent (newest first) or relevance (BM25 over the newest 10,000 matches)"},
-			&cli.IntFlag{Name: "limit", Value: 20, Usage: "hits to show"},
+			&cli.IntFlag{Name: "limit", Value: archive.DefaultSearchLimit, Usage: "hits to show"},
 			&cli.IntFlag{Name: "offset", Usage: "hits to skip (the next page)"},
 			&cli.BoolFlag{Name: "no-dedupe", Usage: "show every fork copy of an entry as its own hit"},
 		},
@@ -188,7 +187,7 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 		fmt.Fprintf(g.stderr, "grove: %s\n", w)
 	}
 	if res.TextPending {
-		fmt.Fprintf(g.stderr, "grove: the search text of %s is not in the index yet (none of their entries is searchable): a first `grove index` is building it, or was stopped before it finished (then run `grove index` again); sessions, workspaces, leaves, branches, tree and path answer already\n", counted(res.Pending, "session", "sessions"))
+		fmt.Fprintf(g.stderr, "grove: the search text of %s is not in the index yet (none of their entries is searchable): a first `grove index` is building it, or was stopped before it finished (then run `grove index` again); sessions, workspaces, leaves, branches, tree and path answer already\n", plural.Count(res.Pending, "session", "sessions"))
 	}
 	if res.Total == 0 && !res.TextPending {
 		if n, err := a.CountSessions(ctx); err == nil && n == 0 {
@@ -255,7 +254,7 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 	if o.Offset > 0 && len(res.Hits) > 0 {
 		shown = fmt.Sprintf("%d-%d", o.Offset+1, o.Offset+len(res.Hits))
 	}
-	fmt.Fprintf(g.stdout, "%s of %d%s %s (%s)", shown, res.Total, more, plural(res.Total, "hit", "hits"), order)
+	fmt.Fprintf(g.stdout, "%s of %d%s %s (%s)", shown, res.Total, more, plural.Noun(res.Total, "hit", "hits"), order)
 	if next := o.Offset + len(res.Hits); next < res.Total || (!res.Exact && len(res.Hits) > 0) {
 		fmt.Fprintf(g.stdout, "; --offset %d for more", next)
 	}
@@ -271,13 +270,7 @@ type opener struct{ grove string }
 func newOpener(g *env) opener {
 	grove := "grove"
 	if g.dbPath != defaultDB() && os.Getenv("GROVE_DB") != g.dbPath {
-		db := g.dbPath
-		if index.IsURL(db) {
-			db = index.WithoutPassword(db) // a password is not printed: ~/.pgpass or PGPASSWORD give it
-		} else if abs, err := filepath.Abs(db); err == nil {
-			db = abs // the command may be pasted in another directory
-		}
-		grove += " --db " + shellQuote(db)
+		grove += " --db " + shellQuote(archive.PastableIndex(g.dbPath))
 	}
 	return opener{grove}
 }

@@ -17,7 +17,6 @@ import (
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/errs"
-	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/serve"
 )
 
@@ -77,7 +76,7 @@ func serveCommand(g *env) *cli.Command {
 			if len(opts.roots) == 0 {
 				var found []archive.DefaultRoot
 				if opts.roots, found, err = defaultRoots("nothing is served"); err != nil {
-					if !index.IsURL(g.dbPath) {
+					if !archive.IsTeamIndex(g.dbPath) {
 						return err
 					}
 					// A team's index (SPEC §10) is served from a machine

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/plural"
 )
 
 func sessionsCommand(g *env) *cli.Command {
@@ -137,7 +138,7 @@ func runSessions(ctx context.Context, g *env, f archive.Filter, first string) er
 	for i, s := range sessions {
 		state := sessionState(&s)
 		if s.Diagnostics > 0 {
-			state = fmt.Sprintf("%s (%s)", state, counted(s.Diagnostics, "diagnostic", "diagnostics"))
+			state = fmt.Sprintf("%s (%s)", state, plural.Count(s.Diagnostics, "diagnostic", "diagnostics"))
 		}
 		id := idCell(s.SessionID)
 		if depth[i] > 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/plural"
 )
 
 const treeHelp = `Draws the entry tree of one session. A linear chain stays at one
@@ -82,7 +83,7 @@ func runTree(ctx context.Context, g *env, session string, opt archive.TreeOption
 		return err
 	}
 	defer a.Close()
-	if err := refuseCompressed(ctx, a, session); err != nil {
+	if err := a.RefuseCompressed(ctx, session); err != nil {
 		return err
 	}
 	r, err := a.Tree(ctx, session, opt)
@@ -112,7 +113,7 @@ func writeTreeText(w io.Writer, s *archive.Session, t *archive.Tree) error {
 	if s.Workspace != "" {
 		head += "  " + cell(s.Workspace)
 	}
-	head += fmt.Sprintf("  %s, %s", counted(len(t.Entries), "entry", "entries"), counted(s.Leaves, "leaf", "leaves"))
+	head += fmt.Sprintf("  %s, %s", plural.Count(len(t.Entries), "entry", "entries"), plural.Count(s.Leaves, "leaf", "leaves"))
 	if s.State != "" && s.State != "ok" {
 		head += "  (" + string(s.State) + ")"
 	}
@@ -146,7 +147,7 @@ func writeTreeText(w io.Writer, s *archive.Session, t *archive.Tree) error {
 		}
 	}
 	if hidden := t.Folded + t.Cut; hidden > 0 {
-		fmt.Fprintf(bw, "\n(%d of %s shown", t.Shown, counted(len(t.Entries), "entry", "entries"))
+		fmt.Fprintf(bw, "\n(%d of %s shown", t.Shown, plural.Count(len(t.Entries), "entry", "entries"))
 		if t.Folded > 0 {
 			bw.WriteString("; --full unfolds the runs")
 		}
@@ -175,7 +176,7 @@ func (tw *treeWriter) line(prefix string, n *archive.TreeNode) {
 	w := tw.w
 	switch n.Kind {
 	case archive.NodeFold:
-		fmt.Fprintf(w, "%s… %s …\n", prefix, counted(n.Folded, "entry", "entries"))
+		fmt.Fprintf(w, "%s… %s …\n", prefix, plural.Count(n.Folded, "entry", "entries"))
 		return
 	case archive.NodeCut:
 		fmt.Fprintf(w, "%s%s\n", prefix, cutText(n))
@@ -229,8 +230,8 @@ func kindOf(e *archive.Entry) string {
 }
 
 func cutText(n *archive.TreeNode) string {
-	return fmt.Sprintf("… %s, %s, %s below …", counted(n.Branches, "branch", "branches"),
-		counted(n.Folded, "entry", "entries"), counted(n.Leaves, "leaf", "leaves"))
+	return fmt.Sprintf("… %s, %s, %s below …", plural.Count(n.Branches, "branch", "branches"),
+		plural.Count(n.Folded, "entry", "entries"), plural.Count(n.Leaves, "leaf", "leaves"))
 }
 
 func padRight(s string, cols int) string {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/grove-sessions/grove/internal/plural"
 	"github.com/urfave/cli/v2"
 )
 
@@ -50,11 +51,11 @@ func runVerify(ctx context.Context, g *env, session, dialect string) error {
 			}
 			fmt.Fprintf(g.stdout, "%s: %s\n", cell(line), cell(p.Message))
 		}
-		summary := fmt.Sprintf("%s, %s: %s, %d stale", counted(rep.Sessions, "session", "sessions"), counted(rep.Leaves, "leaf", "leaves"), counted(rep.Mismatches, "mismatch", "mismatches"), rep.Stale)
+		summary := fmt.Sprintf("%s, %s: %s, %d stale", plural.Count(rep.Sessions, "session", "sessions"), plural.Count(rep.Leaves, "leaf", "leaves"), plural.Count(rep.Mismatches, "mismatch", "mismatches"), rep.Stale)
 		if rep.Duplicates > 0 {
 			// Damage in the files, which the index records rightly: reported,
 			// but no failure of verify.
-			summary += fmt.Sprintf("; %s in the files (see `grove recover FILE`)", counted(rep.Duplicates, "duplicated id", "duplicated ids"))
+			summary += fmt.Sprintf("; %s in the files (see `grove recover FILE`)", plural.Count(rep.Duplicates, "duplicated id", "duplicated ids"))
 		}
 		fmt.Fprintln(g.stdout, summary)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/plural"
 )
 
 type watchOptions struct {
@@ -87,7 +88,7 @@ func runWatch(ctx context.Context, g *env, opts watchOptions) error {
 	err = a.Watch(ctx, archive.WatchOptions{Roots: roots, Quiet: opts.debounce, Rescan: opts.rescan, Busy: g.busy,
 		Watching: func(dirs int) {
 			fmt.Fprintf(g.stderr, "grove: watching %d %s (%d %s) for *.jsonl changes; Ctrl-C stops\n",
-				len(roots), plural(len(roots), "root", "roots"), dirs, plural(dirs, "directory", "directories"))
+				len(roots), plural.Noun(len(roots), "root", "roots"), dirs, plural.Noun(dirs, "directory", "directories"))
 		},
 		Problem: func(err error) { fmt.Fprintf(g.stderr, "grove: %s\n", cell(err.Error())) },
 	}, func(p archive.WatchPass) error { return out.pass(p.Trigger, p.Files, p.Summary) })
@@ -129,7 +130,7 @@ func (o *watchOutput) pass(trigger string, files []string, sum archive.IndexSumm
 	}
 	if trigger == "start" || changed {
 		if _, err := fmt.Fprintf(o.g.stdout, "%s %s: %d indexed (%s), %d unchanged, %d removed\n",
-			now.Format("15:04:05"), counted(sum.Files, "file", "files"), sum.Indexed, counted(sum.Entries, "entry", "entries"), sum.Unchanged, sum.Removed); err != nil {
+			now.Format("15:04:05"), plural.Count(sum.Files, "file", "files"), sum.Indexed, plural.Count(sum.Entries, "entry", "entries"), sum.Unchanged, sum.Removed); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/plural"
 )
 
 // workspaceUsage is the workspace rule (SPEC §3.3), said the same way in
@@ -102,7 +103,7 @@ func nothingMatched(ctx context.Context, g *env, a *archive.Archive, what, filte
 	if filters != "" {
 		what += " " + filters
 	}
-	fmt.Fprintf(g.stderr, "no %s; the index holds %s in %s\n", what, counted(n, "session", "sessions"), counted(w, "workspace", "workspaces"))
+	fmt.Fprintf(g.stderr, "no %s; the index holds %s in %s\n", what, plural.Count(n, "session", "sessions"), plural.Count(w, "workspace", "workspaces"))
 	return nil
 }
 
@@ -121,7 +122,7 @@ func noneInPicked(ctx context.Context, g *env, a *archive.Archive, what string, 
 		fmt.Fprintf(g.stderr, "no %s in session %s\n", what, cell(picked[0].SessionID))
 		return nil
 	}
-	in := "the " + counted(len(picked), "session", "sessions")
+	in := "the " + plural.Count(len(picked), "session", "sessions")
 	if len(picked) == 1 {
 		in = "the session"
 	}

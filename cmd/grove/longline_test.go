@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/grove-sessions/grove/internal/testutil"
-	"github.com/grove-sessions/grove/jsonl"
 )
 
 // A session with one 8 MB base64 image line and one 4 MB text line (SPEC
@@ -54,7 +53,7 @@ func TestLongLines(t *testing.T) {
 	if len(lines) != 6 || len(lines[3]) < imageBytes || len(lines[4]) < textBytes-256 {
 		t.Fatalf("generated %d lines, image line %d bytes, text line %d", len(lines), len(lines[3]), len(lines[4]))
 	}
-	data := string(jsonl.Field(jsonl.Field([]byte(lines[3]), "message"), "content"))
+	data := string(rawField(t, rawField(t, []byte(lines[3]), "message"), "content"))
 	data = data[strings.Index(data, `"data":"`)+len(`"data":"`):]
 	data = data[:strings.IndexByte(data, '"')]
 
@@ -108,7 +107,7 @@ func TestLongLines(t *testing.T) {
 			t.Fatalf("%v: %d messages (%v), want 5", args, len(doc.Messages), err)
 		}
 		for i, m := range doc.Messages {
-			if want := jsonl.Field([]byte(lines[i+1]), "message"); !bytes.Equal(m, want) {
+			if want := rawField(t, []byte(lines[i+1]), "message"); !bytes.Equal(m, want) {
 				t.Errorf("%v: message %d differs from line %d (%d bytes, want %d)", args, i, i+2, len(m), len(want))
 			}
 		}
@@ -139,4 +138,15 @@ func TestLongLines(t *testing.T) {
 	if len(forked) != 7 || strings.Join(forked[1:], "") != strings.Join(lines[1:], "") {
 		t.Errorf("export --format jsonl: %d lines; want the header and the 5 entries byte for byte", len(forked)-1)
 	}
+}
+
+// rawField is the value of the member key of the JSON object obj, byte
+// for byte as obj holds it.
+func rawField(t *testing.T, obj []byte, key string) json.RawMessage {
+	t.Helper()
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(obj, &members); err != nil {
+		t.Fatalf("%.40s...: %v", obj, err)
+	}
+	return members[key]
 }

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/plural"
 )
 
 // stderrIsTerminal reports whether progress may be drawn on g's stderr.
@@ -93,7 +94,7 @@ func (r *progressReporter) update(p archive.Progress) {
 		f = min(float64(p.Bytes)/float64(p.BytesTotal), 1)
 	}
 	r.shown = max(r.shown, f)
-	r.bar.Describe(fmt.Sprintf("indexing %d/%s, %s of %s", p.Files, counted(p.FilesTotal, "file", "files"), megabytes(p.Bytes), megabytes(p.BytesTotal)))
+	r.bar.Describe(fmt.Sprintf("indexing %d/%s, %s of %s", p.Files, plural.Count(p.FilesTotal, "file", "files"), megabytes(p.Bytes), megabytes(p.BytesTotal)))
 	r.bar.Set64(int64(r.shown * progressSteps))
 }
 

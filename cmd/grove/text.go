@@ -1,24 +1,10 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/rivo/uniseg"
 )
-
-// plural is one when n is 1, else many: "1 root", "2 roots".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// counted is "1 entry" or "N entries".
-func counted(n int, one, many string) string {
-	return fmt.Sprintf("%d %s", n, plural(n, one, many))
-}
 
 // displayWidth is the number of terminal columns s takes: East Asian wide
 // and fullwidth characters and emoji take two, combining marks and other

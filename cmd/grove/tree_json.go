@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/plural"
 )
 
 // The --json shapes of grove tree (SPEC §8): nested (writeTreeJSON) and
@@ -88,7 +89,7 @@ func (jw *treeJSON) members(i int) {
 	switch n.Kind {
 	case archive.NodeFold:
 		w.WriteString(`{"id":null,"type":"fold","role":null,"label":null,"active":false,"preview":`)
-		jw.str("… " + counted(n.Folded, "entry", "entries") + " …")
+		jw.str("… " + plural.Count(n.Folded, "entry", "entries") + " …")
 		fmt.Fprintf(w, `,"folded":%d`, n.Folded)
 		return
 	case archive.NodeCut:

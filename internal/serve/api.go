@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
 )
 
 // apiRoute is one /api route: the grove command it runs, the query
@@ -184,12 +184,13 @@ func (s *Server) apiSession(w http.ResponseWriter, r *http.Request, id string) (
 	if err == nil {
 		return arg, true
 	}
-	var se *archive.SessionError
-	if errors.As(err, &se) && id != "" && !strings.ContainsAny(id, `/\`) && !strings.HasSuffix(id, ".jsonl") && r.URL.Query().Get("file") == "" {
+	var je *errs.Error
+	session := errors.As(err, &je) && isSessionError(je)
+	if session && id != "" && !strings.ContainsAny(id, `/\`) && !strings.HasSuffix(id, ".jsonl") && r.URL.Query().Get("file") == "" {
 		return id, true
 	}
-	if errors.As(err, &se) {
-		writeDoc(w, http.StatusNotFound, map[string]any{"error": map[string]string{"code": string(se.Code), "message": se.Message(), "session": se.Arg}})
+	if session {
+		writeDoc(w, http.StatusNotFound, map[string]any{"error": map[string]string{"code": string(je.Code), "message": je.Message, "session": je.Session}})
 		return "", false
 	}
 	apiError(w, http.StatusInternalServerError, "error", err.Error())

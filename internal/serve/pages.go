@@ -14,6 +14,7 @@ import (
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/errs"
+	"github.com/grove-sessions/grove/internal/plural"
 )
 
 // Limits of the listing pages: more is said, not shown.
@@ -40,7 +41,6 @@ func parsePages() map[string]*template.Template {
 		"sessHref":  sessionHref,
 		"qual":      qualified,
 		"entryHref": entryHref,
-		"plural":    plural,
 		"lastOf":    func(from, n int) int { return from + n - 1 },
 	}
 	base := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html"))
@@ -84,9 +84,15 @@ type errorView struct {
 	Code       string
 	Message    string
 	Hint       string
-	Candidates []archive.Candidate
+	Candidates []errs.Candidate
 	Session    string // for a session error and stale_index: the id asked for (the page reloads when it changes)
 	Tree       string // the session's tree, for a path its damage breaks
+}
+
+// isSessionError reports whether e is the error of a session argument that
+// names no indexed session or several (archive.UnknownSession; SPEC §3.3).
+func isSessionError(e *errs.Error) bool {
+	return e.Code == errs.CodeUnknownSession || e.Code == errs.CodeAmbiguousSession
 }
 
 // fail answers err as an error page: 404 for an unknown session or entry,
@@ -98,24 +104,23 @@ type errorView struct {
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	v := errorView{page: page{Title: "error", Kind: "error", Query: r.URL.Query().Get("q")}, Status: http.StatusInternalServerError, Code: "error", Message: err.Error()}
 	var je *errs.Error
-	var se *archive.SessionError
 	switch {
-	case errors.As(err, &se):
-		v.Code, v.Message, v.Session = string(se.Code), se.Message(), se.Arg
+	case errors.As(err, &je) && isSessionError(je):
+		v.Code, v.Message, v.Session = string(je.Code), je.Message, je.Session
 		v.Status = http.StatusNotFound
-		if se.Code == errs.CodeUnknownSession {
+		if je.Code == errs.CodeUnknownSession {
 			// The CLI's message tells how to name a session on a command
 			// line; here it is named by id, and the watch indexes.
-			v.Message = "no indexed session is named " + strconv.Quote(se.Arg)
+			v.Message = "no indexed session is named " + strconv.Quote(je.Session)
 			v.Hint = "a session is named by its id or a unique prefix of 4+ characters; grove serve indexes the files under its roots as they change, so one outside them is not here"
 		}
-		if se.Code == errs.CodeAmbiguousSession {
-			v.Status, v.Candidates = http.StatusMultipleChoices, se.Candidates
+		if je.Code == errs.CodeAmbiguousSession {
+			v.Status, v.Candidates = http.StatusMultipleChoices, je.Candidates
 		}
 	case errors.As(err, &je):
 		v.Code, v.Message, v.Hint = string(je.Code), strings.TrimSuffix(je.Error(), " ["+string(je.Code)+"]"), je.Hint
 		switch je.Code {
-		case errs.CodeUnknownEntry, errs.CodeUnknownSession:
+		case errs.CodeUnknownEntry:
 			v.Status = http.StatusNotFound
 		case errs.CodeMissingParent, errs.CodeCycle, errs.CodeDuplicateID:
 			// The file's damage, not the server's: no path reaches
@@ -211,13 +216,13 @@ func (s *Server) pickSession(r *http.Request, id string) (string, error) {
 	if !qualified {
 		path = file
 	}
-	se0, err := s.a.ResolveID(r.Context(), id)
-	var se *archive.SessionError
+	found, err := s.a.ResolveID(r.Context(), id)
+	var je *errs.Error
 	switch {
-	case err == nil && (file == "" || path == se0.Path && (!qualified || source == se0.Source)):
-		return se0.Path, nil
-	case errors.As(err, &se) && se.Code == errs.CodeAmbiguousSession && file != "":
-		for _, c := range se.Candidates {
+	case err == nil && (file == "" || path == found.Path && (!qualified || source == found.Source)):
+		return found.Path, nil
+	case errors.As(err, &je) && je.Code == errs.CodeAmbiguousSession && file != "":
+		for _, c := range je.Candidates {
 			if c.Path == path && (!qualified || c.Source == source) {
 				if qualified {
 					return archive.QualifiedName(source, path), nil
@@ -228,7 +233,7 @@ func (s *Server) pickSession(r *http.Request, id string) (string, error) {
 	case err != nil:
 		return "", err
 	}
-	return "", &archive.SessionError{Code: errs.CodeUnknownSession, Arg: id + " in " + file}
+	return "", archive.UnknownSession(id+" in "+file, "")
 }
 
 // qualified is the ?file= of a candidate: its path, with its source when
@@ -283,14 +288,7 @@ func when(ms *int64) string {
 
 // count is "N one" or "N many", N grouped by thousands.
 func count(n int, one, many string) string {
-	return grouped(n) + " " + plural(n, one, many)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	return grouped(n) + " " + plural.Noun(n, one, many)
 }
 
 func grouped(n int) string {

@@ -12,8 +12,9 @@ import (
 	"github.com/grove-sessions/grove/archive"
 )
 
-// searchLimit is how many hits a search page shows.
-const searchLimit = 50
+// hitsPerPage is how many hits a search page shows: more than grove
+// search's archive.DefaultSearchLimit, since a page scrolls.
+const hitsPerPage = 50
 
 // searchView is /search: the form with the CLI's filters and the hits.
 type searchView struct {
@@ -108,10 +109,10 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		return "/search?" + q2.Encode()
 	}
 	if o.Offset > 0 {
-		v.Prev = page(max(o.Offset-searchLimit, 0))
+		v.Prev = page(max(o.Offset-hitsPerPage, 0))
 	}
 	if o.Offset+len(res.Hits) < res.Total {
-		v.Next = page(o.Offset + searchLimit)
+		v.Next = page(o.Offset + hitsPerPage)
 	}
 	s.render(w, http.StatusOK, "search", v)
 }
@@ -120,7 +121,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 // §8): the same options, the same refusals (a 400 here).
 func searchOptions(f searchForm, offset string) (archive.SearchOptions, error) {
 	o := archive.SearchOptions{Query: f.Q, Session: f.Session, Dialect: f.Dialect, Roles: split(f.Role), Types: split(f.Type),
-		Sort: f.Sort, Limit: searchLimit}
+		Sort: f.Sort, Limit: hitsPerPage}
 	if o.Sort == "" {
 		o.Sort = "recent"
 	}

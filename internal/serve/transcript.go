@@ -19,26 +19,26 @@ const PageEntries = 1000
 // between them are archive's HTML fragment.
 type transcriptView struct {
 	page
-	S        *archive.Session
-	File     string
-	Leaf     string
-	Active   bool // the leaf is the session's active leaf
-	IsLeaf   bool // no entry names it as parent
-	Entries  int  // on the path
-	From     int  // 1-based, the first entry shown
-	To       int  // the last shown
-	Earlier  string
-	Later    string
-	First    string // the first page (the root's)
-	Last     string // the page with the leaf
-	Next     []childView
-	NextMore int // children of the last entry not listed
-	Forks    int // branch points on the path
-	TreeURL  string
+	S            *archive.Session
+	File         string
+	Leaf         string
+	Active       bool // the leaf is the session's active leaf
+	IsLeaf       bool // no entry names it as parent
+	Entries      int  // on the path
+	From         int  // 1-based, the first entry shown
+	To           int  // the last shown
+	Earlier      string
+	Later        string
+	First        string // the first page (the root's)
+	Last         string // the page with the leaf
+	Next         []branchView
+	NextMore     int // branches below the last entry not listed
+	BranchPoints int // on the path
+	TreeURL      string
 }
 
-// childView is one branch at a branch point, or one way the path goes on.
-type childView struct {
+// branchView is one branch at a branch point, or one way the path goes on.
+type branchView struct {
 	ID      string
 	Href    string
 	Leaf    string
@@ -64,7 +64,7 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := t.Path()
-	forks, next, err := s.a.PathBranches(ctx, p)
+	points, next, err := s.a.PathBranchPoints(ctx, p)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -73,7 +73,7 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 	sid := p.Session.SessionID
 	n := len(p.Entries)
 	v := transcriptView{page: page{Title: title(p.Session), Sub: p.Leaf, Kind: "transcript", Session: sid}, S: p.Session, File: file,
-		Leaf: p.Leaf, Entries: n, IsLeaf: len(next) == 0, Forks: len(forks), TreeURL: sessionHref(sid, file)}
+		Leaf: p.Leaf, Entries: n, IsLeaf: len(next) == 0, BranchPoints: len(points), TreeURL: sessionHref(sid, file)}
 	v.Active = p.Session.ActiveLeaf != nil && *p.Session.ActiveLeaf == p.Leaf
 	// The page: the one holding ?at=ENTRY, else the leaf's. Pages are cut
 	// back from the leaf, so the leaf's page is always a full one.
@@ -110,7 +110,7 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 		v.Later, v.Last = page(end), page(n-1)
 	}
 	for _, c := range next[:min(len(next), 2*archive.PreviewSiblings+1)] {
-		v.Next = append(v.Next, s.child(sid, file, c))
+		v.Next = append(v.Next, s.branch(sid, file, c))
 	}
 	v.NextMore = len(next) - len(v.Next)
 	boundary, err := s.a.ContextStart(ctx, p)
@@ -118,25 +118,25 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	byAt := map[int]archive.PathBranch{}
-	for _, b := range forks {
+	byAt := map[int]archive.PathBranchPoint{}
+	for _, b := range points {
 		byAt[b.At] = b
 	}
 	var nav bytes.Buffer
 	after := func(i int) template.HTML {
 		nav.Reset()
 		if b, ok := byAt[i]; ok {
-			bv := branchView{At: p.Entries[i].EntryID, Index: len(byAt), Tree: v.TreeURL}
+			bv := branchPointView{At: p.Entries[i].EntryID, Index: len(byAt), Tree: v.TreeURL}
 			here := 0
-			for k, c := range b.Children {
+			for k, c := range b.Branches {
 				if c.OnPath {
 					here = k
 				}
 			}
-			lo, hi := max(here-archive.PreviewSiblings, 0), min(here+archive.PreviewSiblings+1, len(b.Children))
-			bv.Before, bv.After, bv.All = lo, len(b.Children)-hi, len(b.Children)
-			for _, c := range b.Children[lo:hi] {
-				bv.Children = append(bv.Children, s.child(sid, file, c))
+			lo, hi := max(here-archive.PreviewSiblings, 0), min(here+archive.PreviewSiblings+1, len(b.Branches))
+			bv.Before, bv.After, bv.All = lo, len(b.Branches)-hi, len(b.Branches)
+			for _, c := range b.Branches[lo:hi] {
+				bv.Branches = append(bv.Branches, s.branch(sid, file, c))
 			}
 			if err := s.pages["transcript"].ExecuteTemplate(&nav, "branches", bv); err != nil {
 				log.Printf("grove serve: branches: %v", err)
@@ -178,21 +178,21 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 	bw.Flush()
 }
 
-// branchView is the navigation after a branch point on the path.
-type branchView struct {
+// branchPointView is the navigation after a branch point on the path.
+type branchPointView struct {
 	At       string
 	Index    int
-	Children []childView // the archive.PreviewSiblings on each side of the path's, at most
-	Before   int         // children left out before them
-	After    int         // and after
+	Branches []branchView // the archive.PreviewSiblings on each side of the path's, at most
+	Before   int          // branches left out before them
+	After    int          // and after
 	All      int
 	Tree     string
 }
 
-// child is the view of a branch: a link to the transcript of its newest
+// branch is the view of a branch: a link to the transcript of its newest
 // leaf, at the branch's first entry.
-func (s *Server) child(sid, file string, c archive.PathChild) childView {
-	v := childView{ID: c.ID, Leaf: c.Leaf, Leaves: c.Leaves, Preview: c.Preview, OnPath: c.OnPath}
+func (s *Server) branch(sid, file string, c archive.Branch) branchView {
+	v := branchView{ID: c.ID, Leaf: c.Leaf, Leaves: c.Leaves, Preview: c.Preview, OnPath: c.OnPath}
 	if c.Leaf != "" {
 		q := url.Values{}
 		if file != "" {

@@ -42,21 +42,21 @@ const TreeRows = 2000
 
 // treeRow is one drawn row.
 type treeRow struct {
-	Prefix  string // "│   ├── " as grove tree draws it
-	Kind    string // "entry", "fold" or "cut"
-	ID      string
-	What    string // role of a message, else the type
-	Preview string
-	Label   string
-	Time    string // a leaf's
-	Active  bool
-	Leaf    bool
-	Root    bool // the first row of a root's tree (a blank line before it)
-	Damage  []string
-	Folded  int // fold, cut: entries
-	Leaves  int // cut
-	Branch  int // cut: branches
-	node    int // the tree's node, for its preview
+	Prefix   string // "│   ├── " as grove tree draws it
+	Kind     string // "entry", "fold" or "cut"
+	ID       string
+	What     string // role of a message, else the type
+	Preview  string
+	Label    string
+	Time     string // a leaf's
+	Active   bool
+	Leaf     bool
+	Root     bool // the first row of a root's tree (a blank line before it)
+	Damage   []string
+	Folded   int // fold, cut: entries
+	Leaves   int // cut
+	Branches int // cut: branches
+	node     int // the tree's node, for its preview
 }
 
 func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
@@ -162,7 +162,7 @@ func rowOf(t *archive.Tree, tr archive.TreeRow, root bool) treeRow {
 		row.Kind, row.Folded = "fold", n.Folded
 		return row
 	case archive.NodeCut:
-		row.Kind, row.Folded, row.Leaves, row.Branch = "cut", n.Folded, n.Leaves, n.Branches
+		row.Kind, row.Folded, row.Leaves, row.Branches = "cut", n.Folded, n.Leaves, n.Branches
 		return row
 	}
 	e := &t.Entries[n.Entry]

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"hash/fnv"
 	"strings"
+
+	"github.com/grove-sessions/grove/internal/plural"
 )
 
 // codex renders a Codex rollout entry (SPEC §3.5, FORMATS.md §2) by its
@@ -36,7 +38,7 @@ func (b *builder) codex(blk *block, e Entry, o object, typ string) {
 		blk.Kind, blk.Title = "summary", line{txt("Compaction")}
 		cap := line{bold("Compaction: Codex replaced the history before this point")}
 		if items, ok := parseArray(p.get("replacement_history")); ok {
-			cap = append(cap, txt(" (with "+nouns(len(items), "item", "items")+" of replacement history)"))
+			cap = append(cap, txt(" (with "+plural.Count(len(items), "item", "items")+" of replacement history)"))
 		}
 		msg := []part{linePart(txt("(no message)"))}
 		if s := p.text("message"); strings.TrimSpace(s) != "" {

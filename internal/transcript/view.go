@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/grove-sessions/grove/internal/plural"
 )
 
 // The renderers share one view of a Doc: build decodes pi's format once into
@@ -161,14 +163,6 @@ func plausible(ms int64, now time.Time) bool {
 	return ms >= earliestPlausible && ms <= now.Add(24*time.Hour).UnixMilli()
 }
 
-// nouns is n with the noun in its number: "1 entry", "2 entries".
-func nouns(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
-
 // build turns d into the view both writers lay out, every block at once
 // (the writers make one block at a time: see each).
 func build(d Doc) view {
@@ -199,7 +193,7 @@ func titleView(d Doc, b *builder) view {
 			messages++
 		}
 	}
-	count := nouns(len(d.Entries), "entry", "entries") + ", " + nouns(messages, "message", "messages")
+	count := plural.Count(len(d.Entries), "entry", "entries") + ", " + plural.Count(messages, "message", "messages")
 	if b.hidden > 0 {
 		count += " (" + strconv.Itoa(b.hidden) + " not shown: Codex's copies of messages, token counts, repeated turn contexts)"
 	}
