@@ -94,7 +94,7 @@ type SearchResult struct {
 	Exact bool
 	// TextPending is set while the first `grove index` of an empty index
 	// is still building the search text of the sessions it has listed
-	// (issue 16: listings answer first): none of their entries is found
+	// (listings answer first): none of their entries is found
 	// yet, and Pending counts those sessions.
 	TextPending bool
 	Pending     int

@@ -12,7 +12,7 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-// A cold build (issue 16; SPEC §6): `grove rebuild` and the first `grove
+// A cold build (SPEC §6): `grove rebuild` and the first `grove
 // index` of an empty index write a new index file that no other process
 // knows, then swap it in whole (DB.RestoreFrom). Nothing reads such a file
 // before it is complete and synced, so it is written with the journal off

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// Search text in PostgreSQL (SPEC §7, §10; issue 18 item 4).
+// Search text in PostgreSQL (SPEC §7, §10).
 //
 // PostgreSQL gives the same matches as FTS5 by storing grove's own tokens
 // (tokenize and fold: runs of letters and numbers folded, each CJK character

@@ -162,7 +162,7 @@ var pgPropWords = append([]string{"naïve", "NAIVE", "Über", "uber", "it's", `b
 
 var pgPropSeps = []string{" ", "  ", ".", "\n", ":", "", "-", "'", `\`, "—", "，", "。"}
 
-// TestPgText_MatchesScanAndFTS5 is the property of issue 18 item 4: for
+// TestPgText_MatchesScanAndFTS5 is PostgreSQL search's one property: for
 // random texts (accents, case, CJK runs, punctuation, texts long enough for
 // several chunks under lowered limits, lexemes past their position limit)
 // and random queries, pgMatch finds exactly the docs Query.Matches says,

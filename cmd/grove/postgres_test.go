@@ -25,8 +25,7 @@ import (
 	"github.com/grove-sessions/grove/internal/testutil"
 )
 
-// Many groves at once on one PostgreSQL index (SPEC §10, issue 18 item
-// 2): writers of different sources in parallel, writers of one source one
+// Many groves at once on one PostgreSQL index (SPEC §10): writers of different sources in parallel, writers of one source one
 // after the other, readers that never wait for a writer, a writer killed
 // mid-run, grove watch, and the errors a user meets. Every grove here is a
 // real process (the test binary run as grove, see TestMain) on a real

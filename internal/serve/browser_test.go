@@ -1,6 +1,6 @@
 package serve_test
 
-// grove serve in a real browser (SPEC §9, issue 17 item 4): headless
+// grove serve in a real browser (SPEC §9): headless
 // Chromium driven by chromedp against serve.New and serve.Watch over the
 // testdata sessions. Every test fails on a console error, an uncaught
 // exception or a CSP violation (see tab), and skips when no Chromium is
