@@ -16,7 +16,7 @@ import (
 func contextCommand(g *env) *cli.Command {
 	return &cli.Command{
 		Name:      "context",
-		Usage:     "the context a model receives at LEAF, by the rules of the session's agent (SPEC §4.1, §3.4-3.6)",
+		Usage:     "the context a model receives at LEAF, by the rules of the session's agent (docs/context.md)",
 		ArgsUsage: "SESSION [LEAF]",
 		Description: `Walks the path to LEAF (default: the active leaf) and builds what pi sends to
 the model there: after the last compaction on the path, its summary, then the

@@ -20,7 +20,7 @@ func messagesCommand(g *env) *cli.Command {
 		Name:      "messages",
 		Usage:     "the messages on the path to LEAF, exactly as stored (metadata and other entry types left out)",
 		ArgsUsage: "SESSION [LEAF]",
-		Description: "SESSION is an indexed session's id, unique id prefix or file path. A messages log (SPEC §3.6)\n" +
+		Description: "SESSION is an indexed session's id, unique id prefix or file path. A messages log (docs/dialects.md)\n" +
 			"named by its path is read from the file itself, indexed or not: its lines as stored, as the\n" +
 			"chapter's loadMessages gives them (blank lines skipped; a bad line or torn last line is left\n" +
 			"out and named on stderr); LEAF is then one of its L<line> ids.",

@@ -32,7 +32,7 @@ workspaces, leaves, branches, tree, path, messages, context, verify and search (
 them), /events a notice to open pages when sessions change. It prints its URL, then one line per
 pass that changed something, as grove watch does; Ctrl-C or SIGTERM stops it (exit 0).
 
-Safety (SPEC §9): it listens on loopback (127.0.0.1) unless --addr names another address; a
+Safety (docs/serve.md): it listens on loopback (127.0.0.1) unless --addr names another address; a
 request whose Host is not the listening address or localhost is refused (403: DNS rebinding), as
 is any method but GET and HEAD (405); every page carries a Content-Security-Policy that allows no
 inline script or style and nothing from elsewhere, and session text is always escaped.`
