@@ -96,109 +96,32 @@ func (a *Archive) Fork(ctx context.Context, session, leaf string, opts ForkOptio
 		return nil, err
 	}
 	defer src.Close()
-	// The path without its lines, but for its label entries' (ForkLabels
-	// reads them).
-	path := make([]FileEntry, len(p.Entries))
-	for i, e := range p.Entries {
-		path[i] = jsonlEntry(e)
-		if e.Type == "label" {
-			if path[i].Raw, err = ReadLine(src, p.Session.Path, e); err != nil {
-				return nil, err
-			}
-		}
-	}
-	fs := forkSource(p.Session)
-	fixes := forker.ForkLabels(path, labels, now)
-	header := forker.ForkHeader(fs, id.String(), now)
-	// lines gives every line of the fork in order, numbered from 1 (the
-	// header), each entry's read back by offset.
-	// The lines are read into one buffer, reused: every use of a line
-	// (the checks, a write to To, CopyAsync's copy) is done with it before
-	// the next is read.
-	var buf []byte
-	lines := func(yield func(n int, line []byte) error) error {
-		if err := yield(1, header); err != nil {
-			return err
-		}
-		for i, e := range p.Entries {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			raw := path[i].Raw
-			if raw == nil {
-				if raw, err = readLineInto(src, p.Session.Path, e, buf); err != nil {
-					return err
-				}
-				buf = raw
-			}
-			line, err := forker.ForkLine(fs, path, i, raw)
-			if err != nil {
-				return err
-			}
-			if err := yield(i+2, line); err != nil {
-				return err
-			}
-		}
-		for i, l := range fixes {
-			if err := yield(len(path)+2+i, l); err != nil {
-				return err
-			}
-		}
-		return nil
+	fl, err := newForkLines(ctx, p, src, forker, labels, id.String(), now)
+	if err != nil {
+		return nil, err
 	}
 	// Every line made once before anything is written: bad_line first
 	// (ForkLines'), then, for To, the first line the writer would refuse.
-	var marshalErr error
-	if err := lines(func(n int, line []byte) error {
-		if opts.Out == "" && marshalErr == nil {
-			if _, err := jsonl.MarshalEntry(json.RawMessage(line)); err != nil {
-				marshalErr = fmt.Errorf("fork line %d: %w", n, err)
-			}
-		}
-		return nil
-	}); err != nil {
+	if err := fl.check(opts.Out == ""); err != nil {
 		return nil, err
 	}
-	if marshalErr != nil {
-		return nil, marshalErr
-	}
-	f := &Fork{ID: id.String(), Source: p.Session.SessionID, Leaf: p.Leaf, Entries: len(path), LabelFixes: len(fixes)}
+	f := &Fork{ID: id.String(), Source: p.Session.SessionID, Leaf: p.Leaf, Entries: len(fl.path), LabelFixes: len(fl.fixes)}
 	if opts.Out == "" {
 		if err := ctx.Err(); err != nil {
 			return nil, err // Ctrl-C while the fork was being made: write nothing
 		}
-		// Every line passed MarshalEntry above, whose answer for a line it
-		// takes is the line compacted: the check is not paid twice.
 		to := opts.To
 		if to == nil {
 			to = io.Discard // nothing asked for: the checks alone
 		}
-		bw := bufio.NewWriterSize(to, 64<<10)
-		var compact bytes.Buffer
-		err := lines(func(n int, line []byte) error {
-			if !jsonl.IsCompact(line) {
-				compact.Reset()
-				if err := json.Compact(&compact, line); err != nil {
-					return fmt.Errorf("fork line %d: %w", n, err)
-				}
-				line = compact.Bytes()
-			}
-			bw.Write(line)
-			return bw.WriteByte('\n')
-		})
-		if err == nil {
-			err = bw.Flush()
-		}
-		if err != nil {
+		if err := fl.writeTo(to); err != nil {
 			return nil, err
 		}
 		return f, nil
 	}
 	out := opts.Out
 	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-		// pi names session files <ISO time, - for : and .>_<id>.jsonl.
-		stamp := strings.NewReplacer(":", "-", ".", "-").Replace(now.UTC().Format("2006-01-02T15:04:05.000Z"))
-		out = filepath.Join(out, stamp+"_"+id.String()+".jsonl")
+		out = filepath.Join(out, forkFileName(now, id.String()))
 	}
 	if err := a.CheckExportTarget(ctx, p.Session, out); err != nil {
 		return nil, err
@@ -206,11 +129,127 @@ func (a *Archive) Fork(ctx context.Context, session, leaf string, opts ForkOptio
 	if err := ctx.Err(); err != nil {
 		return nil, err // Ctrl-C while the fork was being made: write nothing
 	}
-	if err := writeFork(out, lines); err != nil {
+	if err := writeFork(out, fl.each); err != nil {
 		return nil, err
 	}
 	f.Out = out
 	return f, nil
+}
+
+// forkFileName is the name pi gives a session file it makes at now with
+// id: <ISO time, with - for : and .>_<id>.jsonl.
+func forkFileName(now time.Time, id string) string {
+	stamp := strings.NewReplacer(":", "-", ".", "-").Replace(now.UTC().Format("2006-01-02T15:04:05.000Z"))
+	return stamp + "_" + id + ".jsonl"
+}
+
+// forkLines are the lines of a fork of path p, made from its source file
+// src by the agent's forker: the header, every entry's line (read back by
+// offset), then the label fixes.
+type forkLines struct {
+	ctx    context.Context
+	p      *Path
+	src    SessionFile
+	forker agent.Forker
+	fs     agent.ForkSource
+	path   []FileEntry // the path without its lines, but for its label entries'
+	fixes  [][]byte
+	header []byte
+	buf    []byte // the last entry line read, reused for the next
+}
+
+func newForkLines(ctx context.Context, p *Path, src SessionFile, forker agent.Forker, labels map[string]string, id string, now time.Time) (*forkLines, error) {
+	fl := &forkLines{ctx: ctx, p: p, src: src, forker: forker, fs: forkSource(p.Session), path: make([]FileEntry, len(p.Entries))}
+	for i, e := range p.Entries {
+		fl.path[i] = jsonlEntry(e)
+		if e.Type == "label" { // ForkLabels reads them
+			raw, err := ReadLine(src, p.Session.Path, e)
+			if err != nil {
+				return nil, err
+			}
+			fl.path[i].Raw = raw
+		}
+	}
+	fl.fixes = forker.ForkLabels(fl.path, labels, now)
+	fl.header = forker.ForkHeader(fl.fs, id, now)
+	return fl, nil
+}
+
+// each gives every line of the fork in order, numbered from 1 (the
+// header). The entry lines are read into one buffer, reused: every use of
+// a line (the checks, a write, CopyAsync's copy) is done with it before
+// the next is read.
+func (fl *forkLines) each(yield func(n int, line []byte) error) error {
+	if err := yield(1, fl.header); err != nil {
+		return err
+	}
+	for i, e := range fl.p.Entries {
+		if err := fl.ctx.Err(); err != nil {
+			return err
+		}
+		raw := fl.path[i].Raw
+		if raw == nil {
+			var err error
+			if raw, err = readLineInto(fl.src, fl.p.Session.Path, e, fl.buf); err != nil {
+				return err
+			}
+			fl.buf = raw
+		}
+		line, err := fl.forker.ForkLine(fl.fs, fl.path, i, raw)
+		if err != nil {
+			return err
+		}
+		if err := yield(i+2, line); err != nil {
+			return err
+		}
+	}
+	for i, l := range fl.fixes {
+		if err := yield(len(fl.path)+2+i, l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// check makes every line once: a line the agent's forker refuses fails
+// (bad_line); with marshal, so does the first line the writer would
+// refuse as new input (MarshalEntry), after every line was made.
+func (fl *forkLines) check(marshal bool) error {
+	var marshalErr error
+	if err := fl.each(func(n int, line []byte) error {
+		if marshal && marshalErr == nil {
+			if _, err := jsonl.MarshalEntry(json.RawMessage(line)); err != nil {
+				marshalErr = fmt.Errorf("fork line %d: %w", n, err)
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return marshalErr
+}
+
+// writeTo writes the fork's lines to w, each compacted as the writer
+// stores it (every line passed MarshalEntry in check, whose answer for a
+// line it takes is the line compacted: the check is not paid twice).
+func (fl *forkLines) writeTo(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var compact bytes.Buffer
+	err := fl.each(func(n int, line []byte) error {
+		if !jsonl.IsCompact(line) {
+			compact.Reset()
+			if err := json.Compact(&compact, line); err != nil {
+				return fmt.Errorf("fork line %d: %w", n, err)
+			}
+			line = compact.Bytes()
+		}
+		bw.Write(line)
+		return bw.WriteByte('\n')
+	})
+	if err == nil {
+		err = bw.Flush()
+	}
+	return err
 }
 
 // AgentOf names the agent whose files a dialect grove never writes are
