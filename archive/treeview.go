@@ -381,4 +381,3 @@ func (b *treeBuilder) entryNode(x int32) int {
 		Duplicate: b.dup[x],
 	})
 }
-
