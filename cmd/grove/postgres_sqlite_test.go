@@ -17,8 +17,8 @@ import (
 	"github.com/grove-sessions/grove/internal/pgtest"
 )
 
-// A team's index answers as a machine's own (SPEC §10): two machines' worth of sessions, indexed with
-// two --source names into one PostgreSQL database, answer from a directory
+// A team's index answers as a machine's own (SPEC §10): two machines'
+// worth of sessions, indexed with two --source names into one PostgreSQL database, answer from a directory
 // that holds no session file exactly as a SQLite index of the same files
 // does. Every fixture of the repository (the five dialects, the damaged
 // cases, the quirks) is split between the two machines; every listing,
