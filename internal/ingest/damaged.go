@@ -14,11 +14,6 @@ import (
 	"github.com/grove-sessions/grove/index"
 )
 
-// sidecars are the files SQLite keeps beside an index: they belong to it
-// and move with it. A -wal left beside a new index would be replayed into
-// it, and a -journal rolled back into it.
-var sidecars = []string{"-wal", "-shm", "-journal"}
-
 // stampFormat is the UTC time in a backup's name: 20261130T083000Z.
 const stampFormat = "20060102T150405Z"
 

@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +11,51 @@ import (
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
 )
+
+// The files grove keeps beside an index at P, each 0600 as the index is
+// (SPEC §6): SQLite's sidecars, the lock, the list of sources, the index a
+// rebuild builds, and the damaged indexes SetAside keeps. Their names are
+// made here, and CheckIndexTarget keeps an export from writing over any.
+
+// sidecars are the files SQLite keeps beside an index: they belong to it
+// and move with it. A -wal left beside a new index would be replayed into
+// it, and a -journal rolled back into it.
+var sidecars = []string{"-wal", "-shm", "-journal"}
+
+// LockPath is the lock file of the index at dbPath: "<dbPath>.lock".
+func LockPath(dbPath string) string { return dbPath + ".lock" }
+
+// RebuildPath is where `grove rebuild` builds the new index beside the
+// one at dbPath: "<dbPath>.rebuild".
+func RebuildPath(dbPath string) string { return dbPath + ".rebuild" }
+
+// SourcesPath is "<dbPath>.sources": the sources of the index at dbPath,
+// one "root PATH" or "file PATH" a line, kept outside the SQLite file so
+// that `grove rebuild` knows what to read even when the page holding the
+// sources table is what is damaged (SPEC §6: the command an error about
+// a damaged index names repairs it). 0600.
+func SourcesPath(dbPath string) string { return dbPath + ".sources" }
+
+// RemoveIndexFiles removes the index at path and every file grove keeps
+// beside it: its SQLite sidecars, its lock and sources files. It is for an
+// index this process made and nothing else knows: a half-built rebuild
+// index, or the empty index a failed `grove rebuild` made where there was
+// none. Errors are io_error *errs.Error values; files already gone are
+// not one.
+func RemoveIndexFiles(path string) error { return removeIndexFiles(path) }
+
+// removeIndexFiles removes a half-built index left by an interrupted
+// rebuild: the file, its SQLite sidecars, its lock file, the search text
+// of its build (index.TextPath) and the copy of the index a cold build
+// makes before its swap (coldIndex). Only grove makes files by that name.
+func removeIndexFiles(path string) error {
+	for _, s := range append(append([]string{""}, sidecars...), ".lock", ".sources", ".text", ".text-journal", ".before", ".before-journal") {
+		if err := os.Remove(path + s); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return errs.Wrap(errs.CodeIO, err, "cannot remove what an interrupted rebuild left: "+errs.PathReason(err)).In(path + s)
+		}
+	}
+	return nil
+}
 
 // indexFiles are the files grove keeps beside an index at P, as suffixes
 // of P, with what each is: SQLite's sidecars (see sidecars), the lock

@@ -16,9 +16,6 @@ import (
 // lockPoll is how often a grove waiting for the index's lock tries again.
 const lockPoll = 100 * time.Millisecond
 
-// LockPath is the lock file of the index at dbPath: "<dbPath>.lock".
-func LockPath(dbPath string) string { return dbPath + ".lock" }
-
 // Lock takes the index's writer lock, an exclusive flock.TryLock (flock(2)
 // on Unix) on LockPath(index file), so that two groves never write one index at once
 // (README "Two groves": `grove index`, `grove rebuild` and each pass of

@@ -15,10 +15,6 @@ import (
 	"github.com/grove-sessions/grove/internal/plural"
 )
 
-// RebuildPath is where `grove rebuild` builds the new index beside the
-// one at dbPath: "<dbPath>.rebuild".
-func RebuildPath(dbPath string) string { return dbPath + ".rebuild" }
-
 // Sources returns what `grove index` was asked to read into this index
 // (roots and single files), for `grove rebuild` to read the same.
 func (ix *Indexer) Sources(ctx context.Context) (roots, files []string, err error) {
@@ -114,13 +110,6 @@ func readableDir(dir string) bool {
 	_, err = f.Readdirnames(1)
 	return err == nil || errors.Is(err, io.EOF)
 }
-
-// SourcesPath is "<dbPath>.sources": the sources of the index at dbPath,
-// one "root PATH" or "file PATH" a line, kept outside the SQLite file so
-// that `grove rebuild` knows what to read even when the page holding the
-// sources table is what is damaged (SPEC §6: the command an error about
-// a damaged index names repairs it). 0600.
-func SourcesPath(dbPath string) string { return dbPath + ".sources" }
 
 // writeSourcesFile replaces SourcesPath(dbPath) with srcs, through a
 // temporary file and a rename.
@@ -258,24 +247,3 @@ func openBuild(ctx context.Context, path string) (*Indexer, error) {
 // empty for it, and is removed again: see RemoveIndexFiles) says "no index
 // was made" in its place.
 const NotReplaced = "the index was not replaced"
-
-// RemoveIndexFiles removes the index at path and every file grove keeps
-// beside it: its SQLite sidecars, its lock and sources files. It is for an
-// index this process made and nothing else knows: a half-built rebuild
-// index, or the empty index a failed `grove rebuild` made where there was
-// none. Errors are io_error *errs.Error values; files already gone are
-// not one.
-func RemoveIndexFiles(path string) error { return removeIndexFiles(path) }
-
-// removeIndexFiles removes a half-built index left by an interrupted
-// rebuild: the file, its SQLite sidecars, its lock file, the search text
-// of its build (index.TextPath) and the copy of the index a cold build
-// makes before its swap (coldIndex). Only grove makes files by that name.
-func removeIndexFiles(path string) error {
-	for _, s := range append(append([]string{""}, sidecars...), ".lock", ".sources", ".text", ".text-journal", ".before", ".before-journal") {
-		if err := os.Remove(path + s); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return errs.Wrap(errs.CodeIO, err, "cannot remove what an interrupted rebuild left: "+errs.PathReason(err)).In(path + s)
-		}
-	}
-	return nil
-}
