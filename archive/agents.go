@@ -2,6 +2,7 @@ package archive
 
 import (
 	"github.com/grove-sessions/grove/internal/agent"
+	"github.com/grove-sessions/grove/internal/agent/claude"
 )
 
 // Agent is what grove knows of one agent's session files (package
@@ -37,3 +38,9 @@ func Agents() []Agent { return agent.All }
 // AgentFor is the agent of dialect d; a dialect grove does not know gets
 // plain's (SPEC §3).
 func AgentFor(d Dialect) Agent { return agent.Of(d) }
+
+// SubagentName is the name a Claude Code sub-agent session takes from the
+// agent-<id>.meta.json beside its file (internal/agent/claude
+// SubagentName: the description, else the agent type, trimmed); "" when
+// path is no sub-agent file or its meta file says nothing. It never fails.
+func SubagentName(path string) string { return claude.SubagentName(path) }

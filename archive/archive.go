@@ -14,31 +14,32 @@ import (
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/agent"
+	"github.com/grove-sessions/grove/internal/ingest"
 	"github.com/grove-sessions/grove/internal/plural"
 )
 
 // Archive ties the session files and the index together: commands ask it,
 // it answers from the index and reads message bodies back from the files.
+// What writes the index (Index, Watch, Rebuild) is package ingest's; an
+// Archive holds its Indexer and asks it.
 type Archive struct {
-	db     *index.DB
-	opened os.FileInfo      // the index file when it was opened, for reopenDamaged
-	warn   func(msg string) // OpenForWrite's: notes on stderr; nil for Open
-	readAs string           // ReadAs's source: a session named must be of it
+	ix     *ingest.Indexer // the index and its write path
+	readAs string          // ReadAs's source: a session named must be of it
 }
+
+// db is the index the Indexer holds now: a damaged one it set aside is
+// replaced by a new one (ingest.Indexer.Index).
+func (a *Archive) db() *index.DB { return a.ix.DB() }
 
 // Open opens (creating if needed) the index at dbPath. Errors are those of
 // index.Open; a command that writes the index uses OpenForWrite, which
 // replaces a damaged one.
 func Open(ctx context.Context, dbPath string) (*Archive, error) {
-	db, err := index.Open(ctx, dbPath)
+	ix, err := ingest.Open(ctx, dbPath)
 	if err != nil {
 		return nil, err
 	}
-	var fi os.FileInfo
-	if !index.IsURL(dbPath) {
-		fi, _ = os.Stat(dbPath)
-	}
-	return &Archive{db: db, opened: fi}, nil
+	return &Archive{ix: ix}, nil
 }
 
 // ReadAs makes a reading archive take name's session where a session id
@@ -46,22 +47,18 @@ func Open(ctx context.Context, dbPath string) (*Archive, error) {
 // without it, this machine's host name's. It writes nothing.
 // Given so, a name that means only sessions of other sources is
 // unknown_session.
-func (a *Archive) ReadAs(name string) { a.db.SetSource(name); a.readAs = name }
+func (a *Archive) ReadAs(name string) { a.db().SetSource(name); a.readAs = name }
 
 // SetSource names the machine (--source; "" means the host name) whose
 // session files this archive writes into the index (SPEC §10). In SQLite
 // the next index pass also gives that name to the sessions written before
 // schema 9 (index.DB.ClaimSources), under the index's lock.
 func (a *Archive) SetSource(ctx context.Context, name string) error {
-	if name == "" {
-		name, _ = os.Hostname()
-	}
-	a.db.SetSource(name)
-	return nil
+	return a.ix.SetSource(ctx, name)
 }
 
 // Close closes the index.
-func (a *Archive) Close() error { return a.db.Close() }
+func (a *Archive) Close() error { return a.ix.Close() }
 
 // Resolve finds the session named by arg (SPEC §3.3): a file path, a session
 // id, or a unique id prefix of at least 4 characters. Errors:
@@ -95,7 +92,7 @@ func QualifiedName(source, path string) string { return source + "\x00" + path }
 // resolve is Resolve with the index row.
 func (a *Archive) resolve(ctx context.Context, arg string) (*index.Session, error) {
 	if source, path, ok := strings.Cut(arg, "\x00"); ok {
-		found, err := a.db.SessionsAtPath(ctx, path)
+		found, err := a.db().SessionsAtPath(ctx, path)
 		if err != nil {
 			return nil, err
 		}
@@ -127,7 +124,7 @@ func (a *Archive) resolve(ctx context.Context, arg string) (*index.Session, erro
 // source's is taken, else the one there is; two or more of other sources
 // are ambiguous_session, each candidate named with its source.
 func (a *Archive) atPath(ctx context.Context, arg, abs string) (*index.Session, error) {
-	found, err := a.db.SessionsAtPath(ctx, abs)
+	found, err := a.db().SessionsAtPath(ctx, abs)
 	if err != nil || len(found) == 0 {
 		return nil, err
 	}
@@ -150,7 +147,7 @@ func (a *Archive) atPath(ctx context.Context, arg, abs string) (*index.Session, 
 // ofReadAs is found less the sessions of other sources than ReadAs's,
 // when it was given.
 func (a *Archive) ofReadAs(found []index.Session) []index.Session {
-	if a.readAs == "" || !a.db.IsServer() {
+	if a.readAs == "" || !a.db().IsServer() {
 		return found
 	}
 	var out []index.Session
@@ -167,12 +164,12 @@ func (a *Archive) ofReadAs(found []index.Session) []index.Session {
 // name) when found holds sessions of several sources (PostgreSQL, SPEC
 // §10), and just one of its own; else nil.
 func (a *Archive) ofOwnSource(found []index.Session) *index.Session {
-	if !a.db.IsServer() {
+	if !a.db().IsServer() {
 		return nil
 	}
 	var own *index.Session
 	for i := range found {
-		if found[i].Source == a.db.Source() {
+		if found[i].Source == a.db().Source() {
 			if own != nil {
 				return nil
 			}
@@ -184,7 +181,7 @@ func (a *Archive) ofOwnSource(found []index.Session) *index.Session {
 
 // resolveID is ResolveID with the index row.
 func (a *Archive) resolveID(ctx context.Context, arg string) (*index.Session, error) {
-	found, err := a.db.SessionsByIDPrefix(ctx, arg)
+	found, err := a.db().SessionsByIDPrefix(ctx, arg)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +198,7 @@ func (a *Archive) resolveID(ctx context.Context, arg string) (*index.Session, er
 	var cs []errs.Candidate
 	for _, s := range found {
 		c := errs.Candidate{ID: s.SessionID, Path: s.Path}
-		if a.db.IsServer() {
+		if a.db().IsServer() {
 			c.Source = s.Source
 		}
 		cs = append(cs, c)
@@ -221,11 +218,11 @@ func Fresh(s *Session) error {
 }
 
 func fresh(s *index.Session) error {
-	st, err := Stat(s.Path)
+	st, err := ingest.Stat(s.Path)
 	if err != nil {
-		return errs.Wrap(errs.CodeStaleIndex, err, "the session file is gone or unreadable since it was indexed: "+errMsg(err)).In(s.Path).WithHint(hintReindex(s.Path))
+		return errs.Wrap(errs.CodeStaleIndex, err, "the session file is gone or unreadable since it was indexed: "+errs.PathReason(err)).In(s.Path).WithHint(hintReindex(s.Path))
 	}
-	if !sameStat(s, st) {
+	if !ingest.SameStat(s, st) {
 		return errs.New(errs.CodeStaleIndex, fmt.Sprintf("the session file changed since it was indexed (%s then, %d now)", plural.Count(int(s.FileSize), "byte", "bytes"), st.Size)).In(s.Path).WithHint(hintReindex(s.Path))
 	}
 	return nil
@@ -256,7 +253,7 @@ func (a *Archive) Path(ctx context.Context, session, leaf string) (*Path, error)
 		}
 		leaf = *s.ActiveLeaf
 	}
-	entries, err := a.db.Path(ctx, s.SID, leaf)
+	entries, err := a.db().Path(ctx, s.SID, leaf)
 	if err != nil {
 		var je *errs.Error
 		if errors.As(err, &je) && je.Path == "" {

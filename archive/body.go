@@ -30,7 +30,7 @@ func (s *Session) open() (SessionFile, error) {
 	}
 	f, err := os.Open(s.Path)
 	if err != nil {
-		return nil, errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(s.Path)
+		return nil, errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errs.PathReason(err)).In(s.Path)
 	}
 	return f, nil
 }
@@ -46,8 +46,8 @@ func (a *Archive) openRow(s *index.Session) (SessionFile, error) { return a.sess
 // with where its bodies are read from.
 func (a *Archive) sessionOf(s *index.Session) *Session {
 	out := sessionOf(s)
-	if out != nil && a.db.IsServer() {
-		out.store = a.db
+	if out != nil && a.db().IsServer() {
+		out.store = a.db()
 	}
 	return out
 }
@@ -55,21 +55,21 @@ func (a *Archive) sessionOf(s *index.Session) *Session {
 // sessionsOf is sessionOf for every row.
 func (a *Archive) sessionsOf(rows []index.Session) []Session {
 	out := sessionsOf(rows)
-	if a.db.IsServer() {
+	if a.db().IsServer() {
 		for i := range out {
-			out[i].store = a.db
+			out[i].store = a.db()
 		}
 	}
 	return out
 }
 
 // IsServer reports whether the index is in PostgreSQL (SPEC §10).
-func (a *Archive) IsServer() bool { return a.db.IsServer() }
+func (a *Archive) IsServer() bool { return a.db().IsServer() }
 
 // fresh is Fresh for an index row: in PostgreSQL every row is fresh, its
 // bodies being the bytes the index stored with it.
 func (a *Archive) fresh(s *index.Session) error {
-	if a.db.IsServer() {
+	if a.db().IsServer() {
 		return nil
 	}
 	return fresh(s)

@@ -69,7 +69,7 @@ func (a *Archive) BranchPoints(ctx context.Context, f Filter) ([]SessionBranchPo
 
 // branchPointsOf is BranchPoints for one session.
 func (a *Archive) branchPointsOf(ctx context.Context, s *index.Session) ([]SessionBranchPoint, error) {
-	bs, err := a.db.BranchPoints(ctx, s.SID)
+	bs, err := a.db().BranchPoints(ctx, s.SID)
 	if err != nil || len(bs) == 0 {
 		return nil, err
 	}

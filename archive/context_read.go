@@ -134,7 +134,7 @@ func (k *indexChildren) of(id string) []FileEntry {
 		return nil
 	}
 	if k.kids == nil {
-		rows, err := k.a.db.EntriesOf(k.ctx, k.sid)
+		rows, err := k.a.db().EntriesOf(k.ctx, k.sid)
 		if err != nil {
 			k.err = err
 			return nil
@@ -195,7 +195,7 @@ func headerLine(s *Session, end int64, is func(line []byte) bool) (json.RawMessa
 			return nil, nil
 		}
 		if err != nil {
-			return nil, errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(path)
+			return nil, errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errs.PathReason(err)).In(path)
 		}
 	}
 }

@@ -297,67 +297,6 @@ func nonNilDiags(d [][2]any) [][2]any {
 	return d
 }
 
-// Refresh by appended bytes gives every dialect what a clean read gives:
-// each fixture is cut after each of its lines, indexed, grown back to the
-// whole file and indexed again, and the index must then equal a clean
-// index of the whole file (SPEC §6; chains resume from their last entry,
-// claude names and active leaves from the whole file).
-func TestRefresh_DialectAppends(t *testing.T) {
-	testutil.SkipSlow(t, "./archive", "indexes every fixture cut after each of its lines")
-	ctx := context.Background()
-	for path := range dialectFixtures(t) {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			dir := t.TempDir()
-			file := filepath.Join(dir, filepath.Base(path))
-			db := filepath.Join(t.TempDir(), "index.db")
-			cleanDB := filepath.Join(t.TempDir(), "clean.db")
-			clean := func() string {
-				t.Helper()
-				os.Remove(cleanDB)
-				a := mustOpenArchive(t, cleanDB)
-				defer a.Close()
-				if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
-					t.Fatal(err)
-				}
-				return mustDump(t, a)
-			}
-			for cut := 0; cut < len(data); cut++ {
-				if data[cut] != '\n' {
-					continue
-				}
-				os.Remove(db)
-				if err := os.WriteFile(file, data[:cut+1], 0o600); err != nil {
-					t.Fatal(err)
-				}
-				a := mustOpenArchive(t, db)
-				if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
-					t.Fatal(err)
-				}
-				f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				f.Write(data[cut+1:])
-				f.Close()
-				sum, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := mustDump(t, a)
-				a.Close()
-				if want := clean(); got != want {
-					t.Fatalf("cut after byte %d (appended %d of %d files): index after the append differs from a clean index:\n%s",
-						cut, sum.Appended, sum.Files, testutil.FirstDiff(got, want))
-				}
-			}
-		})
-	}
-}
-
 // Copies of one entry in several files are one search hit with also_in
 // (issue: Claude's --fork-session keeps uuids and re-stamps sessionId;
 // Codex forks replay the parent's items with new times on other lines),

@@ -5,24 +5,17 @@
 // model context) is in internal/agent, one folder per dialect; the archive
 // asks agent.Of(dialect) and never names a dialect to decide a rule.
 //
-// Data flows one way: files are read by package jsonl, archive turns them
-// into index rows (Index, IndexFile), and queries go front end → archive →
-// index, with message bodies read back from the files by byte offset and
-// checked against the CRC-32 stored at index time. Archive is the one door:
-// a front end (the CLI, a web server) imports archive and errs only. The
-// commands are whole here: Index (set a damaged index aside, refresh,
-// remember the roots), the package-level Rebuild (choose what to read,
-// build beside, swap in), Watch (passes on changes, calling back), Fork
-// (a pi session of a path, its file named as pi names them), Transcript,
-// Context, Tree, Search, Verify.
-//
-// Index is incremental (README "Keeping the index current"): an unchanged
-// file costs one stat, a file that grew by appending is read from its
-// committed length (jsonl.ReadFrom, after checking fingerprints of its
-// first and last committed bytes), any other change reads it whole; rows
-// stream into index.SessionWriter, so memory does not grow with the file.
-// Lock keeps two groves from writing one index; Rebuild builds a new index
-// beside the old one and swaps it in.
+// Data flows one way: files are read by package jsonl, package ingest
+// (internal/ingest, the write path) turns them into index rows, and
+// queries go front end → archive → index, with message bodies read back
+// from the files by byte offset and checked against the CRC-32 stored at
+// index time. Archive is the one door: a front end (the CLI, a web
+// server) imports archive and errs only. The commands are whole here, the
+// writing ones as thin calls of an ingest.Indexer the Archive holds: Index
+// (refresh, or the cold build of an empty index; a damaged index set
+// aside; the roots remembered), the package-level Rebuild, Watch; and the
+// read side's own: Fork (a pi session of a path, its file named as pi
+// names them), Append, Transcript, Context, Tree, Search, Verify.
 //
 // The views sit on the same path: Context is the model context at a leaf
 // by the session's agent's rules (SPEC §4.1, §3.4–3.6; BuildContext is
@@ -49,11 +42,8 @@
 // # Caveats
 //
 //   - A damaged index (index.Open's damaged_index) is only set aside by an
-//     Archive from OpenForWrite (at open, or when Index, Rebuild or Watch
-//     meet the damage later), for commands that write the index; Open, for
-//     reading, reports it. SetAside renames, never deletes or
-//     overwrites. A new index holds only what the next `grove index` reads
-//     into it.
+//     Archive from OpenForWrite (package ingest says when), for commands
+//     that write the index; Open, for reading, reports it.
 //   - An index answer is only as fresh as the last `grove index`: Path and
 //     Messages refuse with stale_index when the file's size, mtime or inode
 //     changed, and Verify reports such files.
@@ -63,20 +53,10 @@
 //     time (verify, tests), not for the whole archive.
 //   - Search reads each hit's line back for its snippet; a hit whose file
 //     changed since indexing is returned with Stale set and no snippet.
-//   - An append is recognised by fingerprints of the first and last 4 KiB
-//     of the committed bytes, with device and inode: a rewrite in place that
-//     keeps both windows and grows the file is taken for an append (pi does
-//     not write files so; `grove index --force` reads everything whole, and
-//     reading a line back checks its CRC-32 anyway).
-//   - A file whose stat changed within index.RacyWindowMs of being read is
-//     checked by its fingerprints on the next refresh even if its stat
-//     looks the same (racily clean, as git calls it).
 //   - Context reads back only the lines of entries the agent's context
 //     rules read (its ContextLine); a version 1 compaction's firstKeptEntryIndex
 //     comes from the index (entries.first_kept), so an index made before
 //     schema 4 reads its version 1 files again first.
 //   - A fork migrates version 1 and 2 entries as pi does (ids added,
 //     hookMessage renamed); only version 3 lines are copied byte for byte.
-//   - Rebuild copies the new index over the old one through SQLite's backup
-//     API: the -wal file grows to the new index's size for a moment.
 package archive

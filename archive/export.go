@@ -25,7 +25,7 @@ func (a *Archive) ExportPath(ctx context.Context, session, leaf string) (*Path, 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	labels, err := a.db.Labels(ctx, p.Session.row.SID)
+	labels, err := a.db().Labels(ctx, p.Session.row.SID)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -124,7 +124,7 @@ func writeFork(out string, each func(yield func(n int, line []byte) error) error
 		if errors.Is(err, os.ErrExist) {
 			return ExistsError(out)
 		}
-		return errs.Wrap(errs.CodeIO, err, "cannot create the new session file: "+errMsg(err)).In(out)
+		return errs.Wrap(errs.CodeIO, err, "cannot create the new session file: "+errs.PathReason(err)).In(out)
 	}
 	f.Close()
 	defer func() {

@@ -1,13 +1,17 @@
 package archive_test
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/internal/corpusgen"
 	"github.com/grove-sessions/grove/internal/pgtest"
+	"pgregory.net/rapid"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -63,4 +67,58 @@ func mustIndexLeaves(tb testing.TB, dir string) (*archive.Archive, []archive.Lea
 		tb.Fatalf("no leaves indexed under %s", dir)
 	}
 	return a, leaves
+}
+
+// mustSQL runs stmts on the SQLite file at path with a plain connection
+// (no grove) and closes it.
+func mustSQL(tb testing.TB, path string, stmts ...string) {
+	tb.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	for _, s := range stmts {
+		if _, err := db.Exec(s); err != nil {
+			tb.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+func mustRead(tb testing.TB, p string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// dumpOf is the canonical dump of the index of a.
+func dumpOf(t *rapid.T, a *archive.Archive) string {
+	var b bytes.Buffer
+	if err := archive.DBOf(a).Dump(context.Background(), &b); err != nil {
+		t.Fatalf("Dump: %v", err)
+	}
+	return b.String()
+}
+
+// cleanDump indexes root into a new index and dumps it.
+func cleanDump(t *rapid.T, root, db string) string {
+	ctx := context.Background()
+	os.Remove(db)
+	a, err := archive.Open(ctx, db)
+	if err != nil {
+		t.Fatalf("open clean index: %v", err)
+	}
+	defer func() {
+		a.Close()
+		for _, s := range []string{"", "-wal", "-shm", ".lock"} {
+			os.Remove(db + s)
+		}
+	}()
+	if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{root}}); err != nil {
+		t.Fatalf("clean index: %v", err)
+	}
+	return dumpOf(t, a)
 }

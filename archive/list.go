@@ -45,13 +45,13 @@ func (a *Archive) pick(ctx context.Context, f Filter) ([]index.Session, error) {
 		}
 		return []index.Session{*s}, nil
 	}
-	return a.db.Sessions(ctx, index.SessionFilter{Workspace: f.Workspace, Dialect: f.Dialect, Source: a.readSource()})
+	return a.db().Sessions(ctx, index.SessionFilter{Workspace: f.Workspace, Dialect: f.Dialect, Source: a.readSource()})
 }
 
 // readSource is the source a reading command keeps to (ReadAs), in a
 // team's index; "" for all.
 func (a *Archive) readSource() string {
-	if !a.db.IsServer() {
+	if !a.db().IsServer() {
 		return ""
 	}
 	return a.readAs
@@ -62,7 +62,7 @@ func (a *Archive) readSource() string {
 // ""), most recently modified first, those without entries last
 // (index.SessionOrder).
 func (a *Archive) Sessions(ctx context.Context, workspace string) ([]Session, error) {
-	rows, err := a.db.Sessions(ctx, index.SessionFilter{Workspace: workspace})
+	rows, err := a.db().Sessions(ctx, index.SessionFilter{Workspace: workspace})
 	return a.sessionsOf(rows), err
 }
 
@@ -73,7 +73,7 @@ func (a *Archive) Diagnostics(ctx context.Context, s *Session) ([]Diagnostic, er
 	if s.row == nil {
 		return nil, nil
 	}
-	rows, err := a.db.Diagnostics(ctx, s.row.SID)
+	rows, err := a.db().Diagnostics(ctx, s.row.SID)
 	out := make([]Diagnostic, len(rows))
 	for i, d := range rows {
 		out[i] = Diagnostic(d)
@@ -82,7 +82,7 @@ func (a *Archive) Diagnostics(ctx context.Context, s *Session) ([]Diagnostic, er
 }
 
 // CountSessions is how many sessions the index holds.
-func (a *Archive) CountSessions(ctx context.Context) (int, error) { return a.db.CountSessions(ctx) }
+func (a *Archive) CountSessions(ctx context.Context) (int, error) { return a.db().CountSessions(ctx) }
 
 // WorkspaceDir turns a --workspace argument into the directory the
 // workspace rule takes (SPEC §3.3): "" stays "" (no filter); a Windows path
@@ -101,7 +101,7 @@ func WorkspaceDir(arg string) (string, error) {
 	}
 	abs, err := filepath.Abs(arg)
 	if err != nil {
-		return "", errs.New(errs.CodeIO, "workspace "+strconv.Quote(arg)+" is relative, and the current directory cannot be resolved (was it deleted?): "+errMsg(err)).In(arg).WithHint("cd to a directory that exists, or give --workspace an absolute path")
+		return "", errs.New(errs.CodeIO, "workspace "+strconv.Quote(arg)+" is relative, and the current directory cannot be resolved (was it deleted?): "+errs.PathReason(err)).In(arg).WithHint("cd to a directory that exists, or give --workspace an absolute path")
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		return real, nil
@@ -121,7 +121,7 @@ func IsWindowsPath(p string) bool { return index.IsWindowsPath(p) }
 // folder name (-home-ana-app) where no cwd is known (SPEC §3.3).
 func (a *Archive) WorkspaceFilter(ctx context.Context, arg string) (string, error) {
 	if arg != "" && !filepath.IsAbs(arg) && !index.IsWindowsPath(arg) {
-		held, err := a.db.HoldsWorkspace(ctx, arg)
+		held, err := a.db().HoldsWorkspace(ctx, arg)
 		if err != nil {
 			return "", err
 		}
@@ -135,7 +135,7 @@ func (a *Archive) WorkspaceFilter(ctx context.Context, arg string) (string, erro
 // Holdings is how many sessions and workspaces the index holds, to say
 // what a filter that matched nothing left out.
 func (a *Archive) Holdings(ctx context.Context) (sessions, workspaces int, err error) {
-	ws, err := a.db.Workspaces(ctx, "")
+	ws, err := a.db().Workspaces(ctx, "")
 	for _, w := range ws {
 		sessions += w.Sessions
 	}
@@ -146,7 +146,7 @@ func (a *Archive) Holdings(ctx context.Context) (sessions, workspaces int, err e
 // dir or below it (every one when dir is ""), most recently modified
 // first, those without entries last (index.DB.Workspaces).
 func (a *Archive) Workspaces(ctx context.Context, dir string) ([]Workspace, error) {
-	rows, err := a.db.Workspaces(ctx, dir)
+	rows, err := a.db().Workspaces(ctx, dir)
 	out := make([]Workspace, len(rows))
 	for i, w := range rows {
 		out[i] = Workspace(w)
@@ -204,7 +204,7 @@ func (a *Archive) NewestLeaves(ctx context.Context, f Filter, limit int) (out []
 	var all []pending
 	for i := range sessions {
 		s := &sessions[i]
-		leaves, err := a.db.Leaves(ctx, s.SID)
+		leaves, err := a.db().Leaves(ctx, s.SID)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -22,13 +22,13 @@ type loaded struct {
 func (a *Archive) load(ctx context.Context, s *index.Session, entries bool) (*loaded, error) {
 	l := &loaded{s: a.sessionOf(s)}
 	if entries {
-		rows, err := a.db.EntriesOf(ctx, s.SID)
+		rows, err := a.db().EntriesOf(ctx, s.SID)
 		if err != nil {
 			return nil, err
 		}
 		l.entries = entriesOf(rows)
 	}
-	labels, err := a.db.Labels(ctx, s.SID)
+	labels, err := a.db().Labels(ctx, s.SID)
 	if err != nil {
 		return nil, err
 	}

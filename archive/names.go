@@ -2,88 +2,24 @@ package archive
 
 import (
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/grove-sessions/grove/internal/agent/kit"
-	"github.com/grove-sessions/grove/jsonl"
+	"github.com/grove-sessions/grove/internal/ingest"
 )
 
-// FirstMessageLen is how many characters (runes) of a session's first user
-// message the index keeps and `grove sessions` shows (SPEC §8).
-const FirstMessageLen = 200
-
-// FirstMessage is the text of a session's first user message as `grove
-// sessions` shows it (SPEC §8; pi's /resume picker shows the same message
-// on one line): terminal escape sequences removed, every run of
-// whitespace and control characters made one space, trimmed, and cut to
-// FirstMessageLen runes, the last of them "…" when cut.
-func FirstMessage(text string) string {
-	// ClipRunes needs one rune past the cut to know it cuts; oneLine never
-	// ends with a space, so stopping there gives the same answer without a
-	// copy of a 30 MB first message (SPEC §2.8).
-	return ClipRunes(oneLine(jsonl.StripEscapes(text), FirstMessageLen+1), FirstMessageLen)
-}
-
-// NormalizeText is FirstMessage without the cut: what a `--first`
-// substring is matched as.
-func NormalizeText(text string) string {
-	return oneLine(jsonl.StripEscapes(text), -1)
-}
-
-// oneLine makes every run of JavaScript whitespace and control characters
-// in s one space and trims it. With limit ≥ 0 it stops after limit runes
-// other than the spaces it puts in: a prefix of the whole answer, ending in
-// a rune of s, and it holds no more than that prefix.
-func oneLine(s string, limit int) string {
-	var b strings.Builder
-	if limit < 0 || len(s) <= 4*limit {
-		b.Grow(len(s))
-	}
-	space := false
-	n := 0
-	for _, r := range s {
-		if n == limit {
-			break
-		}
-		if jsSpace(r) || unicode.IsControl(r) {
-			space = b.Len() > 0
-			continue
-		}
-		if space {
-			b.WriteByte(' ')
-			space = false
-		}
-		b.WriteRune(r)
-		n++
-	}
-	return b.String()
-}
+// NormalizeText is a text as the index stores a session's first user
+// message (ingest.FirstMessage, SPEC §8) but without the cut: what a
+// `--first` substring is matched as (ingest.NormalizeText).
+func NormalizeText(text string) string { return ingest.NormalizeText(text) }
 
 // ClipRunes cuts s to n runes (n ≥ 1), the last one "…" when cut, with
-// the spaces before the "…" trimmed.
-func ClipRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	k := 0
-	for i := range s {
-		if k == n-1 {
-			return strings.TrimRight(s[:i], " ") + "…"
-		}
-		k++
-	}
-	return s
-}
+// the spaces before the "…" trimmed (ingest.ClipRunes).
+func ClipRunes(s string, n int) string { return ingest.ClipRunes(s, n) }
 
 // sessionName is a session_info name as pi's getSessionName returns it
 // (kit.SessionName): trimmed of JavaScript whitespace, "" (no name) when
 // nothing is left (SPEC §3.2).
 func sessionName(name string) string { return kit.SessionName(name) }
-
-// jsSpace reports whether r is whitespace to JavaScript's String.trim and
-// \s (kit.JSSpace).
-func jsSpace(r rune) bool { return kit.JSSpace(r) }
 
 // ShellQuote quotes s for a POSIX shell, in single quotes, when it holds
 // anything but [A-Za-z0-9._/:-]: a command a message names can be pasted.

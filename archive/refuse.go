@@ -4,13 +4,14 @@ import (
 	"context"
 
 	"github.com/grove-sessions/grove/errs"
+	"github.com/grove-sessions/grove/internal/ingest"
 )
 
 // compressedError is the unsupported_compression error of a command that
 // would read or write the entries of a file grove lists but does not read
 // (a *.jsonl.zst, SPEC §3.5).
 func compressedError(path string) *errs.Error {
-	return errs.New(errs.CodeUnsupportedCompression, "compressed with zstd (.jsonl.zst), which grove does not read: the session has no entries to show").In(path).WithHint(UnsupportedHint)
+	return errs.New(errs.CodeUnsupportedCompression, "compressed with zstd (.jsonl.zst), which grove does not read: the session has no entries to show").In(path).WithHint(ingest.UnsupportedHint)
 }
 
 // RefuseCompressed is the unsupported_compression error naming the file

@@ -92,10 +92,10 @@ type SearchResult struct {
 	Hits  []Hit
 	Total int
 	Exact bool
-	// TextPending is set while the first `grove index` of an empty index
-	// is still building the search text of the sessions it has listed
-	// (listings answer first): none of their entries is found
-	// yet, and Pending counts those sessions.
+	// TextPending is set while the first `grove index` of an empty index is
+	// still building the search text of the sessions it has listed (the
+	// listings answer first): none of their entries is found yet, and
+	// Pending counts those sessions.
 	TextPending bool
 	Pending     int
 }
@@ -129,7 +129,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		p.SIDs = []int64{s.SID}
 	}
 	if q.IDLike != "" && len(o.Roles) == 0 && len(o.Types) == 0 {
-		if ss, err := a.db.SessionsByIDPrefix(ctx, q.IDLike); err == nil && len(ss) == 1 && sessionPasses(&ss[0], &p) {
+		if ss, err := a.db().SessionsByIDPrefix(ctx, q.IDLike); err == nil && len(ss) == 1 && sessionPasses(&ss[0], &p) {
 			sessionHits = append(sessionHits, sessionHit(&ss[0]))
 		}
 	}
@@ -143,7 +143,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 			if !ag.Traits().NamedByMetadata || o.Dialect != "" && o.Dialect != d {
 				continue
 			}
-			named, err := a.db.Sessions(ctx, index.SessionFilter{Dialect: d, Named: true, Source: p.Source})
+			named, err := a.db().Sessions(ctx, index.SessionFilter{Dialect: d, Named: true, Source: p.Source})
 			if err != nil {
 				return nil, err
 			}
@@ -165,14 +165,14 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		skip := min(o.Offset, n)
 		p.Offset, sessionHits = o.Offset-skip, sessionHits[skip:]
 	}
-	res, err := a.db.Search(ctx, p)
+	res, err := a.db().Search(ctx, p)
 	if err != nil {
 		return nil, err
 	}
 	out := &SearchResult{Total: res.Total + n, Exact: res.Exact, Hits: sessionHits}
-	if pending, err := a.db.TextPending(ctx); err == nil && pending {
+	if pending, err := a.db().TextPending(ctx); err == nil && pending {
 		out.TextPending = true
-		out.Pending, _ = a.db.CountSessions(ctx)
+		out.Pending, _ = a.db().CountSessions(ctx)
 	}
 	files := map[[2]string]SessionFile{} // nil for a file that cannot be opened
 	defer func() {
@@ -185,8 +185,8 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 	terms := q.Terms()
 	for _, h := range res.Hits {
 		sh := hitOf(&h)
-		if h.AmbiguousID && a.db.IsServer() {
-			if at, err := a.db.SessionsAtPath(ctx, h.Path); err == nil && len(at) > 1 {
+		if h.AmbiguousID && a.db().IsServer() {
+			if at, err := a.db().SessionsAtPath(ctx, h.Path); err == nil && len(at) > 1 {
 				sh.OpenSource = h.Source
 			}
 		}
@@ -221,12 +221,12 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 func (a *Archive) UnknownValues(ctx context.Context, o SearchOptions) []string {
 	var out []string
 	for _, v := range o.Roles {
-		if ok, err := a.db.HasValue(ctx, "role", v); err == nil && !ok {
+		if ok, err := a.db().HasValue(ctx, "role", v); err == nil && !ok {
 			out = append(out, fmt.Sprintf("no indexed entry has role %q", v))
 		}
 	}
 	for _, v := range o.Types {
-		if ok, err := a.db.HasValue(ctx, "type", v); err == nil && !ok {
+		if ok, err := a.db().HasValue(ctx, "type", v); err == nil && !ok {
 			out = append(out, fmt.Sprintf("no indexed entry has type %q (types are case-sensitive: message, compaction, branch_summary, label, response_item, ...)", v))
 		}
 	}
@@ -261,7 +261,7 @@ func (a *Archive) CheckRoles(ctx context.Context, roles []string) error {
 		if slices.Contains(Roles, r) {
 			continue
 		}
-		ok, err := a.db.HasValue(ctx, "role", r)
+		ok, err := a.db().HasValue(ctx, "role", r)
 		if err != nil {
 			return err
 		}

@@ -8,11 +8,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/grove-sessions/grove/errs"
-	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/internal/ingest"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -20,7 +19,7 @@ import (
 // or a session file, with or without --force (SPEC §8
 // would_replace_session; README "Export never replaces a session").
 //
-// First the index (see CheckIndexTarget): a would_replace_index
+// First the index (see ingest.CheckIndexTarget): a would_replace_index
 // *errs.Error when target is this archive's index, a file grove keeps
 // beside it, or any grove index — whether or not target exists yet, since
 // a -wal or .sources file written by export would be read back as the
@@ -31,7 +30,7 @@ import (
 //
 //   - is the file of src, or of any indexed session (the same device and
 //     inode, or the same real path);
-//   - lies under a root the index remembers (see Sources);
+//   - lies under a root the index remembers (ingest.Indexer.Sources);
 //   - begins with a session header or entry of any dialect (see
 //     SessionLine).
 //
@@ -40,7 +39,7 @@ import (
 // index are returned as they are; a target that cannot be read is left to
 // the writer, which reports it.
 func (a *Archive) CheckExportTarget(ctx context.Context, src *Session, target string) error {
-	if err := CheckIndexTarget(a.db.File(), target); err != nil {
+	if err := ingest.CheckIndexTarget(a.db().File(), target); err != nil {
 		return err
 	}
 	fi, err := os.Stat(target)
@@ -60,7 +59,7 @@ func (a *Archive) CheckExportTarget(ctx context.Context, src *Session, target st
 	if abs, err := filepath.Abs(real); err == nil {
 		real = abs
 	}
-	tdev, tino := fileID(target, fi)
+	tdev, tino := ingest.FileID(target, fi)
 	same := func(path string, dev, ino int64) bool {
 		if dev != 0 && ino != 0 && tdev == dev && tino == ino {
 			return true
@@ -80,18 +79,18 @@ func (a *Archive) CheckExportTarget(ctx context.Context, src *Session, target st
 			return refuse("it is the file of session " + src.SessionID + ", the one being exported")
 		}
 	}
-	files, err := a.db.SessionFiles(ctx)
+	files, err := a.db().SessionFiles(ctx)
 	if err != nil {
-		return a.db.Classify(err)
+		return a.db().Classify(err)
 	}
 	for _, f := range files {
 		if same(f.Path, f.Dev, f.Ino) {
 			return refuse("it is the file of the indexed session " + f.Path)
 		}
 	}
-	roots, _, err := a.Sources(ctx)
+	roots, _, err := a.ix.Sources(ctx)
 	if err != nil {
-		return a.db.Classify(err)
+		return a.db().Classify(err)
 	}
 	for _, r := range roots {
 		if rr, err := filepath.EvalSymlinks(r); err == nil {
@@ -107,113 +106,6 @@ func (a *Archive) CheckExportTarget(ctx context.Context, src *Session, target st
 		return refuse("its first line is " + what)
 	}
 	return nil
-}
-
-// indexFiles are the files grove keeps beside an index at P, as suffixes
-// of P, with what each is: SQLite's sidecars (see sidecars), the lock
-// (LockPath), the list of sources (SourcesPath). The rebuild's index
-// (RebuildPath) has the same again, and SetAside's backups are
-// P.damaged-<time> plus the same.
-var indexFiles = []struct{ suffix, what string }{
-	{"", "the index file"},
-	{"-wal", "the write-ahead log"},
-	{"-shm", "the shared-memory file"},
-	{"-journal", "the rollback journal"},
-	{".lock", "the lock file"},
-	{".sources", "the list of sources"},
-}
-
-// CheckIndexTarget refuses an export target that would replace the index
-// at dbPath or one of its files: a would_replace_index *errs.Error naming
-// target and which file it is, when target, by real path (symlinks in it
-// resolved, or in its directory when it does not exist yet) or by device
-// and inode (a hard link),
-//
-//   - is dbPath, or dbPath's -wal, -shm, -journal, .lock or .sources
-//     file, for dbPath as given and as its real path (SQLite keeps its
-//     sidecars beside the real file);
-//   - is one of those of dbPath.rebuild, the index a rebuild is making;
-//   - begins with dbPath.damaged-, an index SetAside kept, or its files;
-//   - or is any grove index (see index.IsIndexFile), wherever it is.
-//
-// A file that merely lies beside the index under another name is fine.
-func CheckIndexTarget(dbPath, target string) error {
-	refuse := func(why string) error {
-		return errs.New(errs.CodeWouldReplaceIndex, "refusing to replace grove's index, even with --force: "+why).In(target).WithHint("choose another --out; the index (--db, GROVE_DB) and the files beside it are grove's own")
-	}
-	real := realPath(target)
-	tfi, terr := os.Stat(target)
-	var bases []string
-	for _, b := range []string{dbPath, realPath(dbPath)} {
-		if abs, err := filepath.Abs(b); err == nil && !slices.Contains(bases, abs) {
-			bases = append(bases, abs)
-		}
-	}
-	for _, base := range bases {
-		for _, pre := range []string{"", ".rebuild"} {
-			for _, f := range indexFiles {
-				name := base + pre + f.suffix
-				same := realPath(name) == real
-				if !same && terr == nil {
-					if fi, err := os.Stat(name); err == nil && os.SameFile(fi, tfi) {
-						same = true
-					}
-				}
-				if !same {
-					continue
-				}
-				what := f.what + " of the index " + dbPath
-				if f.suffix == "" {
-					what = "the index this command uses, " + dbPath
-				}
-				if pre != "" {
-					what = f.what + " of the index `grove rebuild` builds beside " + dbPath
-					if f.suffix == "" {
-						what = "the index `grove rebuild` builds beside " + dbPath
-					}
-				}
-				if name != real {
-					what += " (" + filepath.Base(name) + ")"
-				}
-				return refuse("it is " + what)
-			}
-		}
-		damaged := filepath.Base(base) + ".damaged-"
-		if filepath.Dir(real) == realPath(filepath.Dir(base)) && strings.HasPrefix(filepath.Base(real), damaged) {
-			return refuse("it is a damaged index grove set aside, or one of its files (" + damaged + "*)")
-		}
-		if terr == nil {
-			if des, err := os.ReadDir(filepath.Dir(base)); err == nil {
-				for _, de := range des {
-					if !strings.HasPrefix(de.Name(), damaged) {
-						continue
-					}
-					if fi, err := os.Stat(filepath.Join(filepath.Dir(base), de.Name())); err == nil && os.SameFile(fi, tfi) {
-						return refuse("it is a damaged index grove set aside, or one of its files (" + de.Name() + ")")
-					}
-				}
-			}
-		}
-	}
-	if index.IsIndexFile(target) {
-		return refuse("it is a grove index (a SQLite file with grove's application id)")
-	}
-	return nil
-}
-
-// realPath is path made absolute with its symlinks resolved: those of the
-// whole path when it exists, else those of its directory (a file not made
-// yet), else path made absolute as it is.
-func realPath(path string) string {
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		path = r
-	} else if d, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
-		path = filepath.Join(d, filepath.Base(path))
-	}
-	if abs, err := filepath.Abs(path); err == nil {
-		return abs
-	}
-	return path
 }
 
 // SessionLine reads the first non-blank line of the file at path (byte

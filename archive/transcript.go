@@ -60,7 +60,7 @@ func (a *Archive) checkedPath(ctx context.Context, session, leaf string) (*Path,
 	if err := checkLines(ctx, p); err != nil {
 		return nil, nil, err
 	}
-	labels, err := a.db.Labels(ctx, p.Session.row.SID)
+	labels, err := a.db().Labels(ctx, p.Session.row.SID)
 	if err != nil {
 		return nil, nil, err
 	}

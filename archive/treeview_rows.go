@@ -41,7 +41,7 @@ func (t *Tree) ReadPreviewsOf(path string, d Dialect, width int, nodes []int) er
 	if t.Session != nil && t.Session.store != nil && t.Session.Path == path {
 		f, err = t.Session.open() // the committed bytes the index holds (SPEC §10)
 	} else if f, err = os.Open(path); err != nil {
-		err = errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errMsg(err)).In(path).WithHint(hintRunIndex)
+		err = errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errs.PathReason(err)).In(path).WithHint(hintRunIndex)
 	}
 	if err != nil {
 		return err

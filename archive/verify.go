@@ -63,7 +63,7 @@ func (a *Archive) Verify(ctx context.Context, session string) (*VerifyReport, er
 func (a *Archive) VerifyDialect(ctx context.Context, session, d string) (*VerifyReport, error) {
 	// The file itself first: a damaged page that no path reads (the
 	// full-text pages) would otherwise leave verify clean.
-	if err := a.db.QuickCheck(ctx); err != nil {
+	if err := a.db().QuickCheck(ctx); err != nil {
 		return nil, err
 	}
 	var sessions []index.Session
@@ -77,7 +77,7 @@ func (a *Archive) VerifyDialect(ctx context.Context, session, d string) (*Verify
 		}
 	} else {
 		var err error
-		if sessions, err = a.db.Sessions(ctx, index.SessionFilter{Dialect: d}); err != nil {
+		if sessions, err = a.db().Sessions(ctx, index.SessionFilter{Dialect: d}); err != nil {
 			return nil, err
 		}
 	}
@@ -112,7 +112,7 @@ func (a *Archive) verifySession(ctx context.Context, s *index.Session, rep *Veri
 		}
 		return nil
 	}
-	rows, err := a.db.EntriesOf(ctx, s.SID)
+	rows, err := a.db().EntriesOf(ctx, s.SID)
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func (a *Archive) verifySession(ctx context.Context, s *index.Session, rep *Veri
 			edges[i].ParentID = &file.Entries[i].ParentID
 		}
 	}
-	stored, err := a.db.RunsOf(ctx, s.SID)
+	stored, err := a.db().RunsOf(ctx, s.SID)
 	if err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func (a *Archive) verifySession(ctx context.Context, s *index.Session, rep *Veri
 	}
 	for _, leaf := range leaves {
 		want := answer(PathTo(file.Entries, leaf.ID))
-		got, err := a.db.Path(ctx, s.SID, leaf.ID)
+		got, err := a.db().Path(ctx, s.SID, leaf.ID)
 		var gotAns []string
 		if err != nil && errs.CodeOf(err) == "" {
 			return err
@@ -225,7 +225,7 @@ func (a *Archive) verifyDuplicates(ctx context.Context, s *index.Session, entrie
 	}
 	var stored []string
 	if s.Diagnostics > 0 || len(file) > 0 {
-		ds, err := a.db.Diagnostics(ctx, s.SID)
+		ds, err := a.db().Diagnostics(ctx, s.SID)
 		if err != nil {
 			return err
 		}
@@ -316,7 +316,7 @@ func sameEntries(rows []index.Entry, file []FileEntry) string {
 // its file (Load), or in PostgreSQL from the committed bytes the index
 // holds, which are what every answer is read back from (SPEC §10).
 func (a *Archive) loadEntries(s *index.Session) (*File, error) {
-	f, ok := a.db.OpenStored(s)
+	f, ok := a.db().OpenStored(s)
 	if !ok {
 		return Load(s.Path)
 	}

@@ -3,6 +3,7 @@ package errs
 import (
 	"errors"
 	"io/fs"
+	"syscall"
 )
 
 // Reason is the operating system's words for err without the path a
@@ -15,4 +16,14 @@ func Reason(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// PathReason is Reason for an error of reaching a file by its path, with a
+// symlink loop (ELOOP) said in words: "symlink loop (a link that leads
+// back to itself)".
+func PathReason(err error) string {
+	if errors.Is(err, syscall.ELOOP) {
+		return "symlink loop (a link that leads back to itself)"
+	}
+	return Reason(err)
 }

@@ -29,7 +29,7 @@ import (
 //   - ours, but SQLite cannot read it (SQLITE_CORRUPT, SQLITE_NOTADB, pages
 //     missing or overwritten, a schema that does not load, a table gone):
 //     damaged_index. The caller decides what to do with it; package
-//     archive's OpenForWrite sets it aside and builds a new one.
+//     ingest's OpenForWrite sets it aside and builds a new one.
 
 // sqliteHeader is the magic string at byte 0 of every SQLite database file.
 const sqliteHeader = "SQLite format 3\x00"

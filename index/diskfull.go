@@ -40,7 +40,7 @@ func DiskFull(path string, err error, wanted int64, again string) error {
 		return nil
 	}
 	if e, ok := err.(*errs.Error); ok && e.Code == errs.CodeDiskFull {
-		if e.Hint == "" && again != "" { // made without the command's name (archive.Index)
+		if e.Hint == "" && again != "" { // made without the command's name (ingest.Indexer.Index)
 			e.Hint = hintFreeSpace(e.Path, again)
 		}
 		return err

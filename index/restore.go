@@ -92,7 +92,7 @@ func (d *DB) RestoreFrom(ctx context.Context, src string) error {
 // CopyTo writes a compact copy of the index to path, a new file (0600)
 // that must not exist (VACUUM INTO): for a cold build, the index as it
 // was before its swap, to swap back in if the build's search text then
-// finds no room (archive's coldIndex). Nothing is left at path on an
+// finds no room (ingest's cold build). Nothing is left at path on an
 // error. Errors: io_error when path cannot be made, disk_full, those of
 // SQLite.
 func (d *DB) CopyTo(ctx context.Context, path string) error {

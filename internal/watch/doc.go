@@ -33,7 +33,7 @@
 //     ones); past the limit, directories are reported with ErrWatchLimit
 //     and their changes are seen only by rescans.
 //   - Symlinked directories below a root are not followed (as
-//     archive.FindSessionFiles), and a *.jsonl symlink to a file elsewhere
+//     ingest.FindSessionFiles), and a *.jsonl symlink to a file elsewhere
 //     sends no event when that file changes: rescans catch it.
 //   - A root is resolved once, when New is called. A root that is removed
 //     and made again is not watched again; nor is a root that did not exist

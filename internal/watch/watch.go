@@ -78,7 +78,7 @@ type Options struct {
 	// negative means never.
 	Rescan time.Duration
 	// IsSession says which files are session files, whose changes are
-	// reported (archive.IsSessionFile: *.jsonl but an agent home's history
+	// reported (ingest.IsSessionFile: *.jsonl but an agent home's history
 	// files, and a *.jsonl.zst). Nil means every *.jsonl file.
 	IsSession func(path string) bool
 }
