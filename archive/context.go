@@ -30,12 +30,13 @@ func (c *Context) ForLLM() *Context {
 
 // BuildContext is pi's model context over path (SPEC §4.1): the entries
 // from a root to the leaf, root first, as PathTo returns them, with Raw
-// for the types that can change a context (see internal/agent/pi
-// BuildContext for the rules). The context's Dialect and Version are left
-// "" and 0. The only error is bad_line for a line that is not a JSON
-// object, or a message entry without a message object.
-func BuildContext(path []FileEntry) (*Context, error) {
-	c, err := pi.BuildContext(path)
+// for the types that can change a context, of a session of pi version
+// version (0 for plain; see internal/agent/pi BuildContext for the rules).
+// The context's Dialect and Version are left "" and 0. The only error is
+// bad_line for a line that is not a JSON object, a message entry without a
+// message object, or a context_edit without a replacement where pi throws.
+func BuildContext(path []FileEntry, version int) (*Context, error) {
+	c, err := pi.BuildContext(path, version)
 	return (*Context)(c), err
 }
 

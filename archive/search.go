@@ -77,14 +77,23 @@ type Hit struct {
 	// Stale is set when the session file changed since it was indexed: the
 	// snippet could not be read back.
 	Stale bool
+	// Edited is EditReplaced or EditRemoved when a context edit on the
+	// session's active path changed what the model sees of the entry there
+	// (pi 1.x's context_edit, SPEC §4.1): the hit's text is no longer what
+	// the model sees. "" otherwise.
+	Edited string
 
-	sid int64 // the session's row
+	sid     int64  // the session's row
+	active  bool   // the entry is on its session's active path
+	dialect string // the session's
+	source  string // the session's source (SPEC §10)
 }
 
 // hitOf is the caller's view of an index hit, without its snippet.
 func hitOf(h *index.Hit) Hit {
 	return Hit{Entry: entryOf(h.Entry), SessionID: h.SessionID, Workspace: h.Workspace, Path: h.Path, Score: h.Score,
-		AlsoIn: h.AlsoIn, AlsoInFiles: h.AlsoInFiles, ByID: h.ByID, AmbiguousID: h.AmbiguousID, sid: h.SID}
+		AlsoIn: h.AlsoIn, AlsoInFiles: h.AlsoInFiles, ByID: h.ByID, AmbiguousID: h.AmbiguousID,
+		sid: h.SID, active: h.Active, dialect: h.Dialect, source: h.Source}
 }
 
 // SearchResult is a page of hits and the total (see index.SearchResult).
@@ -101,7 +110,9 @@ type SearchResult struct {
 }
 
 // Search runs a query over the index and reads each hit's line back from
-// its session file for the snippet. Errors: bad_query for a query
+// its session file for the snippet; a hit whose text a context edit on
+// its session's active path replaced or removed says so (Hit.Edited).
+// Errors: bad_query for a query
 // index.ParseQuery refuses, unknown_session or ambiguous_session for
 // Session, and SQLite's.
 func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, error) {
@@ -210,6 +221,9 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 	}
 	if len(out.Hits) > limit {
 		out.Hits = out.Hits[:limit]
+	}
+	if err := a.markEdits(ctx, out.Hits); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -3,9 +3,11 @@ package archive
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"hash/crc32"
 	"io"
 
+	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/internal/transcript"
 )
 
@@ -30,7 +32,10 @@ type Transcript struct {
 // for a transcript: the path by CTE, every entry's committed line read back
 // by offset and checked against its CRC-32 (each let go once checked, so a
 // stale line is an error before anything is written), and the session's
-// labels. Errors: those of ExportPath.
+// labels; an entry a context edit at the leaf replaced or removed
+// (ContextEdits) is marked so. Errors: those of ExportPath and of
+// ContextEdits, but for an edit without a replacement, which marks
+// nothing.
 //
 // The lines are read again as the transcript renders, one at a time
 // (SPEC §2.8: a 60 MB session is never held whole); a line that changed
@@ -47,6 +52,16 @@ func (a *Archive) Transcript(ctx context.Context, session, leaf string) (*Transc
 	}
 	t := NewTranscript(p, path, labels)
 	t.ctx, t.path, t.fromDoc = ctx, p, false
+	edits, err := a.ContextEdits(ctx, p)
+	var je *errs.Error
+	switch {
+	case errors.As(err, &je) && je.Code == errs.CodeBadLine:
+		// An edit pi cannot apply: the transcript shows every entry as
+		// written, marking none (`grove context` names the line).
+	case err != nil:
+		return nil, err
+	}
+	t.markEdited(edits)
 	return t, nil
 }
 
@@ -101,10 +116,13 @@ func checkLines(ctx context.Context, p *Path) error {
 }
 
 // NewTranscript takes the answer of ExportPath: p, its entries with their
-// lines (root first) and the session's labels by target id. The lines move
-// into the transcript: path's Raw fields are cleared, and the renderer lets
-// each go once shown, so a large session is not held twice (SPEC §2.8).
+// lines (root first) and the session's labels by target id; the entries a
+// context edit at the leaf replaced or removed (PathEdits) are marked so.
+// The lines move into the transcript: path's Raw fields are cleared, and
+// the renderer lets each go once shown, so a large session is not held
+// twice (SPEC §2.8).
 func NewTranscript(p *Path, path []FileEntry, labels map[string]string) *Transcript {
+	edits, _ := PathEdits(p.Session.Dialect, path, p.Session.Version) // an edit pi cannot apply marks nothing
 	d := transcript.Doc{SessionID: p.Session.SessionID, Name: p.Session.Name, Workspace: p.Session.Workspace,
 		Path: p.Session.Path, Dialect: string(p.Session.Dialect), Version: p.Session.Version, Leaf: p.Leaf,
 		Release: true}
@@ -117,7 +135,17 @@ func NewTranscript(p *Path, path []FileEntry, labels map[string]string) *Transcr
 		d.Entries = append(d.Entries, te)
 		path[i].Raw = nil // d holds the line now
 	}
-	return &Transcript{Session: p.Session, Leaf: p.Leaf, Entries: len(path), doc: d, fromDoc: true}
+	t := &Transcript{Session: p.Session, Leaf: p.Leaf, Entries: len(path), doc: d, fromDoc: true}
+	t.markEdited(edits)
+	return t
+}
+
+// markEdited marks the entries of t that edits (ContextEdits' answer)
+// names.
+func (t *Transcript) markEdited(edits map[string]string) {
+	for i := range t.doc.Entries {
+		t.doc.Entries[i].Edited = edits[t.doc.Entries[i].ID]
+	}
 }
 
 // Markdown writes the transcript to w as Markdown (CommonMark with GitHub's

@@ -24,7 +24,7 @@ import (
 // sessions (a Codex path reads its turn_context lines ahead: hiddenCodex).
 func TestTranscript_StreamedEqualsHeld(t *testing.T) {
 	ctx := context.Background()
-	for _, dir := range []string{"pi", "pi-edge", "plain", "messages", "claude", "codex", "quirks"} {
+	for _, dir := range []string{"pi", "pi-edge", "pi-1.6", "plain", "messages", "claude", "codex", "quirks"} {
 		t.Run(dir, func(t *testing.T) {
 			a, leaves := mustIndexLeaves(t, testutil.Testdata(t, dir))
 			rendered := 0
@@ -122,7 +122,7 @@ func TestTranscript_StaleAndCancelled(t *testing.T) {
 func TestFork_StreamedEqualsForkLines(t *testing.T) {
 	ctx := context.Background()
 	now := time.Unix(1800000000, 0)
-	for _, dir := range []string{"pi", "pi-edge", "plain"} {
+	for _, dir := range []string{"pi", "pi-edge", "pi-1.6", "plain"} {
 		a, leaves := mustIndexLeaves(t, testutil.Testdata(t, dir))
 		forked := 0
 		for _, l := range leaves {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/jsonl"
@@ -272,6 +273,35 @@ func (d *DB) HasValue(ctx context.Context, column, value string) (bool, error) {
 	var has bool
 	err := d.db.GetContext(ctx, &has, "SELECT EXISTS (SELECT 1 FROM entries WHERE "+column+" = ?)", value)
 	return has, err
+}
+
+// EditedSessions returns which of the sessions sids hold a context_edit
+// entry (pi 1.x, SPEC §4.1) on the path to their active leaf: search
+// marks the hits such an edit changed (archive). The partial index
+// entries_context_edits (schema version 12) holds those entries alone, so
+// no session's entries are scanned.
+func (d *DB) EditedSessions(ctx context.Context, sids []int64) (map[int64]bool, error) {
+	out := map[int64]bool{}
+	for lo := 0; lo < len(sids); lo += fillBatch {
+		batch := sids[lo:min(len(sids), lo+fillBatch)]
+		args := make([]any, len(batch))
+		for i, s := range batch {
+			args[i] = s
+		}
+		var found []int64
+		// The literal type, not a parameter: SQLite uses a partial index
+		// only for a query whose WHERE names its term as written; and by
+		// name, as its planner, without statistics, takes the primary key.
+		from := d.sq("entries INDEXED BY entries_context_edits", "entries")
+		if err := d.db.SelectContext(ctx, &found, `SELECT DISTINCT sid FROM `+from+`
+			WHERE type = 'context_edit' AND active = 1 AND sid IN (`+strings.TrimSuffix(strings.Repeat("?,", len(batch)), ",")+`)`, args...); err != nil {
+			return nil, fmt.Errorf("edited sessions: %w", err)
+		}
+		for _, s := range found {
+			out[s] = true
+		}
+	}
+	return out, nil
 }
 
 // CountSessions returns how many sessions the index holds.

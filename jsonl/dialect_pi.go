@@ -128,6 +128,13 @@ func (p *parser) piEntry(l Line, o object, typ string) error {
 		if e.Label, err = optString(o, "label", ""); err != nil {
 			return p.bad(l, "label entry: %s", err)
 		}
+	case "context_edit":
+		// pi 1.x: the entry whose messages it edits. A version 1 file has
+		// no ids: pi gives its entries random ones when it opens it, so
+		// the edit names none of them.
+		if p.version >= 2 {
+			e.TargetID, _ = optString(o, "targetId", "")
+		}
 	case "session_info":
 		if e.Name, err = optString(o, "name", ""); err != nil {
 			return p.bad(l, "session_info entry: %s", err)

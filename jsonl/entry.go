@@ -24,7 +24,7 @@ type Entry struct {
 	Raw       json.RawMessage
 
 	// Pi fields the index needs without reading the line again.
-	TargetID  string // label: the entry it labels
+	TargetID  string // label: the entry it labels; context_edit (pi 1.x): the entry it edits, "" in a version 1 file
 	Label     string // label: the label; "" clears (pi's rule)
 	Name      string // session_info: the session's name; "" when absent
 	FirstKept string // compaction: firstKeptEntryId (v1: mapped from firstKeptEntryIndex, §3.2); "" when it has none, which keeps nothing before it

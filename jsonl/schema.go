@@ -261,6 +261,11 @@ func checkBlocks(raw json.RawMessage, path string, allowed ...string) *schemaErr
 // their JSON kinds (pi's session format; SPEC §3.2). A compaction's
 // firstKeptEntryId is optional (without it, it keeps nothing before it), and
 // a v1 compaction carries firstKeptEntryIndex instead; parsePi handles both.
+// pi 1.x's usage and context_edit require nothing: pi reads no field of a
+// usage entry, and a context_edit without a string targetId edits nothing
+// while one without a replacement fails only the contexts it reaches
+// (internal/agent/pi), so neither is a bad line, which would cut the tree
+// pi reads whole.
 var piRequired = map[string][]struct {
 	field string
 	kind  byte
@@ -274,9 +279,12 @@ var piRequired = map[string][]struct {
 	"custom_message":        {{"customType", 's'}},
 	"label":                 {{"targetId", 's'}},
 	"session_info":          {},
+	"usage":                 {},
+	"context_edit":          {},
 }
 
-// KnownPiType reports whether typ is one of the nine entry types of SPEC §3.2.
+// KnownPiType reports whether typ is one of the nine entry types of SPEC
+// §3.2 or pi 1.x's usage and context_edit.
 func KnownPiType(typ string) bool {
 	_, ok := piRequired[typ]
 	return ok

@@ -1,7 +1,9 @@
 // pi-answers.mjs PKG FILE... prints one JSON document: what pi itself
-// (@mariozechner/pi-coding-agent installed in PKG, its package directory)
-// answers for each session FILE, for grove's differential test
-// (archive/pidiff_test.go, SPEC §3.2: pi is the reference).
+// (@earendil-works/pi-coding-agent, or @mariozechner/pi-coding-agent
+// before 1.0, installed in PKG, its package directory) answers for each
+// session FILE, for grove's differential test (archive/pidiff_test.go,
+// SPEC §3.2: pi is the reference). Both releases export SessionManager,
+// buildSessionContext and convertToLlm from dist/index.js.
 //
 // pi migrates a version 1 or 2 file in place when it opens it: give it
 // copies only, never a user's file.
@@ -10,7 +12,9 @@
 // "active","name","leaves":[{"id","path":[ids],"context":{"messages",
 // "thinkingLevel","model"},"llm":[...]}]}]}, entries in file order (the
 // header left out), name as getSessionName ("" for none), leaves in file
-// order; "error" instead when pi throws.
+// order; "error" instead of the file's answers when pi cannot read it, and
+// instead of a leaf's context and llm when pi throws building it (pi 1.6
+// throws on a context_edit without a replacement).
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -35,13 +39,13 @@ for (const file of files) {
     const leaves = [];
     for (const e of entries) {
       if (parents.has(e.id)) continue;
-      const context = buildSessionContext(entries, e.id, byId);
-      leaves.push({
-        id: e.id,
-        path: sm.getBranch(e.id).map((p) => p.id),
-        context,
-        llm: convertToLlm(context.messages),
-      });
+      const path = sm.getBranch(e.id).map((p) => p.id);
+      try {
+        const context = buildSessionContext(entries, e.id, byId);
+        leaves.push({ id: e.id, path, context, llm: convertToLlm(context.messages) });
+      } catch (err) {
+        leaves.push({ id: e.id, path, error: String(err) });
+      }
     }
     out.push({
       file,

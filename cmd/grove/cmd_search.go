@@ -156,7 +156,8 @@ type hitJSON struct {
 	AlsoFiles []string          `json:"also_in_files"` // the files of also_in, in order: ids can be shared
 	File      string            `json:"file"`
 	Line      int               `json:"line,omitempty"`
-	Stale     bool              `json:"stale,omitempty"` // the file changed since indexing: no snippet; run grove index
+	Stale     bool              `json:"stale,omitempty"`  // the file changed since indexing: no snippet; run grove index
+	Edited    string            `json:"edited,omitempty"` // "replaced" or "removed": a context edit on the active path changed what the model sees of it
 	Open      map[string]string `json:"open"`
 }
 
@@ -203,7 +204,7 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 		for _, h := range res.Hits {
 			j := hitJSON{Session: h.SessionID, ID: h.EntryID, Type: h.Type, Timestamp: rfc3339(h.TsMs),
 				Snippet: h.Snippet, Workspace: h.Workspace, AlsoIn: h.AlsoIn, File: h.Path, Line: h.Line, Stale: h.Stale,
-				Open: op.open(h)}
+				Edited: h.Edited, Open: op.open(h)}
 			if h.Role != nil {
 				j.Role = *h.Role
 			}
@@ -225,7 +226,7 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 		if h.Role != nil {
 			kind = *h.Role
 		}
-		fmt.Fprintf(g.stdout, "%s %s  %s  %s  %s\n", idCell(h.SessionID), idCell(h.EntryID), kind, short(h.TsMs), cell(orDash(h.Workspace)))
+		fmt.Fprintf(g.stdout, "%s %s  %s  %s  %s%s\n", idCell(h.SessionID), idCell(h.EntryID), kind, short(h.TsMs), cell(orDash(h.Workspace)), editedNote(h.Edited))
 		switch {
 		case h.Stale:
 			fmt.Fprintf(g.stdout, "    (the session file changed since it was indexed; run `grove index`)\n")
@@ -260,6 +261,16 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 	}
 	fmt.Fprintln(g.stdout)
 	return nil
+}
+
+// editedNote is what a hit's line adds when a context edit on its
+// session's active path changed what the model sees of it (pi 1.x):
+// "  [edited: replaced]" or "  [edited: removed]"; "" otherwise.
+func editedNote(edited string) string {
+	if edited == "" {
+		return ""
+	}
+	return "  [edited: " + edited + "]"
 }
 
 // opener writes the commands that show a hit in its session: with --db

@@ -107,7 +107,7 @@ func runScripts(t *testing.T, postgres bool) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Setup: func(e *testscript.Env) error {
-			for _, glob := range []string{"plain/*.jsonl", "pi/*.jsonl", "cases/*.jsonl", "quirks/*.jsonl"} {
+			for _, glob := range []string{"plain/*.jsonl", "pi/*.jsonl", "pi-1.6/*.jsonl", "cases/*.jsonl", "quirks/*.jsonl"} {
 				if err := copyFixtures(filepath.Join(fixtures, glob), filepath.Join(e.WorkDir, filepath.Dir(glob))); err != nil {
 					return err
 				}

@@ -159,6 +159,25 @@ type Forker interface {
 	ForkLabels(path []jsonl.Entry, labels map[string]string, now time.Time) [][]byte
 }
 
+// Editor is an agent whose files hold entries that change what the model
+// sees of earlier entries without touching them (pi 1.x's context_edit,
+// SPEC §4.1): a transcript and a search hit say which entries an edit
+// replaced or removed.
+type Editor interface {
+	// EditEntry reports whether an entry of type typ edits others.
+	EditEntry(typ string) bool
+	// EditLine reports whether ContextEdits reads the line of an entry of
+	// type typ (the others reach it with a nil Raw).
+	EditLine(typ string) bool
+	// ContextEdits is, for the context at the end of path (root first,
+	// as PathTo returns it, of a session of pi version version), what
+	// the edits among its context entries did to the entries they name:
+	// entry id → "replaced" or "removed"; entries an edit leaves as the
+	// model saw them are not listed. Errors: bad_line for an edit the
+	// agent itself cannot build the context through.
+	ContextEdits(path []jsonl.Entry, version int) (map[string]string, error)
+}
+
 // The words of the interface, defined in kit for the agent folders.
 type (
 	Context      = kit.Context
@@ -203,8 +222,12 @@ var All = []Agent{
 // "anything else makes it plain").
 var Default Agent = plain.New()
 
-// Forkers: the agents that fork (a compile-time check).
-var _ Forker = pi.New()
+// Forkers and Editors: the agents that fork and edit (a compile-time
+// check).
+var (
+	_ Forker = pi.New()
+	_ Editor = pi.New()
+)
 
 // Of is the agent of dialect d; an unknown name gets Default's.
 func Of(d jsonl.Dialect) Agent {

@@ -16,7 +16,7 @@ import (
 
 // allTestdata are the testdata folders whose sessions the crawl serves:
 // every dialect, the damaged cases and the quirks, and the hostile ones.
-var allTestdata = []string{"pi", "pi-edge", "plain", "claude", "codex", "messages", "quirks", "cases", "serve"}
+var allTestdata = []string{"pi", "pi-edge", "pi-1.6", "plain", "claude", "codex", "messages", "quirks", "cases", "serve"}
 
 // maxCrawl bounds a crawl: the testdata's pages are a few hundred.
 const maxCrawl = 5000

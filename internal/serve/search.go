@@ -50,6 +50,7 @@ type hitView struct {
 	AlsoIn    int
 	ByID      bool
 	Stale     bool
+	Edited    string // "replaced" or "removed": a context edit on the active path changed what the model sees of it
 }
 
 func (s *Server) search(w http.ResponseWriter, r *http.Request) {
@@ -198,7 +199,7 @@ func hitOf(h archive.Hit) hitView {
 		file = h.Path
 	}
 	v := hitView{Session: h.SessionID, Workspace: h.Workspace, What: h.Type, Time: when(h.TsMs), AlsoIn: len(h.AlsoIn),
-		ByID: h.ByID, Stale: h.Stale, Snippet: marked(h.Snippet)}
+		ByID: h.ByID, Stale: h.Stale, Edited: h.Edited, Snippet: marked(h.Snippet)}
 	if h.Role != nil {
 		v.What = *h.Role
 	}

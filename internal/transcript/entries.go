@@ -52,6 +52,12 @@ func (b *builder) entry(e Entry) block {
 	if e.Label != "" {
 		blk.Meta = append(blk.Meta, line{txt("label "), badgeS(e.Label)})
 	}
+	switch e.Edited {
+	case "replaced":
+		blk.Meta = append(blk.Meta, line{badgeS("edited"), txt(" the model sees a context edit's content instead")})
+	case "removed":
+		blk.Meta = append(blk.Meta, line{badgeS("removed"), txt(" a context edit took this out of what the model sees")})
+	}
 	return blk
 }
 
@@ -115,6 +121,10 @@ func (b *builder) body(e Entry) block {
 		}
 	case "label":
 		b.label(&blk, e.Raw, o)
+	case "context_edit":
+		b.contextEdit(&blk, e.Raw, o)
+	case "usage":
+		usage(&blk, e.Raw, o)
 	case "custom":
 		blk.Note = true
 		blk.Title = line{bold("Extension data"), txt(" "), codeS(o.text("customType"))}
@@ -222,6 +232,49 @@ func (b *builder) label(blk *block, raw []byte, o object) {
 		blk.Title = line{bold("Label cleared"), txt(" on "), codeS(target)}
 	}
 	needs(blk, raw, o, "targetId")
+}
+
+// contextEdit: pi 1.x's context_edit replaces the content of the messages
+// of targetId for the model (replacement {content}), or takes them out
+// (replacement null), leaving the entry itself as it was written.
+func (b *builder) contextEdit(blk *block, raw []byte, o object) {
+	blk.Note = true
+	target := o.text("targetId")
+	if b.onPath[target] {
+		blk.Target = clean(target)
+	}
+	rep := o.get("replacement")
+	switch {
+	case !o.has("replacement"):
+		blk.Title = line{bold("Context edit"), txt(" of "), codeS(target), txt(" "), alarmS("without a replacement")}
+		blk.Parts = []part{jsonFold("entry", raw)}
+	case string(bytes.TrimSpace(rep)) == "null":
+		blk.Title = line{bold("Context edit"), txt(": "), codeS(target), txt(" taken out of what the model sees")}
+	default:
+		blk.Title = line{bold("Context edit"), txt(": the model sees new content for "), codeS(target)}
+		blk.Parts = []part{jsonFold("replacement", rep)}
+	}
+	needs(blk, raw, o, "targetId")
+}
+
+// usage: pi 1.x's record of what a model call outside the conversation
+// cost (a summary, a title); no message.
+func usage(blk *block, raw []byte, o object) {
+	blk.Note = true
+	blk.Title = line{bold("Usage"), txt(" "), codeS(o.text("kind"))}
+	if m := o.text("model"); m != "" {
+		blk.Title = append(blk.Title, txt(" by "), codeS(m))
+		if p := o.text("provider"); p != "" {
+			blk.Title = append(blk.Title, txt(" ("+p+")"))
+		}
+	}
+	if n := o.text("note"); n != "" {
+		blk.Title = append(blk.Title, txt(": "+n))
+	}
+	blk.Parts = []part{jsonFold("usage", o.get("usage"))}
+	if !o.has("usage") {
+		blk.Parts = []part{jsonFold("entry (no usage)", raw)}
+	}
 }
 
 // metadata is the plain dialect's key/value note (SPEC §3.1).

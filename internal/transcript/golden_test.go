@@ -11,17 +11,24 @@ import (
 // transcript ends at.
 var goldenCases = []struct {
 	name, file, leaf string
+	edited           map[string]string // Entry.Edited by id, as archive's ContextEdits gives it
 }{
-	{"v3-tree", "pi/v3-tree.jsonl", "1b3f5d9a"},         // compaction, bashExecution, hidden custom_message, custom entry, labels
-	{"v2-branches", "pi/v2-branches.jsonl", "5f1b7d2e"}, // hookMessage, edit diff, label entry
-	{"v1-linear", "pi/v1-linear.jsonl", "L11"},          // synthetic ids, thinking, model and thinking level changes
-	{"plain", "plain/chapter-tree.jsonl", ""},           // plain dialect: string user content, metadata
+	{"v3-tree", "pi/v3-tree.jsonl", "1b3f5d9a", nil},         // compaction, bashExecution, hidden custom_message, custom entry, labels
+	{"v2-branches", "pi/v2-branches.jsonl", "5f1b7d2e", nil}, // hookMessage, edit diff, label entry
+	{"v1-linear", "pi/v1-linear.jsonl", "L11", nil},          // synthetic ids, thinking, model and thinking level changes
+	{"plain", "plain/chapter-tree.jsonl", "", nil},           // plain dialect: string user content, metadata
+	// pi 1.x: context_edit entries (a replacement, null), usage entries,
+	// entries an edit replaced or removed.
+	{"pi-edits", "pi-1.6/edits.jsonl", "ed0us001", map[string]string{"ed0u0001": "replaced", "ed0x0001": "removed"}},
 }
 
 func TestTranscript_Golden(t *testing.T) {
 	for _, tc := range goldenCases {
 		t.Run(tc.name, func(t *testing.T) {
 			d := mustDoc(t, testutil.Testdata(t, tc.file), "testdata/"+tc.file, tc.leaf)
+			for i := range d.Entries {
+				d.Entries[i].Edited = tc.edited[d.Entries[i].ID]
+			}
 			md, page := render(t, d)
 			golden(t, tc.name+".md", md)
 			golden(t, tc.name+".html", page)

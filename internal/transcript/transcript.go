@@ -51,6 +51,7 @@ type Entry struct {
 	Role        string          // message.role for type "message"; claude, codex: as jsonl/dialect.go says
 	TimestampMs *int64          // entry time in Unix ms, nil if unknown
 	Label       string          // pi label on this entry ("" if none)
+	Edited      string          // pi 1.x: "replaced" or "removed" when a context_edit on the path changed what the model sees of this entry at the leaf; "" if none
 	FirstKept   string          // compaction: firstKeptEntryId as grove resolved it (pi version 1: from firstKeptEntryIndex, SPEC §3.2); "" if none
 	Raw         json.RawMessage // the committed line, exactly as in the file (a JSON object)
 }

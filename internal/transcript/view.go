@@ -98,7 +98,7 @@ type block struct {
 	Note   bool   // a one-line note: Title and Meta on one line
 	Error  bool   // something failed here: marked in red
 	Parts  []part
-	Target string // label entries: the labelled entry, when it is on the path
+	Target string // label and context_edit entries: the entry they name, when it is on the path
 }
 
 // fact is one row of the facts block at the top.

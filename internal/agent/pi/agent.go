@@ -96,5 +96,16 @@ func (Agent) ContextStart(_ context.Context, path []jsonl.Entry, _ func(int) ([]
 	return ContextStart(path), nil
 }
 
+// EditEntry: context_edit (pi 1.x).
+func (Agent) EditEntry(typ string) bool { return typ == "context_edit" }
+
+// EditLine: the types in EditTypes.
+func (Agent) EditLine(typ string) bool { return EditTypes[typ] }
+
+// ContextEdits: see ContextEdits (edit.go).
+func (Agent) ContextEdits(path []jsonl.Entry, version int) (map[string]string, error) {
+	return ContextEdits(path, version)
+}
+
 // ForLLM is pi's convertToLlm (llm.go).
 func (Agent) ForLLM(c *kit.Context) *kit.Context { return ForLLM(c) }

@@ -1,6 +1,7 @@
 package pi
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/grove-sessions/grove/errs"
@@ -9,18 +10,19 @@ import (
 )
 
 // ContextTypes are the entry types BuildContext reads the line of; every
-// other type (label, session_info, custom, unknown types) gives no message
-// and changes no setting, so its line need not be read.
+// other type (label, session_info, custom, usage, unknown types) gives no
+// message and changes no setting, so its line need not be read.
 var ContextTypes = map[string]bool{
 	"message": true, "thinking_level_change": true, "model_change": true,
 	"compaction": true, "custom_message": true, "branch_summary": true,
+	"context_edit": true,
 }
 
 // Context is BuildContext over in.Path for a session of dialect d (pi, or
 // plain, which shares pi's rules), with in.Version as the context's
 // version. Errors: BuildContext's.
 func Context(d jsonl.Dialect, in kit.ContextInput) (*kit.Context, error) {
-	c, err := BuildContext(in.Path)
+	c, err := BuildContext(in.Path, in.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -28,32 +30,46 @@ func Context(d jsonl.Dialect, in kit.ContextInput) (*kit.Context, error) {
 	return c, nil
 }
 
-// BuildContext is SPEC §4.1 over path: the entries from a root to the leaf,
-// root first, as PathTo returns them. Raw is needed for the types in
-// ContextTypes (the others may have a nil Raw); a compaction's FirstKept is
-// its firstKeptEntryId as the reader resolved it (pi version 1: from
-// firstKeptEntryIndex, §3.2).
+// BuildContext is SPEC §4.1 over path, pi's buildSessionContext (pi 1.6:
+// buildSessionProjection): path is the entries from a root to the leaf,
+// root first, as PathTo returns them, of a session of pi version version
+// (0 for plain). Raw is needed for the types in ContextTypes (the others
+// may have a nil Raw); a compaction's FirstKept is its firstKeptEntryId as
+// the reader resolved it (pi version 1: from firstKeptEntryIndex, §3.2).
 //
 // The rules, pi's:
 //   - thinkingLevel starts "off"; every thinking_level_change overrides it.
 //     model starts nil; a model_change sets {provider, modelId}, an
 //     assistant message {provider, model}; the later one wins.
-//   - The last compaction on the path comes first as {role:
-//     "compactionSummary", summary, tokensBefore, timestamp}, then the
-//     entries from its firstKeptEntryId (when it has one and that entry is
-//     on the path before it; otherwise none, SPEC §3.2) up to it, then
+//   - The context entries are the path, or, when it has a compaction, the
+//     last one, then the entries from its firstKeptEntryId (when it has
+//     one and that entry is on the path before it; otherwise none, SPEC
+//     §3.2) up to it, less the role "system" messages among them, then
 //     every entry after it.
-//   - message → its message as stored; custom_message → {role: "custom",
-//     customType, content, display, details, timestamp}; branch_summary with
-//     a summary (JavaScript-truthy) → {role: "branchSummary", summary,
-//     fromId, timestamp}; nothing else gives a message. Timestamps of made
-//     messages are the entry's time in Unix milliseconds (null when it has
-//     none).
+//   - Each context entry gives its messages (entryMessages): a message its
+//     message as stored (null or missing content filled in: "" for role
+//     system, [] for user, assistant and toolResult); a custom_message
+//     {role: "custom", customType, content (null or missing: []), display,
+//     details, timestamp}; a branch_summary with a summary (JavaScript-
+//     truthy) {role: "branchSummary", summary, fromId, timestamp}; the
+//     first context entry, the compaction, its systemMessage (when truthy)
+//     then {role: "compactionSummary", summary, tokensBefore, timestamp}.
+//     Nothing else gives a message, an older compaction among the kept
+//     entries included. Timestamps of made messages are the entry's time
+//     in Unix milliseconds (null when it has none).
+//   - A context_edit among the context entries edits the messages of the
+//     entry its targetId names, wherever that entry is among them (before
+//     or after the edit); the last edit of an entry wins (applyEdit). An
+//     edit elsewhere on the path, or of an entry that is not a context
+//     entry, changes nothing; in a version 1 file an edit names no entry.
 //
-// The plain dialect has no compaction, so its context is MessagesOnPath.
-// The only error is bad_line for a line that is not a JSON object, or a
-// message entry without a message object (neither passes the reader).
-func BuildContext(path []jsonl.Entry) (*kit.Context, error) {
+// The plain dialect has no compaction and no context_edit, and its
+// messages always carry content, so its context is MessagesOnPath.
+// Errors: bad_line for a line that is not a JSON object, a message entry
+// without a message object (neither passes the reader), or a context_edit
+// without a replacement that reaches a message it would edit (pi throws a
+// TypeError there).
+func BuildContext(path []jsonl.Entry, version int) (*kit.Context, error) {
 	c := &kit.Context{ThinkingLevel: json.RawMessage(`"off"`), Messages: []json.RawMessage{}, KeptEntryIDs: []string{}}
 	fields := make([]map[string]json.RawMessage, len(path))
 	compaction := -1
@@ -84,56 +100,123 @@ func BuildContext(path []jsonl.Entry) (*kit.Context, error) {
 			compaction = i
 		}
 	}
-	add := func(i int) {
-		if m := contextMessage(&path[i], fields[i]); m != nil {
+	entries := contextEntries(path, compaction)
+	edits := lastEdits(path, fields, entries, version)
+	for n, i := range entries {
+		e := &path[i]
+		if e.Type == "compaction" && n > 0 {
+			continue // an older compaction among the kept entries
+		}
+		msgs := entryMessages(e, fields[i])
+		if j, ok := edits[e.ID]; ok {
+			var err error
+			if msgs, err = applyEdit(msgs, &path[j], fields[j], editableRoles(e, version)); err != nil {
+				return nil, err
+			}
+		}
+		for _, m := range msgs {
 			c.Messages = append(c.Messages, m)
-			c.KeptEntryIDs = append(c.KeptEntryIDs, path[i].ID)
+			c.KeptEntryIDs = append(c.KeptEntryIDs, e.ID)
 		}
-	}
-	if compaction < 0 {
-		for i := range path {
-			add(i)
-		}
-		return c, nil
-	}
-	cp := &path[compaction]
-	o := fields[compaction]
-	c.Messages = append(c.Messages, kit.MarshalOrdered(
-		"role", json.RawMessage(`"compactionSummary"`), "summary", o["summary"],
-		"tokensBefore", o["tokensBefore"], "timestamp", entryMs(cp)))
-	c.KeptEntryIDs = append(c.KeptEntryIDs, cp.ID)
-	kept := false
-	for i := 0; i < compaction; i++ {
-		if path[i].ID == cp.FirstKept {
-			kept = true
-		}
-		if kept {
-			add(i)
-		}
-	}
-	for i := compaction + 1; i < len(path); i++ {
-		add(i)
 	}
 	return c, nil
 }
 
-// contextMessage is the message entry e gives in a context (SPEC §4.1), or
-// nil; o is e's line decoded one level deep (nil for types that give none).
-func contextMessage(e *jsonl.Entry, o map[string]json.RawMessage) json.RawMessage {
+// contextEntries are the indexes on path of its context entries, in the
+// order they give messages (pi's buildContextEntries): every entry when
+// compaction is -1; else the compaction at index compaction, the entries
+// from its FirstKept up to it less role "system" messages, then the
+// entries after it. path needs ID, Type, Role and FirstKept only.
+func contextEntries(path []jsonl.Entry, compaction int) []int {
+	out := make([]int, 0, len(path))
+	if compaction < 0 {
+		for i := range path {
+			out = append(out, i)
+		}
+		return out
+	}
+	out = append(out, compaction)
+	kept := false
+	for i := 0; i < compaction; i++ {
+		e := &path[i]
+		if e.ID == path[compaction].FirstKept {
+			kept = true
+		}
+		if kept && (e.Type != "message" || e.Role != "system") {
+			out = append(out, i)
+		}
+	}
+	for i := compaction + 1; i < len(path); i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// lastCompaction is the index of the last compaction on path, -1 for none.
+func lastCompaction(path []jsonl.Entry) int {
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].Type == "compaction" {
+			return i
+		}
+	}
+	return -1
+}
+
+// entryMessages are the messages entry e gives in a context
+// (sessionEntryToContextMessages, SPEC §4.1), nil for none; o is e's line
+// decoded one level deep (nil for types that give none). A compaction
+// gives its messages as the first context entry only (BuildContext).
+func entryMessages(e *jsonl.Entry, o map[string]json.RawMessage) []json.RawMessage {
 	switch e.Type {
 	case "message":
-		return o["message"]
+		return []json.RawMessage{filled(o["message"], e.Role)}
 	case "custom_message":
-		return kit.MarshalOrdered("role", json.RawMessage(`"custom"`), "customType", o["customType"],
-			"content", o["content"], "display", o["display"], "details", o["details"], "timestamp", entryMs(e))
+		content := o["content"]
+		if isNull(content) {
+			content = json.RawMessage("[]")
+		}
+		return []json.RawMessage{kit.MarshalOrdered("role", json.RawMessage(`"custom"`), "customType", o["customType"],
+			"content", content, "display", o["display"], "details", o["details"], "timestamp", entryMs(e))}
 	case "branch_summary":
 		if !kit.Truthy(o["summary"]) {
 			return nil
 		}
-		return kit.MarshalOrdered("role", json.RawMessage(`"branchSummary"`), "summary", o["summary"],
-			"fromId", o["fromId"], "timestamp", entryMs(e))
+		return []json.RawMessage{kit.MarshalOrdered("role", json.RawMessage(`"branchSummary"`), "summary", o["summary"],
+			"fromId", o["fromId"], "timestamp", entryMs(e))}
+	case "compaction":
+		summary := kit.MarshalOrdered("role", json.RawMessage(`"compactionSummary"`), "summary", o["summary"],
+			"tokensBefore", o["tokensBefore"], "timestamp", entryMs(e))
+		if kit.Truthy(o["systemMessage"]) {
+			return []json.RawMessage{o["systemMessage"], summary}
+		}
+		return []json.RawMessage{summary}
 	}
 	return nil
+}
+
+// filled is the message m of role role as stored, unless its content is
+// null or missing: then "" for role system and [] for user, assistant and
+// toolResult (pi 1.6 fills what older or hand-made files lack).
+func filled(m json.RawMessage, role string) json.RawMessage {
+	var fill string
+	switch role {
+	case "system":
+		fill = `""`
+	case "user", "assistant", "toolResult":
+		fill = "[]"
+	default:
+		return m
+	}
+	if !isNull(jsonl.Field(m, "content")) {
+		return m
+	}
+	return withMember(m, "content", json.RawMessage(fill))
+}
+
+// isNull reports whether v is missing or JSON null (JavaScript's v == null).
+func isNull(v json.RawMessage) bool {
+	v = bytes.TrimSpace(v)
+	return len(v) == 0 || string(v) == "null"
 }
 
 // entryMs is e's time in Unix milliseconds as JSON, or null when it has

@@ -32,8 +32,10 @@ func (Agent) ForkHeader(src kit.ForkSource, id string, now time.Time) []byte {
 // byte for byte; older entries are migrated as pi migrates a file it
 // opens, since a version 3 reader would misread them otherwise: a version
 // 1 entry gets "id" and "parentId" (its grove id L<line> and its
-// parent's, SPEC §3.2) and a compaction's firstKeptEntryIndex becomes
-// firstKeptEntryId (none when it names no entry); a version 1 or 2
+// parent's, SPEC §3.2), a compaction's firstKeptEntryIndex becomes
+// firstKeptEntryId (none when it names no entry), and a context_edit's
+// targetId becomes null (pi gives a version 1 file's entries random ids,
+// so its edits name none; in the fork the grove ids would); a version 1 or 2
 // message of role "hookMessage" gets role "custom" (SPEC §5). Every other
 // member keeps its bytes and its place, so integers beyond 2^53 and
 // escaped lone surrogates stay as they are. Errors: bad_line (naming
@@ -126,7 +128,8 @@ func newEntryID(used map[string]bool) string {
 // migrateV1 is pi's version 1 → 2 migration of one entry: "id" and
 // "parentId" appended, a compaction's firstKeptEntryIndex replaced by the
 // firstKeptEntryId the reader resolved (SPEC §3.2; dropped when it names no
-// entry). It returns nil when the line is not a JSON object.
+// entry), a context_edit's targetId null (it names no entry of pi's
+// migration). It returns nil when the line is not a JSON object.
 func migrateV1(e jsonl.Entry, parent json.RawMessage) json.RawMessage {
 	members, ok := objectMembers(e.Raw)
 	if !ok {
@@ -136,6 +139,9 @@ func migrateV1(e jsonl.Entry, parent json.RawMessage) json.RawMessage {
 	for _, m := range members {
 		if e.Type == "compaction" && m.key == "firstKeptEntryIndex" {
 			continue
+		}
+		if e.Type == "context_edit" && m.key == "targetId" {
+			m.value = json.RawMessage("null")
 		}
 		kv = append(kv, m.key, m.value)
 	}

@@ -18,7 +18,8 @@ const (
 )
 
 // ForLLM returns the context c as a model receives it (SPEC §4.1 --llm,
-// pi's convertToLlm): user, assistant and toolResult messages as they are;
+// pi's convertToLlm): system (pi 1.x), user, assistant and toolResult
+// messages as they are;
 // bashExecution, custom (hookMessage before pi version 3), branchSummary
 // and compactionSummary become {role: "user", content: [{type: "text",
 // text}], timestamp} with pi's wrapper texts (a custom message keeps its
@@ -57,7 +58,7 @@ func llmMessage(raw json.RawMessage, v3 bool) json.RawMessage {
 		return nil
 	}
 	switch role {
-	case "user", "assistant", "toolResult":
+	case "system", "user", "assistant", "toolResult":
 		return raw
 	case "bashExecution":
 		if kit.Truthy(m["excludeFromContext"]) {

@@ -14,9 +14,11 @@ import (
 // metadata entry "key = value", a compaction's or branch summary's
 // summary, "label <id>: <label>" ("… cleared"), "name: <name>",
 // "thinking: <level>", "model: <provider>/<model>", a custom message
-// "[<customType>] text", a custom entry "[<customType>]". A field of an
-// unexpected type is skipped; "" when the line is no JSON object or its
-// type shows nothing.
+// "[<customType>] text", a custom entry "[<customType>]", a context edit
+// (pi 1.x) "edit <targetId>: text" ("edit <targetId>: removed" for a null
+// replacement), a usage entry "usage: <kind> <provider>/<model>". A field
+// of an unexpected type is skipped; "" when the line is no JSON object or
+// its type shows nothing.
 func Preview(raw []byte) string {
 	var e pvLine
 	// A field of an unexpected type is skipped (UnmarshalTypeError, the
@@ -62,6 +64,9 @@ type pvLine struct {
 	ModelID       string          `json:"modelId"`
 	CustomType    string          `json:"customType"`
 	Content       []pvBlock       `json:"content"`
+	Replacement   json.RawMessage `json:"replacement"`
+	Kind          string          `json:"kind"`
+	Model         string          `json:"model"`
 	contentText   string          // content when it is a string
 }
 
@@ -120,6 +125,22 @@ func (e *pvLine) preview() string {
 		return "[" + e.CustomType + "] " + text(e.Content, e.contentText)
 	case "custom":
 		return "[" + e.CustomType + "]"
+	case "context_edit":
+		if isNull(e.Replacement) {
+			return "edit " + e.TargetID + ": removed"
+		}
+		var r struct {
+			Content json.RawMessage `json:"content"`
+		}
+		_ = json.Unmarshal(e.Replacement, &r)
+		var blocks []pvBlock
+		var str string
+		if json.Unmarshal(r.Content, &blocks) != nil {
+			_ = json.Unmarshal(r.Content, &str)
+		}
+		return "edit " + e.TargetID + ": " + text(blocks, str)
+	case "usage":
+		return "usage: " + e.Kind + " " + e.Provider + "/" + e.Model
 	}
 	return ""
 }
