@@ -96,7 +96,7 @@ func (a *Archive) markEdits(ctx context.Context, hits []Hit) error {
 	if len(sids) == 0 {
 		return nil
 	}
-	edited, err := a.db.EditedSessions(ctx, sids)
+	edited, err := a.db().EditedSessions(ctx, sids)
 	if err != nil {
 		return err
 	}
