@@ -1,4 +1,4 @@
-package main
+package jsondoc
 
 import (
 	"bytes"
@@ -6,24 +6,46 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/internal/iox"
 )
 
-// rawListType is the type writeJSONStream streams element by element.
+// Write writes v as one compact JSON document and a newline. HTML
+// characters are not escaped and nothing is indented, so raw message
+// bodies come out byte for byte as they were stored.
+func Write(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// Time renders Unix milliseconds as an RFC 3339 time in UTC with
+// milliseconds (SPEC §8), or nil (JSON null) when unknown.
+func Time(ms *int64) any {
+	if ms == nil {
+		return nil
+	}
+	return time.UnixMilli(*ms).UTC().Format("2006-01-02T15:04:05.000Z07:00")
+}
+
+// rawListType is the type WriteStream streams element by element.
 var rawListType = reflect.TypeOf([]json.RawMessage(nil))
 
-// writeJSONStream writes the struct v as writeJSON does, byte for byte, but
-// a []json.RawMessage field goes out one element at a time instead of the
-// whole document being built in memory first: `messages` and `context` of a
-// path holding a 50 MB image line then need that line once, not three
-// times over (SPEC §2.8). Other fields are encoded as writeJSON encodes
-// them; the json tag's name and omitempty are honoured.
-func writeJSONStream(w io.Writer, v any) error {
+// WriteStream writes the struct v as Write does, byte for byte, but a
+// []json.RawMessage field goes out one element at a time instead of the
+// whole document being built in memory first: `messages` and `context` of
+// a path holding a 50 MB image line then need that line once, not three
+// times over (SPEC §2.8). Other fields are encoded as Write encodes them;
+// the json tag's name and omitempty are honoured.
+func WriteStream(w io.Writer, v any) error {
 	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv = rv.Elem()
+	}
 	if rv.Kind() != reflect.Struct {
-		return writeJSON(w, v)
+		return Write(w, v)
 	}
 	ew := &iox.StickyWriter{W: w}
 	var buf bytes.Buffer
@@ -85,10 +107,10 @@ func writeJSONStream(w io.Writer, v any) error {
 	return ew.Err
 }
 
-// writeCompact writes raw as encoding/json writes a json.RawMessage: compact,
-// HTML characters as they are; null for an empty one. A line already
-// compact (every committed line grove reads back is one line) is written
-// as it is, without a copy.
+// writeCompact writes raw as encoding/json writes a json.RawMessage:
+// compact, HTML characters as they are; null for an empty one. A line
+// already compact (every committed line grove reads back is one line) is
+// written as it is, without a copy.
 func writeCompact(w io.Writer, raw json.RawMessage, buf *bytes.Buffer) error {
 	if len(raw) == 0 {
 		_, err := io.WriteString(w, "null")
