@@ -3,8 +3,10 @@ package jsondoc
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -139,4 +141,91 @@ func emptyJSON(v reflect.Value) bool {
 		return v.IsZero()
 	}
 	return false
+}
+
+// Member is one member of a document as Split gives it: its key, and its
+// value as Write writes it (Value), or for a list Split was asked to
+// split, each element as Write writes it (Elems, never nil; Null when the
+// list is nil, which Write writes as null).
+type Member struct {
+	Key   string
+	Value []byte
+	Elems [][]byte
+	Null  bool
+}
+
+// Split is the struct document v (or a pointer to it) as its members, in
+// the order Write writes them, the members named in lists split into
+// their elements: Write's document is "{", each member's quoted key, ":"
+// and value (a split one "[", its elements joined by ",", and "]"; a nil
+// one "null"), joined by ",", then "}". A member named in lists must be a
+// slice. It is for cutting a document into pages (grove mcp) without
+// encoding and parsing it whole.
+func Split(v any, lists ...string) ([]Member, error) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv = rv.Elem()
+	}
+	if rv.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("jsondoc.Split: %T is no struct", v)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	encode := func(x any) ([]byte, error) {
+		buf.Reset()
+		if err := enc.Encode(x); err != nil {
+			return nil, err
+		}
+		return bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
+	}
+	var out []Member
+	t := rv.Type()
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name == "-" && opts == "" {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		fv := rv.Field(i)
+		if strings.Contains(","+opts+",", ",omitempty,") && emptyJSON(fv) {
+			continue
+		}
+		m := Member{Key: name}
+		if !slices.Contains(lists, name) {
+			var err error
+			if m.Value, err = encode(fv.Interface()); err != nil {
+				return nil, err
+			}
+			out = append(out, m)
+			continue
+		}
+		if fv.Kind() != reflect.Slice {
+			return nil, fmt.Errorf("jsondoc.Split: member %s of %T is no list", name, v)
+		}
+		m.Elems, m.Null = make([][]byte, fv.Len()), fv.IsNil()
+		for j := range fv.Len() {
+			var err error
+			if raw, ok := fv.Index(j).Interface().(json.RawMessage); ok && len(raw) > 0 && archive.IsCompact(raw) {
+				m.Elems[j] = raw
+			} else if ok {
+				var b bytes.Buffer
+				err = writeCompact(&b, raw, &buf)
+				m.Elems[j] = b.Bytes()
+			} else {
+				m.Elems[j], err = encode(fv.Index(j).Interface())
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, m)
+	}
+	return out, nil
 }
