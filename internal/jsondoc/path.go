@@ -98,23 +98,15 @@ func ContextAt(ctx context.Context, a *archive.Archive, session, leaf string, ll
 }
 
 // EntryIDs are the ids of the entries the messages came from, in order
-// (EntryIDs()[i] for Messages[i]): the entries of the path that hold a
-// message by the rules of the session's agent, as Archive.Messages reads
-// them. Nil for a document not made from a path of the index.
+// (EntryIDs()[i] for Messages[i]): archive.MessageEntries of the path.
+// Nil for a document not made from a path of the index.
 func (m *Messages) EntryIDs() []string {
 	if m.Of == nil {
 		return nil
 	}
-	ag := archive.AgentFor(m.Of.Session.Dialect)
 	ids := []string{}
-	for _, e := range m.Of.Entries {
-		role := ""
-		if e.Role != nil {
-			role = *e.Role
-		}
-		if ag.HasMessage(e.Type, role) {
-			ids = append(ids, e.EntryID)
-		}
+	for _, e := range archive.MessageEntries(m.Of) {
+		ids = append(ids, e.EntryID)
 	}
 	return ids
 }

@@ -109,6 +109,17 @@ func WriteStream(w io.Writer, v any) error {
 	return ew.Err
 }
 
+// Compact is raw as Write writes a json.RawMessage element (writeCompact):
+// raw itself when it is compact already.
+func Compact(raw json.RawMessage) ([]byte, error) {
+	if len(raw) > 0 && archive.IsCompact(raw) {
+		return raw, nil
+	}
+	var b, buf bytes.Buffer
+	err := writeCompact(&b, raw, &buf)
+	return b.Bytes(), err
+}
+
 // writeCompact writes raw as encoding/json writes a json.RawMessage:
 // compact, HTML characters as they are; null for an empty one. A line
 // already compact (every committed line grove reads back is one line) is
@@ -212,12 +223,8 @@ func Split(v any, lists ...string) ([]Member, error) {
 		m.Elems, m.Null = make([][]byte, fv.Len()), fv.IsNil()
 		for j := range fv.Len() {
 			var err error
-			if raw, ok := fv.Index(j).Interface().(json.RawMessage); ok && len(raw) > 0 && archive.IsCompact(raw) {
-				m.Elems[j] = raw
-			} else if ok {
-				var b bytes.Buffer
-				err = writeCompact(&b, raw, &buf)
-				m.Elems[j] = b.Bytes()
+			if raw, ok := fv.Index(j).Interface().(json.RawMessage); ok {
+				m.Elems[j], err = Compact(raw)
 			} else {
 				m.Elems[j], err = encode(fv.Index(j).Interface())
 			}

@@ -65,6 +65,51 @@ type paging struct {
 	hint    string // what else helps when an element does not fit
 }
 
+// part is one member of a document being paged: its key and its value as
+// written, or for a paged list its n elements, each as written, elem(i)
+// giving the i-th (read only when a page needs it; the messages of a
+// long session are read from the file page by page).
+type part struct {
+	key   string
+	value []byte
+	list  bool
+	null  bool // a nil list, written null when empty
+	n     int
+	elem  func(i int) ([]byte, error)
+	got   map[int][]byte // the elements elem gave
+}
+
+// get is element i of the list p.
+func (p *part) get(i int) ([]byte, error) {
+	if e, ok := p.got[i]; ok {
+		return e, nil
+	}
+	e, err := p.elem(i)
+	if err != nil {
+		return nil, err
+	}
+	if p.got == nil {
+		p.got = map[int][]byte{}
+	}
+	p.got[i] = e
+	return e, nil
+}
+
+// partsOf is the document ms (jsondoc.Split's) as parts.
+func partsOf(ms []jsondoc.Member) []*part {
+	var ps []*part
+	for _, m := range ms {
+		p := &part{key: m.Key, value: m.Value}
+		if m.Elems != nil {
+			elems := m.Elems
+			p.list, p.null, p.n = true, m.Null, len(elems)
+			p.elem = func(i int) ([]byte, error) { return elems[i], nil }
+		}
+		ps = append(ps, p)
+	}
+	return ps
+}
+
 // members is doc (one compact JSON object, as jsondoc writes it) as
 // jsondoc.Split gives a document: the members named in lists split into
 // their elements.
@@ -87,65 +132,86 @@ func members(doc []byte, lists []string) ([]jsondoc.Member, error) {
 	return ms, nil
 }
 
-// page is one page of the document ms: the elements of its split lists
-// (one, or several of equal length paged together) from at on that fit
-// budget bytes with the rest of the document, never part of one. A
-// document that fits whole is returned as it is. Otherwise every page has
-// the document's other members as they are, the slice of each list, then
+// page is one page of the document ps: the elements of its lists (one,
+// or several of equal length paged together) from at on that fit budget
+// bytes with the rest of the document, never part of one. A document that
+// fits whole is returned as it is. Otherwise every page has the
+// document's other members as they are, the slice of each list, then
 // "page":{"from","count","of"} (elements before it, in it, in all) and,
-// while elements remain, "next_cursor" (next(at) makes it). Errors:
-// over_budget when the element at does not fit even alone (with the
-// cursor that goes on after it), stale_index when at is past the end.
-func (p paging) page(ms []jsondoc.Member, at, budget int, next func(at int) string) ([]byte, error) {
+// while elements remain, "next_cursor" (next(at) makes it). Only the
+// elements a page needs are read (and the one that does not fit).
+// Errors: over_budget when the element at does not fit even alone (with
+// the cursor that goes on after it), stale_index when at is past the end,
+// and an element's own.
+func (p paging) page(ps []*part, at, budget int, next func(at int) string) ([]byte, error) {
 	n := -1
-	whole := 1 // the document's size: braces, commas, keys, values
-	for i, m := range ms {
+	fixed := 1 // the document without its elements: braces, keys, values, brackets
+	for i, m := range ps {
 		if i > 0 {
-			whole++
+			fixed++
 		}
-		whole += len(strconv.Quote(m.Key)) + 1
-		if m.Elems == nil {
-			whole += len(m.Value)
+		fixed += len(strconv.Quote(m.key)) + 1
+		if !m.list {
+			fixed += len(m.value)
 			continue
 		}
-		whole += 2 + max(0, len(m.Elems)-1)
-		if m.Null {
-			whole += 2 // null, not []
+		fixed += 2
+		if n >= 0 && m.n != n {
+			return nil, fmt.Errorf("paging %v: lists of %d and %d elements", p.members, n, m.n)
 		}
-		for _, e := range m.Elems {
-			whole += len(e)
-		}
-		if n >= 0 && len(m.Elems) != n {
-			return nil, fmt.Errorf("paging %v: lists of %d and %d elements", p.members, n, len(m.Elems))
-		}
-		n = len(m.Elems)
+		n = m.n
 	}
-	whole++
+	fixed++
 	if n < 0 {
 		return nil, fmt.Errorf("paging %v: the document has none of them", p.members)
 	}
-	if at == 0 && whole <= budget {
-		return join(ms, 0, n, nil), nil
+	// cost is what element i adds to a page: each list's element and a
+	// comma before it.
+	cost := func(i int) (int, error) {
+		c := 0
+		for _, m := range ps {
+			if m.list {
+				e, err := m.get(i)
+				if err != nil {
+					return 0, err
+				}
+				c += len(e) + 1
+			}
+		}
+		return c, nil
+	}
+	if at == 0 { // whole, when it fits
+		size, whole := fixed, true
+		for i := 0; i < n && whole; i++ {
+			c, err := cost(i)
+			if err != nil {
+				return nil, err
+			}
+			if i == 0 {
+				c -= len(p.members) // no comma before the first
+			}
+			size += c
+			whole = size <= budget
+		}
+		if n == 0 {
+			for _, m := range ps {
+				if m.list && m.null {
+					size += 2 // null, not []
+				}
+			}
+		}
+		if whole && size <= budget {
+			return join(ps, 0, n, nil), nil
+		}
 	}
 	if at > n {
 		return nil, staleCursor(fmt.Sprintf("the cursor goes on after element %d, but the answer now has %s: it changed since the first page; ask again without cursor", at, plural.Count(n, "element", "elements")))
 	}
-	// What a page costs besides its elements: the other members, the
-	// brackets, and the page and cursor members at their longest.
-	size := 2 + len(`,"page":{"from":,"count":,"of":}`) + 3*len(strconv.Itoa(n))
+	// What a page costs besides its elements: the rest of the document,
+	// and the page and cursor members at their longest.
+	size := fixed + len(`,"page":{"from":,"count":,"of":}`) + 3*len(strconv.Itoa(n))
 	if at < n {
 		size += len(`,"next_cursor":""`) + len(next(n))
-	}
-	for i, m := range ms {
-		if i > 0 {
-			size++
-		}
-		size += len(strconv.Quote(m.Key)) + 1
-		if m.Elems == nil {
-			size += len(m.Value)
-		} else {
-			size += 2
-		}
 	}
 	if size > budget {
 		return nil, overBudget(fmt.Sprintf("the answer's own members, its lists aside, need %s, more than the budget of %s; ask again with a larger budget (at most %d)",
@@ -153,26 +219,23 @@ func (p paging) page(ms []jsondoc.Member, at, budget int, next func(at int) stri
 	}
 	end := at
 	for end < n {
-		cost := 0
-		for _, m := range ms {
-			if m.Elems != nil {
-				cost += len(m.Elems[end]) + 1
-			}
+		c, err := cost(end)
+		if err != nil {
+			return nil, err
 		}
-		if size+cost > budget {
+		if size+c > budget {
 			break
 		}
-		size += cost
+		size += c
 		end++
 	}
 	if end == at && at < n {
-		need := size
-		for _, m := range ms {
-			if m.Elems != nil {
-				need += len(m.Elems[at]) + 1
-			}
+		c, err := cost(at)
+		if err != nil {
+			return nil, err
 		}
-		what := p.name(at, ms)
+		need := size + c
+		what := p.name(at, ps)
 		e := overBudget(fmt.Sprintf("%s is too large for a page: with the rest of the answer it needs %s, the budget is %s; ask again with a budget of at least %d (at most %d), or with cursor %s to go on after it",
 			what, plural.Count(need, "byte", "bytes"), plural.Count(budget, "byte", "bytes"), need, MaxBudget, next(at+1)))
 		if need > MaxBudget {
@@ -187,34 +250,34 @@ func (p paging) page(ms []jsondoc.Member, at, budget int, next func(at int) stri
 	if end < n {
 		extra = append(extra, `"next_cursor":`+strconv.Quote(next(end)))
 	}
-	return join(ms, at, end, extra), nil
+	return join(ps, at, end, extra), nil
 }
 
-// join writes the document ms with elements [from, to) of its lists, then
-// the members of extra (each `"key":value`).
-func join(ms []jsondoc.Member, from, to int, extra []string) []byte {
+// join writes the document ps with elements [from, to) of its lists (read
+// already), then the members of extra (each `"key":value`).
+func join(ps []*part, from, to int, extra []string) []byte {
 	var b bytes.Buffer
 	b.WriteByte('{')
-	for i, m := range ms {
+	for i, m := range ps {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(strconv.Quote(m.Key))
+		b.WriteString(strconv.Quote(m.key))
 		b.WriteByte(':')
-		if m.Elems == nil {
-			b.Write(m.Value)
+		if !m.list {
+			b.Write(m.value)
 			continue
 		}
-		if m.Null && from == to {
+		if m.null && from == to {
 			b.WriteString("null") // as the command line writes a nil list
 			continue
 		}
 		b.WriteByte('[')
-		for j, e := range m.Elems[from:to] {
-			if j > 0 {
+		for j := from; j < to; j++ {
+			if j > from {
 				b.WriteByte(',')
 			}
-			b.Write(e)
+			b.Write(m.got[j])
 		}
 		b.WriteByte(']')
 	}
@@ -230,26 +293,20 @@ func join(ms []jsondoc.Member, from, to int, extra []string) []byte {
 // "message 3 of the answer (entry e7)", from an element that is a string
 // (an entry id of path, keptEntryIds, entryIds), else the id and session
 // of an element that is an object (leaves, hits, sessions, tree nodes).
-func (p paging) name(i int, ms []jsondoc.Member) string {
+func (p paging) name(i int, ps []*part) string {
 	what := fmt.Sprintf("%s %d of the answer", p.noun, i)
-	for _, m := range ms {
-		if m.Elems == nil || i >= len(m.Elems) {
-			continue
-		}
+	for _, m := range ps {
 		var s string
-		if json.Unmarshal(m.Elems[i], &s) == nil {
+		if e, ok := m.got[i]; ok && json.Unmarshal(e, &s) == nil {
 			return what + " (entry " + strconv.Quote(s) + ")"
 		}
 	}
-	for _, m := range ms {
-		if m.Elems == nil || i >= len(m.Elems) {
-			continue
-		}
+	for _, m := range ps {
 		var o struct {
 			ID      any    `json:"id"`
 			Session string `json:"session"`
 		}
-		if json.Unmarshal(m.Elems[i], &o) == nil && o.ID != nil {
+		if e, ok := m.got[i]; ok && json.Unmarshal(e, &o) == nil && o.ID != nil {
 			what += fmt.Sprintf(" (id %v", o.ID)
 			if o.Session != "" {
 				what += " of session " + o.Session

@@ -36,7 +36,7 @@ func TestPage_Property(t *testing.T) {
 			if pages > 2*n+2 {
 				rt.Fatalf("no end after %d pages", pages)
 			}
-			page, err := p.page(ms, at, budget, next)
+			page, err := p.page(partsOf(ms), at, budget, next)
 			var te *toolError
 			if errors.As(err, &te) && te.obj.Code == "over_budget" {
 				if len(a[at])+len(b[at]) < budget-300 {

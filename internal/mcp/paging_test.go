@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -294,5 +295,69 @@ func TestPaging_Cursor(t *testing.T) {
 	e := errorObject(t, c, "tree", map[string]any{"session": id, "flat": true, "cursor": cursor})
 	if msg, _ := e["message"].(string); e["code"] != "stale_index" || !strings.Contains(msg, "changed since the first page") {
 		t.Errorf("a tree that changed under its cursor: %v", e)
+	}
+}
+
+// A page of messages reads only its own messages from the file: a line
+// changed in place after indexing (same size and time, so the index still
+// takes the file for fresh) fails only the page that holds it, naming its
+// line, and the pages before it answer.
+func TestPaging_ReadsOnlyThePage(t *testing.T) {
+	root := t.TempDir()
+	var chain strings.Builder
+	chain.WriteString(`{"type":"session","version":3,"id":"chain-1","timestamp":"2026-03-03T08:00:00.000Z","cwd":"/w"}` + "\n")
+	for i := 1; i <= 60; i++ {
+		parent := "null"
+		if i > 1 {
+			parent = fmt.Sprintf(`"m%d"`, i-1)
+		}
+		fmt.Fprintf(&chain, `{"type":"message","id":"m%d","parentId":%s,"timestamp":"2026-03-03T08:00:%02d.000Z","message":{"role":"user","content":[{"type":"text","text":"message %d %s"}]}}`+"\n",
+			i, parent, i%60, i, strings.Repeat("word ", 100))
+	}
+	file := testutil.MustWriteFile(t, root, "chain.jsonl", []byte(chain.String()))
+	db := testutil.MustTempDB(t)
+	mustIndex(t, db, root)
+	c := mustConnect(t, db)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	last := len(lines) - 2 // the last entry (the split leaves "" after the final LF)
+	i := strings.LastIndex(lines[last], `"text":"`) + len(`"text":"`)
+	b := []byte(lines[last])
+	b[i] ^= 0x01 // another letter, the same length
+	lines[last] = string(b)
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(file, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]any{"session": "chain-1", "budget": 2048}
+	pages := 0
+	for {
+		r := call(t, c, "messages", args)
+		if r.error {
+			var e struct{ Error map[string]any }
+			json.Unmarshal(r.doc, &e)
+			if pages == 0 || e.Error["code"] != "stale_index" || e.Error["line"] != float64(last+1) {
+				t.Fatalf("page %d: %s; want stale_index naming line %d after some pages", pages, r.doc, last+1)
+			}
+			return
+		}
+		pages++
+		var m map[string]json.RawMessage
+		json.Unmarshal(r.doc, &m)
+		var cursor string
+		json.Unmarshal(m["next_cursor"], &cursor)
+		if cursor == "" {
+			t.Fatalf("every page answered: the changed line %d was never read back", last+1)
+		}
+		args["cursor"] = cursor
 	}
 }

@@ -31,6 +31,8 @@ func (p *Paging) paging() *Paging { return p }
 type answer struct {
 	doc     any                       // a jsondoc document (a struct), split with jsondoc.Split
 	write   func(*bytes.Buffer) error // or this writes it (the tree's own writers)
+	parts   []*part                   // or these are it (messages, read page by page)
+	close   func() error              // called once the page is made
 	paging  paging
 	leaf    string // path, messages, context: the leaf the pages come from
 	entries int    // tree: the session's entries
@@ -117,17 +119,24 @@ func (s *Server) call(ctx context.Context, name string, in any, pg *Paging, buil
 	if err != nil {
 		return failure(archive.Explain(s.opts.DB, err, "grove mcp"), who)
 	}
-	var ms []jsondoc.Member
-	if ans.write != nil {
-		var doc bytes.Buffer
-		if err = ans.write(&doc); err == nil {
-			ms, err = members(doc.Bytes(), ans.paging.members)
-		}
-	} else {
-		ms, err = jsondoc.Split(ans.doc, ans.paging.members...)
+	if ans.close != nil {
+		defer ans.close()
 	}
-	if err != nil {
-		return failure(err, who)
+	ps := ans.parts
+	if ps == nil {
+		var ms []jsondoc.Member
+		if ans.write != nil {
+			var doc bytes.Buffer
+			if err = ans.write(&doc); err == nil {
+				ms, err = members(doc.Bytes(), ans.paging.members)
+			}
+		} else {
+			ms, err = jsondoc.Split(ans.doc, ans.paging.members...)
+		}
+		if err != nil {
+			return failure(err, who)
+		}
+		ps = partsOf(ms)
 	}
 	at := 0
 	if c != nil {
@@ -136,12 +145,12 @@ func (s *Server) call(ctx context.Context, name string, in any, pg *Paging, buil
 	next := func(n int) string {
 		return cursor{Tool: name, Args: args, At: n, Leaf: ans.leaf, Entries: ans.entries}.String()
 	}
-	page, err := ans.paging.page(ms, at, budget, next)
+	page, err := ans.paging.page(ps, at, budget, next)
 	if te := (*toolError)(nil); errors.As(err, &te) && te.obj.Code == "over_budget" && ans.paging.hint != "" {
 		te.obj.Message += "; " + ans.paging.hint
 	}
 	if err != nil {
-		return failure(err, who)
+		return failure(archive.Explain(s.opts.DB, err, "grove mcp"), who)
 	}
 	content := []sdk.Content{&sdk.TextContent{Text: string(page)}}
 	if len(ans.notes) > 0 {

@@ -75,16 +75,7 @@ func (s *Server) addSessionTools() error {
 			if err := needSession(in.Session); err != nil {
 				return nil, err
 			}
-			doc, err := jsondoc.MessagesTo(ctx, a, in.Session, leafOf(in.Leaf, c))
-			if err != nil {
-				return nil, err
-			}
-			ids := doc.EntryIDs()
-			if len(ids) != len(doc.Messages) {
-				return nil, fmt.Errorf("messages of %s: %d messages from %d message entries", doc.Session, len(doc.Messages), len(ids))
-			}
-			return &answer{doc: &messagesAnswer{doc.Session, doc.Leaf, doc.Messages, ids}, leaf: doc.Leaf,
-				paging: paging{[]string{"messages", "entryIds"}, "message", ""}}, nil
+			return messagesOf(ctx, a, in.Session, leafOf(in.Leaf, c))
 		},
 	}); err != nil {
 		return err
@@ -141,6 +132,48 @@ func (s *Server) addSessionTools() error {
 		return err
 	}
 	return nil
+}
+
+// messagesOf is grove messages' document (jsondoc.MessagesTo) with
+// entryIds, its messages read from the file only as a page needs them
+// (archive.MessageEntries, archive.ReadMessage: what Archive.Messages
+// reads, one by one), so that a page of a long session costs its own
+// messages, not all of them. The file is closed once the page is made.
+func messagesOf(ctx context.Context, a *archive.Archive, session, leaf string) (*answer, error) {
+	if err := a.RefuseCompressed(ctx, session); err != nil {
+		return nil, err
+	}
+	p, err := a.Path(ctx, session, leaf)
+	if err != nil {
+		return nil, err
+	}
+	es := archive.MessageEntries(p)
+	ids := make([]string, len(es))
+	for i, e := range es {
+		ids[i] = e.EntryID
+	}
+	ms, err := jsondoc.Split(&messagesAnswer{p.Session.SessionID, p.Leaf, []json.RawMessage{}, ids}, "messages", "entryIds")
+	if err != nil {
+		return nil, err
+	}
+	f, err := a.OpenSession(p.Session)
+	if err != nil {
+		return nil, err
+	}
+	ps := partsOf(ms)
+	for _, part := range ps {
+		if part.key == "messages" {
+			part.n = len(es)
+			part.elem = func(i int) ([]byte, error) {
+				m, err := archive.ReadMessage(f, p, es[i])
+				if err != nil {
+					return nil, err
+				}
+				return jsondoc.Compact(m)
+			}
+		}
+	}
+	return &answer{parts: ps, close: f.Close, leaf: p.Leaf, paging: paging{[]string{"messages", "entryIds"}, "message", ""}}, nil
 }
 
 // leafOf is the leaf a call reads: the one the first page read when c
