@@ -23,11 +23,7 @@ import (
 // node and npm or when npm cannot install it.
 func mcpSDK(t *testing.T) string {
 	t.Helper()
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "grove-test", "mcp-sdk-"+mcpnode.Version)
+	dir := mcpnode.CacheDir()
 	if err := mcpnode.Install(context.Background(), dir); err != nil {
 		t.Skipf("skipping: grove mcp is tested with the official TypeScript client, %s %s from npm, which could not be had: %v", mcpnode.Package, mcpnode.Version, err)
 	}

@@ -7,6 +7,9 @@
 //   {"op":"call","name":N,"arguments":A}   -> {"result":{"content","structuredContent","isError"}}
 //   {"op":"time","name":N,"arguments":A,"n":K}
 //                                          -> {"ms":[K round trips, milliseconds]}
+//   {"op":"pages","name":N,"arguments":A,"n":K}
+//                                          -> {"ms":[K times every page, following
+//                                              next_cursor],"pages":P}
 // A request that fails answers {"error":"..."}.
 "use strict";
 const { createRequire } = require("node:module");
@@ -42,6 +45,26 @@ async function answer(client, req) {
         }
       }
       return { ms };
+    }
+    case "pages": {
+      const ms = [];
+      let pages = 0;
+      for (let i = 0; i < req.n; i++) {
+        const start = performance.now();
+        pages = 0;
+        for (let cursor; ; ) {
+          const args = cursor ? { ...req.arguments, cursor } : req.arguments;
+          const r = await client.callTool({ name: req.name, arguments: args });
+          pages++;
+          if (r.isError) {
+            throw new Error("page " + pages + " of " + req.name + " failed: " + JSON.stringify(r.content).slice(0, 500));
+          }
+          cursor = r.structuredContent && r.structuredContent.next_cursor;
+          if (!cursor) break;
+        }
+        ms.push(performance.now() - start);
+      }
+      return { ms, pages };
     }
   }
   throw new Error("no op " + JSON.stringify(req.op));

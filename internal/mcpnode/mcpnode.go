@@ -4,8 +4,7 @@
 // grove's tests and grove-bench check grove mcp against this real client.
 //
 // It needs node and npm on PATH, and the SDK installed from npm (Install,
-// into a folder the caller keeps: the user cache for tests, --work for
-// grove-bench).
+// into a folder the caller keeps: CacheDir, in the user cache).
 //
 // # Caveats
 //
@@ -84,6 +83,18 @@ func installed(dir string) bool {
 	}
 	var p struct{ Version string }
 	return json.Unmarshal(b, &p) == nil && p.Version == Version
+}
+
+// CacheDir is where grove's tests and grove-bench keep the SDK (see
+// Install): grove-test/mcp-sdk-VERSION in the user cache directory (the
+// temporary directory when there is none), beside the tests' other npm
+// packages.
+func CacheDir() string {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	return filepath.Join(cache, "grove-test", "mcp-sdk-"+Version)
 }
 
 // Server is the command a Client starts and talks to over its stdin and
@@ -218,6 +229,24 @@ func (c *Client) Time(name string, args any, n int) ([]time.Duration, error) {
 		ds[i] = time.Duration(ms * float64(time.Millisecond))
 	}
 	return ds, nil
+}
+
+// Pages calls a tool, then again with each next_cursor until the last
+// page, n times, and returns how long each whole sequence took and how
+// many pages it was. A page that is an error fails it.
+func (c *Client) Pages(name string, args any, n int) ([]time.Duration, int, error) {
+	var out struct {
+		MS    []float64 `json:"ms"`
+		Pages int       `json:"pages"`
+	}
+	if err := c.do(map[string]any{"op": "pages", "name": name, "arguments": args, "n": n}, &out); err != nil {
+		return nil, 0, err
+	}
+	ds := make([]time.Duration, len(out.MS))
+	for i, ms := range out.MS {
+		ds[i] = time.Duration(ms * float64(time.Millisecond))
+	}
+	return ds, out.Pages, nil
 }
 
 // do sends one request and decodes its answer into v.
