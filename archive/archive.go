@@ -265,31 +265,60 @@ func (a *Archive) Path(ctx context.Context, session, leaf string) (*Path, error)
 }
 
 // Messages answers `grove messages`: the path by CTE, then the message of
-// every message entry, read back from the file by byte offset and checked
-// against the CRC-32 the index stored (SPEC §4, §6). Each message is the raw
-// JSON from the line, byte for byte.
+// every message entry (MessageEntries), read back from the file by byte
+// offset and checked against the CRC-32 the index stored (SPEC §4, §6;
+// ReadMessage). Each message is the raw JSON from the line, byte for byte.
 func (a *Archive) Messages(ctx context.Context, session, leaf string) (*Path, []json.RawMessage, error) {
 	p, err := a.Path(ctx, session, leaf)
 	if err != nil {
 		return nil, nil, err
 	}
-	rules := agent.Of(p.Session.Dialect)
-	path, err := readPath(p, func(e Entry) bool { return rules.HasMessage(e.Type, deref(e.Role)) })
+	f, err := p.Session.open()
 	if err != nil {
 		return nil, nil, err
 	}
+	defer f.Close()
 	msgs := []json.RawMessage{}
-	for _, e := range path {
-		if !rules.HasMessage(e.Type, e.Role) {
-			continue
-		}
-		m := rules.Message(e.Type, e.Raw)
-		if m == nil {
-			return nil, nil, errs.New(errs.CodeStaleIndex, "the line no longer holds a message").In(p.Session.Path).At(e.Line, e.Offset)
+	for _, e := range MessageEntries(p) {
+		m, err := ReadMessage(f, p, e)
+		if err != nil {
+			return nil, nil, err
 		}
 		msgs = append(msgs, m)
 	}
 	return p, msgs, nil
+}
+
+// MessageEntries are the entries of p that hold a message by the rules of
+// its session's agent, in path order: one message each, as Messages
+// answers them (a front end that pages the messages reads only those of a
+// page, with ReadMessage).
+func MessageEntries(p *Path) []Entry {
+	rules := agent.Of(p.Session.Dialect)
+	var out []Entry
+	for _, e := range p.Entries {
+		if rules.HasMessage(e.Type, deref(e.Role)) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// ReadMessage is the message of e, one of MessageEntries(p), read from f
+// (Archive.OpenSession of p.Session) by byte offset and checked against
+// the CRC-32 the index stored: the raw JSON as Messages answers it.
+// Errors: ReadLine's, and stale_index for a line that no longer holds a
+// message.
+func ReadMessage(f io.ReaderAt, p *Path, e Entry) (json.RawMessage, error) {
+	raw, err := ReadLine(f, p.Session.Path, e)
+	if err != nil {
+		return nil, err
+	}
+	m := agent.Of(p.Session.Dialect).Message(e.Type, raw)
+	if m == nil {
+		return nil, errs.New(errs.CodeStaleIndex, "the line no longer holds a message").In(p.Session.Path).At(e.Line, e.Offset)
+	}
+	return m, nil
 }
 
 // readPath turns the index's path into entries as the reader gives them,

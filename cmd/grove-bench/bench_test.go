@@ -22,7 +22,7 @@ import (
 // allowedSkips are the reasons a figure of the smoke test may be skipped
 // for: a tool that is missing (rg, python3, Chromium), the shared corpus
 // the serve step shows, or a grove without incremental refresh or watch.
-var allowedSkips = []string{"rg is not installed", "python3", notMeasuredBytesRead, notMeasuredWatch, "no Chromium", "no corpus"}
+var allowedSkips = []string{"rg is not installed", "python3", notMeasuredBytesRead, notMeasuredWatch, "no Chromium", "no corpus", "no official MCP client"}
 
 // mayBeZero are units whose figures may be exactly 0 (an idle process).
 var mayBeZero = map[string]bool{"% of a core": true, "switches/s": true, "differing lines": true}
@@ -62,7 +62,7 @@ func TestSuite_Smoke(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"index", "refresh", "search in-process", "search whole-process", "path", "verify", "baseline",
-		"many-files", "watch", "append", "big-mem", "long-line", "dialects", "sizes", "ready", "shapes", "export", "dump", "serve"} {
+		"many-files", "watch", "append", "big-mem", "long-line", "dialects", "sizes", "ready", "shapes", "export", "dump", "serve", "mcp"} {
 		if sections[s] == 0 {
 			t.Errorf("no %q figures", s)
 		}

@@ -45,6 +45,7 @@ var steps = []step{
 	{"export", "export of one large session", "", (*suite).exportStep},
 	{"dump", "dump: indexes built two ways compared", "corpus", (*suite).dumpStep},
 	{"serve", "serve: pages in Chromium, memory and search of grove serve", "", (*suite).serveStep},
+	{"mcp", "mcp: call latency of grove mcp from the official TypeScript client and the Go SDK's", "", (*suite).mcpStep},
 	{"team", "team: SQLite and PostgreSQL side by side", "", (*suite).teamStep},
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/internal/cliutil"
+	"github.com/grove-sessions/grove/internal/jsondoc"
 
 	"github.com/grove-sessions/grove/archive"
 )
@@ -197,6 +197,7 @@ func newApp(g *env) *cli.App {
 			indexCommand(g), rebuildCommand(g), sessionsCommand(g), workspacesCommand(g), leavesCommand(g),
 			branchesCommand(g), treeCommand(g), pathCommand(g), messagesCommand(g), contextCommand(g), exportCommand(g),
 			verifyCommand(g), recoverCommand(g), appendCommand(g), repairCommand(g), searchCommand(g), watchCommand(g), serveCommand(g),
+			mcpCommand(g),
 		},
 	}
 	for _, c := range app.Commands {
@@ -205,7 +206,7 @@ func newApp(g *env) *cli.App {
 		switch c.Name {
 		case "index", "rebuild", "watch", "serve":
 			c.Flags = append(c.Flags, sourceFlag())
-		case "sessions", "leaves", "branches", "tree", "path", "messages", "context", "export", "verify", "search":
+		case "sessions", "leaves", "branches", "tree", "path", "messages", "context", "export", "verify", "search", "mcp":
 			c.Flags = append(c.Flags, readSourceFlag())
 		}
 		before := c.Before
@@ -298,52 +299,19 @@ func report(g *env, err error) {
 		return
 	}
 	writeJSON(g.rawStdout, struct {
-		Error errorJSONObject `json:"error"`
+		Error jsondoc.Error `json:"error"`
 	}{errorObject(err)})
 }
 
-// errorJSONObject is SPEC §8's error object: code and message, then the
-// details that apply.
-type errorJSONObject struct {
-	Code       string           `json:"code"`
-	Message    string           `json:"message"`
-	Path       string           `json:"path,omitempty"`
-	Line       int              `json:"line,omitempty"`
-	Offset     *int64           `json:"offset,omitempty"`
-	ID         string           `json:"id,omitempty"`
-	Parent     *string          `json:"parent,omitempty"`
-	Lines      []int            `json:"lines,omitempty"`
-	Loop       []string         `json:"loop,omitempty"`
-	Session    string           `json:"session,omitempty"`
-	Candidates []errs.Candidate `json:"candidates,omitempty"`
-	Hint       string           `json:"hint,omitempty"`
-}
-
-// errorObject builds {"code","message",...details} for err.
-func errorObject(err error) errorJSONObject {
-	obj := errorJSONObject{Code: "error", Message: err.Error()}
+// errorObject builds {"code","message",...details} for err: an
+// *errs.Error's code and details (jsondoc.ErrorOf), usage for a wrong
+// command line, interrupted for Ctrl-C.
+func errorObject(err error) jsondoc.Error {
+	obj := jsondoc.ErrorOf(err)
 	var je *errs.Error
 	var u usageError
 	switch {
 	case errors.As(err, &je):
-		obj.Code = string(je.Code)
-		obj.Message = je.Message
-		if je.Message == "" && je.Err != nil {
-			obj.Message = je.Err.Error()
-		}
-		obj.Path, obj.ID, obj.Lines, obj.Loop, obj.Hint = je.Path, je.ID, je.Lines, je.Loop, je.Hint
-		obj.Session, obj.Candidates = je.Session, je.Candidates
-		if je.Line > 0 {
-			obj.Line = je.Line
-			if je.Offset >= 0 {
-				off := je.Offset
-				obj.Offset = &off
-			}
-		}
-		if je.Code == errs.CodeMissingParent {
-			parent := je.Parent
-			obj.Parent = &parent
-		}
 	case errors.As(err, &u) || cliutil.IsFlagError(err):
 		obj.Code = "usage"
 	case errors.Is(err, context.Canceled):
@@ -360,11 +328,7 @@ func errorObject(err error) errorJSONObject {
 // writeJSON writes v as one compact JSON document and a newline. HTML
 // characters are not escaped and nothing is indented, so raw message bodies
 // come out byte for byte as they were stored.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
+func writeJSON(w io.Writer, v any) error { return jsondoc.Write(w, v) }
 
 // flagsBeforeArgs refuses a flag given after a positional argument, which
 // urfave/cli would otherwise take as an argument (SPEC §8: flags go first).

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/jsondoc"
 )
 
 func branchesCommand(g *env) *cli.Command {
@@ -27,14 +28,6 @@ func branchesCommand(g *env) *cli.Command {
 	}
 }
 
-// branchJSON is one branch at a branch point: beyond SPEC §8's shape,
-// which lists only the child ids.
-type branchJSON struct {
-	ID      string `json:"id"`
-	Leaves  int    `json:"leaves"`
-	Preview string `json:"preview"`
-}
-
 func runBranches(ctx context.Context, g *env, f archive.Filter) error {
 	a, err := g.openExisting(ctx)
 	if err != nil {
@@ -44,35 +37,13 @@ func runBranches(ctx context.Context, g *env, f archive.Filter) error {
 	if err := workspaceFilter(ctx, a, &f.Workspace); err != nil {
 		return err
 	}
-	bs, err := a.BranchPoints(ctx, f)
+	doc, err := jsondoc.ListBranches(ctx, a, f)
 	if err != nil {
 		return err
 	}
-	type branchPointJSON struct {
-		Session  string       `json:"session"`
-		Path     string       `json:"path"` // the session's file: two files may hold one session id
-		ID       string       `json:"id"`
-		Children []string     `json:"children"`
-		Leaves   int          `json:"leaves"`
-		Label    any          `json:"label"`
-		Preview  string       `json:"preview"`
-		Branches []branchJSON `json:"child_branches"`
-		Stale    bool         `json:"stale,omitempty"`
-	}
-	out := []branchPointJSON{}
-	for _, b := range bs {
-		j := branchPointJSON{Session: b.Session.SessionID, Path: b.Session.Path, ID: b.ID, Leaves: b.Leaves, Preview: b.Preview, Stale: b.Stale}
-		if b.Label != "" {
-			j.Label = b.Label
-		}
-		for _, br := range b.Branches {
-			j.Children = append(j.Children, br.ID)
-			j.Branches = append(j.Branches, branchJSON{ID: br.ID, Leaves: br.Leaves, Preview: br.Preview})
-		}
-		out = append(out, j)
-	}
+	bs := doc.Listed
 	if g.json {
-		return writeJSON(g.stdout, map[string]any{"branches": out})
+		return writeJSON(g.stdout, doc)
 	}
 	if len(bs) == 0 {
 		return noneInPicked(ctx, g, a, "branch points", f)

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/jsondoc"
 	"github.com/grove-sessions/grove/internal/plural"
 )
 
@@ -49,42 +50,30 @@ dialects' messages already are what the model received and stay as they are.`,
 }
 
 func runContext(ctx context.Context, g *env, session, leaf string, llm bool) error {
-	var p *archive.Path
-	var mc *archive.Context
-	var err error
+	var doc *jsondoc.Context
 	if d, ok := archive.FileDialect(ctx, session); ok && isFileArg(session) && archive.AgentFor(d).Traits().FromFile {
 		// A messages log named by its path is read from the file, indexed
 		// or not, as `grove messages FILE` reads it: its context is its
 		// messages (SPEC §3.6).
-		if p, mc, err = archive.FileContext(session, leaf); err != nil {
+		p, mc, err := archive.FileContext(session, leaf)
+		if err != nil {
 			return err
 		}
+		doc = jsondoc.ContextOf(p, mc, llm)
 	} else {
 		a, err := g.openExisting(ctx)
 		if err != nil {
 			return err
 		}
 		defer a.Close()
-		if err := a.RefuseCompressed(ctx, session); err != nil {
+		if doc, err = jsondoc.ContextAt(ctx, a, session, leaf, llm); err != nil {
 			return err
 		}
-		if p, mc, err = a.Context(ctx, session, leaf); err != nil {
-			return err
-		}
-	}
-	if llm {
-		mc = mc.ForLLM()
 	}
 	if g.json {
-		return writeJSONStream(g.stdout, struct {
-			Session       string            `json:"session"`
-			Leaf          string            `json:"leaf"`
-			Messages      []json.RawMessage `json:"messages"`
-			KeptEntryIDs  []string          `json:"keptEntryIds"`
-			ThinkingLevel json.RawMessage   `json:"thinkingLevel"`
-			Model         *archive.Model    `json:"model"`
-		}{p.Session.SessionID, p.Leaf, mc.Messages, mc.KeptEntryIDs, mc.ThinkingLevel, mc.Model})
+		return jsondoc.WriteStream(g.stdout, doc)
 	}
+	p, mc := doc.Of, doc.Context
 	as := ""
 	if llm {
 		as = " (as the model receives it)"

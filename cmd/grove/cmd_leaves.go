@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/jsondoc"
 )
 
 func leavesCommand(g *env) *cli.Command {
@@ -27,22 +28,6 @@ func leavesCommand(g *env) *cli.Command {
 	}
 }
 
-type leafJSON struct {
-	Session   string `json:"session"`
-	ID        string `json:"id"`
-	Line      int    `json:"line"` // the leaf's physical line: tells apart leaves that share a duplicated id
-	Type      string `json:"type"`
-	Role      any    `json:"role"`
-	Depth     *int   `json:"depth"`
-	Timestamp any    `json:"timestamp"`
-	Active    bool   `json:"active"`
-	Preview   string `json:"preview"`
-	Label     any    `json:"label"`
-	Name      string `json:"session_name"`    // the session's pi name, "" if none
-	Path      string `json:"path"`            // the session\'s file: two files may hold one session id
-	Stale     bool   `json:"stale,omitempty"` // the file changed since it was indexed: no preview, run grove index
-}
-
 func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 	a, err := g.openExisting(ctx)
 	if err != nil {
@@ -52,24 +37,13 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 	if err := workspaceFilter(ctx, a, &f.Workspace); err != nil {
 		return err
 	}
-	leaves, err := a.Leaves(ctx, f)
+	doc, err := jsondoc.ListLeaves(ctx, a, f)
 	if err != nil {
 		return err
 	}
-	out := []leafJSON{}
-	for _, l := range leaves {
-		j := leafJSON{Session: l.Session.SessionID, ID: l.EntryID, Line: l.Line, Type: l.Type, Depth: l.Depth,
-			Timestamp: rfc3339(l.TsMs), Active: l.Active, Preview: l.Preview, Name: l.Session.Name, Path: l.Session.Path, Stale: l.Stale}
-		if l.Role != nil {
-			j.Role = *l.Role
-		}
-		if l.Label != "" {
-			j.Label = l.Label
-		}
-		out = append(out, j)
-	}
+	leaves := doc.Listed
 	if g.json {
-		return writeJSON(g.stdout, map[string]any{"leaves": out})
+		return writeJSON(g.stdout, doc)
 	}
 	ids := make([]string, len(leaves))
 	for i, l := range leaves {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/errs"
+	"github.com/grove-sessions/grove/internal/jsondoc"
 )
 
 func messagesCommand(g *env) *cli.Command {
@@ -44,20 +45,14 @@ func runMessages(ctx context.Context, g *env, session, leaf string) error {
 		return err
 	}
 	defer a.Close()
-	if err := a.RefuseCompressed(ctx, session); err != nil {
-		return err
-	}
-	p, msgs, err := a.Messages(ctx, session, leaf)
+	doc, err := jsondoc.MessagesTo(ctx, a, session, leaf)
 	if err != nil {
 		return err
 	}
 	if g.json {
-		return writeJSONStream(g.stdout, struct {
-			Session  string            `json:"session"`
-			Leaf     string            `json:"leaf"`
-			Messages []json.RawMessage `json:"messages"`
-		}{p.Session.SessionID, p.Leaf, msgs})
+		return jsondoc.WriteStream(g.stdout, doc)
 	}
+	p, msgs := doc.Of, doc.Messages
 	api := archive.AgentFor(p.Session.Dialect).Traits().Form == archive.APIMessages
 	for i, m := range msgs {
 		if i > 0 {
@@ -102,11 +97,7 @@ func runMessagesLog(ctx context.Context, g *env, path, leaf string) error {
 	}
 	msgs := log.Messages
 	if g.json {
-		return writeJSONStream(g.stdout, struct {
-			Session  string            `json:"session"`
-			Leaf     string            `json:"leaf"`
-			Messages []json.RawMessage `json:"messages"`
-		}{log.SessionID, log.Leaf, msgs})
+		return jsondoc.WriteStream(g.stdout, &jsondoc.Messages{Session: log.SessionID, Leaf: log.Leaf, Messages: msgs})
 	}
 	for i, m := range msgs {
 		if i > 0 {

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/jsondoc"
 )
 
 func pathCommand(g *env) *cli.Command {
@@ -29,24 +30,14 @@ func runPath(ctx context.Context, g *env, session, leaf string) error {
 		return err
 	}
 	defer a.Close()
-	if err := a.RefuseCompressed(ctx, session); err != nil {
-		return err
-	}
-	p, err := a.Path(ctx, session, leaf)
+	doc, err := jsondoc.PathTo(ctx, a, session, leaf)
 	if err != nil {
 		return err
 	}
 	if g.json {
-		ids := make([]string, len(p.Entries))
-		for i, e := range p.Entries {
-			ids[i] = e.EntryID
-		}
-		return writeJSON(g.stdout, struct {
-			Session string   `json:"session"`
-			Leaf    string   `json:"leaf"`
-			Path    []string `json:"path"`
-		}{p.Session.SessionID, p.Leaf, ids})
+		return writeJSON(g.stdout, doc)
 	}
+	p := doc.Of
 	f, _ := a.OpenSession(p.Session)
 	if f != nil {
 		defer f.Close()

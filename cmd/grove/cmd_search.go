@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/jsondoc"
 	"github.com/grove-sessions/grove/internal/plural"
 )
 
@@ -144,23 +145,6 @@ func splitList(vs []string) []string {
 	return out
 }
 
-type hitJSON struct {
-	Session   string            `json:"session"`
-	ID        string            `json:"id"`
-	Role      any               `json:"role"`
-	Type      string            `json:"type"`
-	Timestamp any               `json:"timestamp"`
-	Snippet   string            `json:"snippet"`
-	Workspace string            `json:"workspace"`
-	AlsoIn    []string          `json:"also_in"`
-	AlsoFiles []string          `json:"also_in_files"` // the files of also_in, in order: ids can be shared
-	File      string            `json:"file"`
-	Line      int               `json:"line,omitempty"`
-	Stale     bool              `json:"stale,omitempty"`  // the file changed since indexing: no snippet; run grove index
-	Edited    string            `json:"edited,omitempty"` // "replaced" or "removed": a context edit on the active path changed what the model sees of it
-	Open      map[string]string `json:"open"`
-}
-
 func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 	a, err := g.openExisting(ctx)
 	if err != nil {
@@ -170,18 +154,16 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 	if err := workspaceFilter(ctx, a, &o.Workspace); err != nil {
 		return err
 	}
-	if err := a.CheckRoles(ctx, o.Roles); err != nil {
+	op := newOpener(g)
+	doc, err := jsondoc.RunSearch(ctx, a, o, op)
+	if err != nil {
 		var re *archive.RoleError
 		if errors.As(err, &re) {
 			return usagef("--role: %v", re)
 		}
 		return err
 	}
-	res, err := a.Search(ctx, o)
-	if err != nil {
-		return err
-	}
-	op := newOpener(g)
+	res := doc.Result
 	// Every unknown --role or --type value is named, hits or not: with
 	// "user,bogus" the hits are user's, and bogus is still a typo.
 	for _, w := range a.UnknownValues(ctx, o) {
@@ -200,24 +182,6 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 		}
 	}
 	if g.json {
-		hits := []hitJSON{}
-		for _, h := range res.Hits {
-			j := hitJSON{Session: h.SessionID, ID: h.EntryID, Type: h.Type, Timestamp: rfc3339(h.TsMs),
-				Snippet: h.Snippet, Workspace: h.Workspace, AlsoIn: h.AlsoIn, File: h.Path, Line: h.Line, Stale: h.Stale,
-				Edited: h.Edited, Open: op.open(h)}
-			if h.Role != nil {
-				j.Role = *h.Role
-			}
-			j.AlsoFiles = h.AlsoInFiles
-			if j.AlsoIn == nil {
-				j.AlsoIn, j.AlsoFiles = []string{}, []string{}
-			}
-			hits = append(hits, j)
-		}
-		doc := map[string]any{"hits": hits, "total": res.Total, "total_exact": res.Exact}
-		if res.TextPending {
-			doc["text_pending"] = res.Pending // sessions whose search text is still being built
-		}
 		return writeJSON(g.stdout, doc)
 	}
 	mark, marked := markColours(g)
@@ -240,7 +204,7 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 			}
 			fmt.Fprintf(g.stdout, "    also in: %s\n", cell(strings.Join(also, ", ")))
 		}
-		oc := op.open(h)
+		oc := op.Open(h)
 		fmt.Fprintf(g.stdout, "    %s  ·  %s\n", oc["path"], oc["messages"])
 	}
 	more := ""
@@ -273,32 +237,14 @@ func editedNote(edited string) string {
 	return "  [edited: " + edited + "]"
 }
 
-// opener writes the commands that show a hit in its session: with --db
-// when the index is not the one a plain `grove` would open, and naming the
-// session by its file when its id is not unique.
-type opener struct{ grove string }
-
-func newOpener(g *env) opener {
+// newOpener is the jsondoc.Opener of g's index: grove with --db when the
+// index is not the one a plain `grove` would open.
+func newOpener(g *env) jsondoc.Opener {
 	grove := "grove"
 	if g.dbPath != defaultDB() && os.Getenv("GROVE_DB") != g.dbPath {
 		grove += " --db " + shellQuote(archive.PastableIndex(g.dbPath))
 	}
-	return opener{grove}
-}
-
-func (op opener) open(h archive.Hit) map[string]string {
-	s := shellQuote(h.SessionID)
-	if h.AmbiguousID {
-		s = shellQuote(h.Path)
-	}
-	if h.OpenSource != "" {
-		s = "--source " + shellQuote(h.OpenSource) + " " + s
-	}
-	if h.EntryID == "" {
-		return map[string]string{"path": op.grove + " path " + s, "messages": op.grove + " messages " + s}
-	}
-	id := shellQuote(h.EntryID)
-	return map[string]string{"path": op.grove + " path " + s + " " + id, "messages": op.grove + " messages " + s + " " + id}
+	return jsondoc.Opener{Grove: grove}
 }
 
 // shellQuote quotes s for a POSIX shell (archive.ShellQuote).

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/jsondoc"
 	"github.com/grove-sessions/grove/internal/plural"
 )
 
@@ -39,41 +40,6 @@ func sessionsCommand(g *env) *cli.Command {
 	}
 }
 
-type sessionJSON struct {
-	ID        string `json:"id"`
-	Source    string `json:"source"` // the machine whose file it is (--source, SPEC §10)
-	Path      string `json:"path"`
-	Dialect   string `json:"dialect"`
-	Workspace string `json:"workspace"`
-	Name      string `json:"name"`
-	// FirstMessage is null for a session indexed before schema 5 and not
-	// read since (the next `grove index` reads it).
-	FirstMessage *string `json:"first_message"`
-	// ParentSession is the pi header's parentSession (branchedFrom in
-	// older files): the session file a fork was made from; "" for none
-	// (SPEC §8).
-	ParentSession string           `json:"parent_session"`
-	Entries       int              `json:"entries"`
-	Leaves        int              `json:"leaves"`
-	Created       any              `json:"created"`
-	Modified      any              `json:"modified"`
-	State         string           `json:"state"`
-	Diagnostics   []diagnosticJSON `json:"diagnostics"`
-}
-
-// diagnosticJSON is a stored bad line or warning; a duplicate_id names its
-// id and every line that has it, a lone_surrogate the field path.
-type diagnosticJSON struct {
-	Severity string `json:"severity"`
-	Code     string `json:"code"`
-	Line     int    `json:"line"`
-	Offset   int64  `json:"offset"`
-	Message  string `json:"message"`
-	ID       string `json:"id,omitempty"`
-	Lines    []int  `json:"lines,omitempty"`
-	Path     string `json:"path,omitempty"`
-}
-
 // firstColumns is how wide the first message may be in the sessions
 // table, in terminal columns.
 const firstColumns = 40
@@ -87,33 +53,13 @@ func runSessions(ctx context.Context, g *env, f archive.Filter, first string) er
 	if err := workspaceFilter(ctx, a, &f.Workspace); err != nil {
 		return err
 	}
-	sessions, err := a.Pick(ctx, f)
+	doc, err := jsondoc.ListSessions(ctx, a, f, first)
 	if err != nil {
 		return err
 	}
-	if first != "" {
-		sessions = firstContains(sessions, first)
-	}
-	sessions, depth := underParents(sessions)
-	out := []sessionJSON{}
-	for _, s := range sessions {
-		j := sessionJSON{ID: s.SessionID, Source: s.Source, Path: s.Path, Dialect: string(s.Dialect), Workspace: s.Workspace, Name: s.Name, FirstMessage: s.FirstMessage, ParentSession: s.ParentSession,
-			Entries: s.Entries, Leaves: s.Leaves, Created: rfc3339(s.CreatedMs), Modified: rfc3339(s.ModifiedMs),
-			State: sessionState(&s), Diagnostics: []diagnosticJSON{}}
-		if s.Diagnostics > 0 {
-			ds, err := a.Diagnostics(ctx, &s)
-			if err != nil {
-				return err
-			}
-			for _, d := range ds {
-				j.Diagnostics = append(j.Diagnostics, diagnosticJSON{Severity: d.Severity, Code: d.Code, Line: d.Line,
-					Offset: d.Offset, Message: d.Message, ID: d.ID, Lines: d.Lines, Path: d.Field})
-			}
-		}
-		out = append(out, j)
-	}
+	sessions, depth, out := doc.Listed, doc.Depth, doc.Sessions
 	if g.json {
-		return writeJSON(g.stdout, map[string]any{"sessions": out})
+		return writeJSON(g.stdout, doc)
 	}
 	if len(out) == 0 {
 		filters := describe(f)
@@ -136,7 +82,7 @@ func runSessions(ctx context.Context, g *env, f archive.Filter, first string) er
 	}
 	fmt.Fprintln(tw, head)
 	for i, s := range sessions {
-		state := sessionState(&s)
+		state := jsondoc.SessionState(&s)
 		if s.Diagnostics > 0 {
 			state = fmt.Sprintf("%s (%s)", state, plural.Count(s.Diagnostics, "diagnostic", "diagnostics"))
 		}
@@ -163,7 +109,7 @@ const maxShownDiagnostics = 10
 // that has any: each duplicated id with all its lines, each bad line, each
 // warning (SPEC §6), at most maxShownDiagnostics per session.
 // many says the sessions are of several sources: each is named with its.
-func writeDiagnostics(g *env, sessions []sessionJSON, many bool) error {
+func writeDiagnostics(g *env, sessions []jsondoc.Session, many bool) error {
 	for _, s := range sessions {
 		if len(s.Diagnostics) == 0 {
 			continue
@@ -184,19 +130,6 @@ func writeDiagnostics(g *env, sessions []sessionJSON, many bool) error {
 	return nil
 }
 
-// firstContains keeps the sessions whose first message contains sub,
-// ignoring case, both normalised alike (archive.NormalizeText).
-func firstContains(sessions []archive.Session, sub string) []archive.Session {
-	sub = strings.ToLower(archive.NormalizeText(sub))
-	var out []archive.Session
-	for _, s := range sessions {
-		if s.FirstMessage != nil && strings.Contains(strings.ToLower(*s.FirstMessage), sub) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // firstCell is a first message clipped to firstColumns: "-" when the
 // session has none, "?" when it was indexed before schema 5 and not read
 // since.
@@ -205,70 +138,6 @@ func firstCell(m *string) string {
 		return "?"
 	}
 	return clipWidth(cell(orDash(*m)), firstColumns)
-}
-
-// sessionState is the state sessions shows of s: the index's (ok,
-// needs-repair, damaged), or "unsupported" for a file grove lists but does
-// not read (a *.jsonl.zst, SPEC §3.5), whose one diagnostic says why.
-func sessionState(s *archive.Session) string {
-	if archive.IsCompressed(s.Path) {
-		return "unsupported"
-	}
-	return string(s.State)
-}
-
-// underParents orders sessions (most recently modified first) so that a
-// session whose parent_session names another of them, by session id or by
-// path (a Claude sub-agent's sessionId, SPEC §3.4; a pi fork's
-// parentSession file), comes right under it, after the parent's other
-// children of later modification; depth[i] is how far below a listed
-// parent sessions[i] is, 0 for a session listed on its own. A parent left
-// out by a filter leaves its children on their own; sessions whose parents
-// loop come last, the loop broken where the walk meets a session again.
-func underParents(sessions []archive.Session) ([]archive.Session, []int) {
-	// A parent is looked for among the sessions of the child's own source
-	// (a team's index, SPEC §10, may hold one copy per machine).
-	byKey := map[[2]string]int{}
-	for i := len(sessions) - 1; i >= 0; i-- { // the first of equal ids wins
-		byKey[[2]string{sessions[i].Source, sessions[i].SessionID}] = i
-		byKey[[2]string{sessions[i].Source, sessions[i].Path}] = i
-	}
-	parent := make([]int, len(sessions))
-	children := make([][]int, len(sessions))
-	for i, s := range sessions {
-		parent[i] = -1
-		if s.ParentSession == "" {
-			continue
-		}
-		if p, ok := byKey[[2]string{s.Source, s.ParentSession}]; ok && p != i {
-			parent[i] = p
-			children[p] = append(children[p], i)
-		}
-	}
-	out := make([]archive.Session, 0, len(sessions))
-	depth := make([]int, 0, len(sessions))
-	done := make([]bool, len(sessions))
-	var walk func(i, d int)
-	walk = func(i, d int) {
-		if done[i] {
-			return
-		}
-		done[i] = true
-		out = append(out, sessions[i])
-		depth = append(depth, d)
-		for _, c := range children[i] {
-			walk(c, d+1)
-		}
-	}
-	for i := range sessions {
-		if parent[i] < 0 {
-			walk(i, 0)
-		}
-	}
-	for i := range sessions { // parents that loop: each listed once, on its own
-		walk(i, 0)
-	}
-	return out, depth
 }
 
 // childKind names what a session listed under its parent is, as its agent

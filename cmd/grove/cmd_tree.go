@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/jsondoc"
 	"github.com/grove-sessions/grove/internal/plural"
 )
 
@@ -83,18 +84,15 @@ func runTree(ctx context.Context, g *env, session string, opt archive.TreeOption
 		return err
 	}
 	defer a.Close()
-	if err := a.RefuseCompressed(ctx, session); err != nil {
-		return err
-	}
-	r, err := a.Tree(ctx, session, opt)
+	r, err := jsondoc.Tree(ctx, a, session, opt)
 	if err != nil {
 		return err
 	}
 	if g.json && flat {
-		return writeTreeFlatJSON(g.stdout, r.Session.SessionID, r)
+		return jsondoc.WriteTreeFlat(g.stdout, r.Session.SessionID, r)
 	}
 	if g.json {
-		return writeTreeJSON(g.stdout, r.Session.SessionID, r)
+		return jsondoc.WriteTree(g.stdout, r.Session.SessionID, r)
 	}
 	return writeTreeText(g.stdout, r.Session, r)
 }
@@ -179,7 +177,7 @@ func (tw *treeWriter) line(prefix string, n *archive.TreeNode) {
 		fmt.Fprintf(w, "%s… %s …\n", prefix, plural.Count(n.Folded, "entry", "entries"))
 		return
 	case archive.NodeCut:
-		fmt.Fprintf(w, "%s%s\n", prefix, cutText(n))
+		fmt.Fprintf(w, "%s%s\n", prefix, jsondoc.CutText(n))
 		return
 	}
 	e := &tw.t.Entries[n.Entry]
@@ -227,11 +225,6 @@ func kindOf(e *archive.Entry) string {
 		return *e.Role
 	}
 	return e.Type
-}
-
-func cutText(n *archive.TreeNode) string {
-	return fmt.Sprintf("… %s, %s, %s below …", plural.Count(n.Branches, "branch", "branches"),
-		plural.Count(n.Folded, "entry", "entries"), plural.Count(n.Leaves, "leaf", "leaves"))
 }
 
 func padRight(s string, cols int) string {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/jsondoc"
 	"github.com/grove-sessions/grove/internal/testutil"
 )
 
@@ -297,7 +298,7 @@ func TestTree_Large(t *testing.T) {
 				if err := writeTreeText(&text, sess, tr); err != nil {
 					t.Fatal(err)
 				}
-				if err := writeTreeJSON(&js, sess.SessionID, tr); err != nil {
+				if err := jsondoc.WriteTree(&js, sess.SessionID, tr); err != nil {
 					t.Fatal(err)
 				}
 			}()
@@ -428,7 +429,7 @@ func BenchmarkTreeRender(b *testing.B) {
 	})
 	b.Run("json", func(b *testing.B) {
 		for b.Loop() {
-			writeTreeJSON(io.Discard, sess.SessionID, tr)
+			jsondoc.WriteTree(io.Discard, sess.SessionID, tr)
 		}
 	})
 }

@@ -5,15 +5,6 @@ import (
 	"time"
 )
 
-// rfc3339 renders Unix milliseconds as an RFC 3339 time in UTC (SPEC §8),
-// or nil when unknown.
-func rfc3339(ms *int64) any {
-	if ms == nil {
-		return nil
-	}
-	return time.UnixMilli(*ms).UTC().Format("2006-01-02T15:04:05.000Z07:00")
-}
-
 // short renders Unix milliseconds for people: UTC, to the minute.
 func short(ms *int64) string {
 	if ms == nil {

@@ -15,7 +15,15 @@ import (
 // assistant turns of 1-5 KB (thinking, text, a tool call), tool results of
 // up to ~16 KB, a few small bookkeeping entries, and, every 4 MB, a 1 MB
 // tool result holding a base64 image, as a screenshot makes in pi.
-func PiSession(size int, seed int64) []byte {
+func PiSession(size int, seed int64) []byte { return piSession(seed, size, 0) }
+
+// PiSessionEntries returns a pi version 3 session of n entries made as
+// PiSession makes them, without the images: about 2.5 KB an entry.
+func PiSessionEntries(n int, seed int64) []byte { return piSession(seed, 0, n) }
+
+// piSession is PiSession (entries 0: size bytes or more, with images) or
+// PiSessionEntries (entries > 0: that many, no image).
+func piSession(seed int64, size, entries int) []byte {
 	r := rand.New(rand.NewSource(seed))
 	var buf bytes.Buffer
 	buf.Grow(size + 2<<20)
@@ -23,7 +31,7 @@ func PiSession(size int, seed int64) []byte {
 	base := time.Date(2026, 3, 3, 8, 0, 0, 0, time.UTC)
 	var ids []string
 	nextImage := 4 << 20
-	for i := 1; buf.Len() < size; i++ {
+	for i := 1; (entries == 0 && buf.Len() < size) || (entries > 0 && i <= entries); i++ {
 		id := fmt.Sprintf("%08x", uint32(i)*2654435761)
 		parent := "null"
 		if n := len(ids); n > 0 {
@@ -37,7 +45,7 @@ func PiSession(size int, seed int64) []byte {
 		head := `{"type":%q,"id":"` + id + `","parentId":` + parent + `,"timestamp":` + ts
 		var line string
 		switch k := r.Intn(100); {
-		case buf.Len() >= nextImage:
+		case entries == 0 && buf.Len() >= nextImage:
 			nextImage += 4 << 20
 			img := make([]byte, 768<<10) // 1 MB of base64
 			r.Read(img)

@@ -1,4 +1,4 @@
-package main
+package jsondoc
 
 import (
 	"fmt"
@@ -24,7 +24,7 @@ func TestUnderParents(t *testing.T) {
 		{SessionID: "loop2", ParentSession: "loop1"},
 		{SessionID: "self", ParentSession: "self"},
 	}
-	out, depth := underParents(in)
+	out, depth := UnderParents(in)
 	var got []string
 	for i, s := range out {
 		got = append(got, fmt.Sprintf("%d:%s", depth[i], s.SessionID))
@@ -43,7 +43,7 @@ func TestUnderParents_PerSource(t *testing.T) {
 		list = append(list, archive.Session{SessionID: "p", Path: "/s/p.jsonl", Source: src},
 			archive.Session{SessionID: "c", Path: "/s/p/c.jsonl", Source: src, ParentSession: "p"})
 	}
-	out, depth := underParents(list)
+	out, depth := UnderParents(list)
 	var got []string
 	for i, s := range out {
 		got = append(got, fmt.Sprintf("%s:%s:%d", s.Source, s.SessionID, depth[i]))

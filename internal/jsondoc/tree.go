@@ -1,8 +1,9 @@
-package main
+package jsondoc
 
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,15 +13,32 @@ import (
 	"github.com/grove-sessions/grove/internal/plural"
 )
 
-// The --json shapes of grove tree (SPEC §8): nested (writeTreeJSON) and
-// --flat (writeTreeFlatJSON), written with explicit stacks.
+// The --json shapes of grove tree (SPEC §8): nested (WriteTree) and
+// --flat (WriteTreeFlat), written with explicit stacks.
 
-// writeTreeJSON writes SPEC §8's {"session","roots":[...]} for t, with
+// Tree is `grove tree SESSION` over the index: the session's drawable
+// tree (Archive.Tree). Errors: Archive.RefuseCompressed's and
+// Archive.Tree's.
+func Tree(ctx context.Context, a *archive.Archive, session string, opt archive.TreeOptions) (*archive.Tree, error) {
+	if err := a.RefuseCompressed(ctx, session); err != nil {
+		return nil, err
+	}
+	return a.Tree(ctx, session, opt)
+}
+
+// CutText is the preview of a node that stands for what --depth cut below
+// a branch point: "… 2 branches, 5 entries, 3 leaves below …".
+func CutText(n *archive.TreeNode) string {
+	return fmt.Sprintf("… %s, %s, %s below …", plural.Count(n.Branches, "branch", "branches"),
+		plural.Count(n.Folded, "entry", "entries"), plural.Count(n.Leaves, "leaf", "leaves"))
+}
+
+// WriteTree writes SPEC §8's {"session","roots":[...]} for t, with
 // the cycle roots after the other roots (see treeHelp for the node shape).
 // Nodes nest as deep as the tree (a linear chain of 100,000 entries is
 // 100,000 levels), so the document is written by a loop with an explicit
 // stack, not by encoding/json, which recurses once per level.
-func writeTreeJSON(w io.Writer, session string, t *archive.Tree) error {
+func WriteTree(w io.Writer, session string, t *archive.Tree) error {
 	jw := &treeJSON{w: bufio.NewWriterSize(w, 64<<10), t: t}
 	jw.enc = json.NewEncoder(&jw.buf)
 	jw.enc.SetEscapeHTML(false)
@@ -94,7 +112,7 @@ func (jw *treeJSON) members(i int) {
 		return
 	case archive.NodeCut:
 		w.WriteString(`{"id":null,"type":"cut","role":null,"label":null,"active":false,"preview":`)
-		jw.str(cutText(n))
+		jw.str(CutText(n))
 		fmt.Fprintf(w, `,"folded":%d,"leaves":%d,"branches":%d`, n.Folded, n.Leaves, n.Branches)
 		return
 	}
@@ -128,13 +146,13 @@ func (jw *treeJSON) members(i int) {
 	}
 }
 
-// writeTreeFlatJSON writes t as {"session","nodes":[node...]}: the nodes of
+// WriteTreeFlat writes t as {"session","nodes":[node...]}: the nodes of
 // the nested form in the order a walk draws them, each without "children"
 // but with "node" (its position in the list) and "parent_node" (the
 // position of the node it hangs under; null for a root; "parent" stays the
 // parentId of a damaged entry). Nothing nests, so a decoder
 // with a depth limit reads any session's tree.
-func writeTreeFlatJSON(w io.Writer, session string, t *archive.Tree) error {
+func WriteTreeFlat(w io.Writer, session string, t *archive.Tree) error {
 	jw := &treeJSON{w: bufio.NewWriterSize(w, 64<<10), t: t}
 	jw.enc = json.NewEncoder(&jw.buf)
 	jw.enc.SetEscapeHTML(false)
@@ -190,4 +208,11 @@ func (jw *treeJSON) str(s string) {
 		jw.err = err
 	}
 	jw.w.Write(bytes.TrimSuffix(jw.buf.Bytes(), []byte("\n")))
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
