@@ -18,9 +18,11 @@ type ResumeOptions struct {
 	// Prompt is the first message of a new branch, for an agent that goes
 	// on from an earlier entry only when given one (Claude Code).
 	Prompt string
-	// Plan makes no fork: a pi leaf other than the active one is answered
-	// with NeedsFork set and no command (grove serve, which writes
-	// nothing).
+	// Plan writes nothing and asks for nothing: a pi leaf other than the
+	// active one is answered with NeedsFork set, an earlier Claude Code
+	// entry without a Prompt with NeedsPrompt, each without a command
+	// (grove serve, which writes nothing; grove pick, before it asks for
+	// a prompt).
 	Plan bool
 	// Home and Getenv place pi's fork (its sessions folder); "" and nil
 	// mean the user's home directory and os.Getenv.
@@ -48,6 +50,10 @@ type Resume struct {
 	// NeedsFork is set, with Plan, on a pi leaf other than the active one:
 	// Resume without Plan forks it (and the answer has a command).
 	NeedsFork bool
+	// NeedsPrompt is set, with Plan, when the agent goes on from the leaf
+	// only with a first message (Claude Code): Resume with a Prompt
+	// answers the command.
+	NeedsPrompt bool
 }
 
 // Resume answers the command that goes on from leaf (the active leaf when
@@ -70,7 +76,7 @@ func (a *Archive) Resume(ctx context.Context, session, leaf string, opts ResumeO
 	s := p.Session
 	ag := agent.Of(s.Dialect)
 	at := agent.ResumeAt{SessionID: s.SessionID, Path: s.Path, Workspace: s.Workspace, Parent: s.ParentSession,
-		Leaf: p.Leaf, Active: s.ActiveLeaf != nil && *s.ActiveLeaf == p.Leaf, Prompt: opts.Prompt}
+		Leaf: p.Leaf, Active: s.ActiveLeaf != nil && *s.ActiveLeaf == p.Leaf, Prompt: opts.Prompt, Plan: opts.Plan}
 	if s.ParentSession != "" {
 		at.Child = ag.ChildKind(s.Path)
 	}
@@ -119,7 +125,7 @@ func (a *Archive) Resume(ctx context.Context, session, leaf string, opts ResumeO
 	if err != nil {
 		return nil, err
 	}
-	out.Argv, out.Then, out.File = cmd.Argv, cmd.Then, cmd.File
+	out.Argv, out.Then, out.File, out.NeedsPrompt = cmd.Argv, cmd.Then, cmd.File, cmd.NeedsPrompt
 	if out.Argv != nil {
 		if err := runHere(s); err != nil {
 			return nil, err

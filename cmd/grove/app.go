@@ -197,7 +197,7 @@ func newApp(g *env) *cli.App {
 			indexCommand(g), rebuildCommand(g), sessionsCommand(g), workspacesCommand(g), leavesCommand(g),
 			branchesCommand(g), treeCommand(g), pathCommand(g), messagesCommand(g), contextCommand(g), exportCommand(g),
 			verifyCommand(g), recoverCommand(g), appendCommand(g), repairCommand(g), searchCommand(g), watchCommand(g), serveCommand(g),
-			resumeCommand(g),
+			resumeCommand(g), pickCommand(g),
 		},
 	}
 	for _, c := range app.Commands {
@@ -206,7 +206,7 @@ func newApp(g *env) *cli.App {
 		switch c.Name {
 		case "index", "rebuild", "watch", "serve":
 			c.Flags = append(c.Flags, sourceFlag())
-		case "sessions", "leaves", "branches", "tree", "path", "messages", "context", "export", "verify", "search", "resume":
+		case "sessions", "leaves", "branches", "tree", "path", "messages", "context", "export", "verify", "search", "resume", "pick":
 			c.Flags = append(c.Flags, readSourceFlag())
 		}
 		before := c.Before

@@ -73,6 +73,13 @@ func runResume(ctx context.Context, g *env, session, leaf, prompt string, run bo
 	if err != nil {
 		return err
 	}
+	return answerResume(g, a, r, run)
+}
+
+// answerResume prints r (grove resume, grove pick): its line, or with
+// --json its document; with run it closes a and runs the command instead.
+// A pi fork written to get there is said on stderr.
+func answerResume(g *env, a *archive.Archive, r *archive.Resume, run bool) error {
 	if r.Fork != nil {
 		g.warn(fmt.Sprintf("wrote %s: a new pi session %s forked from %s at %s: %s", cell(r.Fork.Out), r.Fork.ID, r.Fork.Source, r.Fork.Leaf,
 			plural.Count(r.Fork.Entries, "entry", "entries")))
@@ -92,7 +99,7 @@ func runResume(ctx context.Context, g *env, session, leaf, prompt string, run bo
 		}
 		return writeJSON(g.stdout, out)
 	}
-	_, err = fmt.Fprintln(g.stdout, r.Line())
+	_, err := fmt.Fprintln(g.stdout, r.Line())
 	return err
 }
 

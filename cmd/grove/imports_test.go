@@ -8,12 +8,12 @@ import (
 )
 
 // The front ends reach the session files and the index through archive
-// only (STYLE.md, "The house"): neither the command line nor grove serve
-// imports the index or the committed-log reader. Their tests may, for
-// fixtures.
+// only (STYLE.md, "The house"): neither the command line, grove serve nor
+// grove pick imports the index or the committed-log reader. Their tests
+// may, for fixtures.
 func TestFrontEnds_ImportArchiveOnly(t *testing.T) {
 	const module = "github.com/grove-sessions/grove/"
-	for _, dir := range []string{".", filepath.Join("..", "..", "internal", "serve")} {
+	for _, dir := range []string{".", filepath.Join("..", "..", "internal", "serve"), filepath.Join("..", "..", "internal", "pick")} {
 		pkg, err := build.ImportDir(dir, 0)
 		if err != nil {
 			t.Fatalf("build.ImportDir(%q): %v", dir, err)

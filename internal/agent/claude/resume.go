@@ -27,7 +27,8 @@ import (
 // Errors (cannot_resume): a sub-agent's file (claude --resume takes the
 // main session's id), a sidechain entry (a sub-agent's turn, not a point
 // of the main conversation), another entry without at.Prompt, a prompt
-// that begins with "-" (claude would read it as a flag).
+// that begins with "-" (claude would read it as a flag). With at.Plan,
+// another entry without at.Prompt answers NeedsPrompt instead.
 func (Agent) Resume(at kit.ResumeAt) (*kit.Resume, error) {
 	refuse := func(msg string) error { return errs.New(errs.CodeCannotResume, msg).In(at.Path) }
 	if at.Child == "sub-agent" {
@@ -44,6 +45,9 @@ func (Agent) Resume(at kit.ResumeAt) (*kit.Resume, error) {
 		return &kit.Resume{Argv: []string{"claude", "--resume", at.SessionID}}, nil
 	}
 	if at.Prompt == "" {
+		if at.Plan {
+			return &kit.Resume{NeedsPrompt: true}, nil
+		}
 		return nil, refuse("Claude Code goes on from an earlier entry only in print mode, with the branch's first message (--resume-session-at is ignored in its interactive terminal): give grove resume --prompt TEXT, or resume the active leaf and rewind there (Esc twice)")
 	}
 	if strings.HasPrefix(at.Prompt, "-") {

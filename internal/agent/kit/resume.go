@@ -21,6 +21,9 @@ type ResumeAt struct {
 	// NewID is a fresh UUID for a session the command makes (Claude
 	// Code's --session-id), so that a second command can name it.
 	NewID string
+	// Plan asks what the command needs rather than for the command: an
+	// agent that would refuse for want of a Prompt answers NeedsPrompt.
+	Plan bool
 }
 
 // Resume is an agent's command that goes on from a ResumeAt, run in the
@@ -35,4 +38,7 @@ type Resume struct {
 	// messages log, a plain file): a person or program goes on by
 	// appending to it. "" when Argv is set.
 	File string
+	// NeedsPrompt answers a ResumeAt with Plan set and no Prompt, when
+	// the agent goes on from there only with a first message; Argv is nil.
+	NeedsPrompt bool
 }
