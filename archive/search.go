@@ -37,6 +37,10 @@ type SearchOptions struct {
 	Limit     int    // hits to return; 0 means DefaultSearchLimit
 	Offset    int    // hits to skip
 	NoDedupe  bool
+	// NoSnippets leaves every entry hit's Snippet empty: no line is read
+	// back from its session file (grove pick, which lists sessions as
+	// they are typed for).
+	NoSnippets bool
 }
 
 // DefaultSearchLimit is how many hits Search returns when
@@ -189,6 +193,10 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 			if at, err := a.db.SessionsAtPath(ctx, h.Path); err == nil && len(at) > 1 {
 				sh.OpenSource = h.Source
 			}
+		}
+		if o.NoSnippets {
+			out.Hits = append(out.Hits, sh)
+			continue
 		}
 		line, err := a.readHitLine(files, &h)
 		if err != nil {

@@ -307,7 +307,7 @@ func (m *Model) search(q string) tea.Cmd {
 	ctx, a, limit := m.ctx, m.a, m.opts.SearchLimit
 	return func() tea.Msg {
 		start := time.Now()
-		res, err := a.Search(ctx, archive.SearchOptions{Query: asTyped(q), Limit: limit})
+		res, err := a.Search(ctx, archive.SearchOptions{Query: asTyped(q), Limit: limit, NoSnippets: true})
 		hits := map[string]string{}
 		if err == nil {
 			for _, h := range res.Hits {
@@ -326,8 +326,11 @@ func (m *Model) search(q string) tea.Cmd {
 }
 
 // asTyped is the query q as grove search takes it while it is typed: its
-// last word, when it is a plain word of two characters or more (or one CJK
-// character), a prefix.
+// last word, when it is a plain word of three characters or more, a
+// prefix (CJK text matches any substring already). A two-letter prefix
+// would be grove search's shortest, but it expands to most of the index's
+// words and costs a second on a large archive, so two letters are
+// searched as a word.
 func asTyped(q string) string {
 	words := strings.Fields(q)
 	last := words[len(words)-1]
@@ -344,7 +347,7 @@ func asTyped(q string) string {
 		}
 		letters++
 	}
-	if letters < 2 {
+	if letters < 3 {
 		return q
 	}
 	return q + "*"

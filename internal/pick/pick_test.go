@@ -215,7 +215,8 @@ func TestModel_TooSmall(t *testing.T) {
 func TestAsTyped(t *testing.T) {
 	for q, want := range map[string]string{
 		"jose":          "jose*",
-		"try jo":        "try jo*",
+		"try jos":       "try jos*",
+		"try jo":        "try jo",
 		"j":             "j",
 		`"run the`:      `"run the`,
 		`"run the"`:     `"run the"`,
