@@ -208,7 +208,10 @@ func runServe(ctx context.Context, g *env, opts serveOptions) error {
 // this machine's name (SPEC §9).
 func handlerOptions(dbPath string, ra *archive.Archive, hub *serve.Hub, addr *net.TCPAddr) serve.Options {
 	port := fmt.Sprint(addr.Port)
-	o := serve.Options{Archive: ra, Port: port, Events: hub, Hosts: []string{strings.ToLower(addr.String())}, API: apiRunner(dbPath)}
+	o := serve.Options{Archive: ra, Port: port, Events: hub, Hosts: []string{strings.ToLower(addr.String())}, API: apiRunner(dbPath), Grove: "grove"}
+	if dbPath != defaultDB() && !ra.IsServer() {
+		o.Grove = "grove --db " + archive.ShellQuote(dbPath) // a PostgreSQL URL may hold a password: GROVE_DB then
+	}
 	if addr.IP.IsUnspecified() {
 		o.AnyIP = true
 		if h, err := os.Hostname(); err == nil {
