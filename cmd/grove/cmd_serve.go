@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -210,7 +211,13 @@ func handlerOptions(dbPath string, ra *archive.Archive, hub *serve.Hub, addr *ne
 	port := fmt.Sprint(addr.Port)
 	o := serve.Options{Archive: ra, Port: port, Events: hub, Hosts: []string{strings.ToLower(addr.String())}, API: apiRunner(dbPath), Grove: "grove"}
 	if dbPath != defaultDB() && !ra.IsServer() {
-		o.Grove = "grove --db " + archive.ShellQuote(dbPath) // a PostgreSQL URL may hold a password: GROVE_DB then
+		// Absolute: the command is pasted in any directory. (A PostgreSQL
+		// URL may hold a password: GROVE_DB names it there.)
+		db := dbPath
+		if abs, err := filepath.Abs(db); err == nil {
+			db = abs
+		}
+		o.Grove = "grove --db " + archive.ShellQuote(db)
 	}
 	if addr.IP.IsUnspecified() {
 		o.AnyIP = true
