@@ -36,6 +36,10 @@ type Model struct {
 
 	all    []row // every session, newest first
 	shown  []int // indices into all that the query keeps, in order
+	// metaOK marks the sessions whose name, first message, workspace or id
+	// hold every word of metaWords; a query that only types on narrows it.
+	metaOK    []bool
+	metaWords []string
 	cursor int   // index into shown
 	top    int   // first row of shown on screen
 
@@ -264,16 +268,27 @@ func (m *Model) queryChanged() tea.Cmd {
 }
 
 // refilter recomputes shown, keeping the selected session when it stays.
+// The name filter narrows the last one when the query only typed on (its
+// words the same but the last one longer), else starts over.
 func (m *Model) refilter() {
 	var keep string
 	if s := m.selected(); s != nil {
 		keep = s.Path
 	}
 	words := strings.Fields(strings.ToLower(m.input.Value()))
+	narrow := len(m.metaOK) == len(m.all) && typedOn(m.metaWords, words)
+	if !narrow {
+		m.metaOK = make([]bool, len(m.all))
+	}
+	for i := range m.all {
+		if !narrow || m.metaOK[i] {
+			m.metaOK[i] = metaMatch(m.all[i].meta, words)
+		}
+	}
+	m.metaWords = words
 	m.shown = m.shown[:0]
 	for i := range m.all {
-		r := &m.all[i]
-		if _, ok := m.text[r.s.Path]; ok || metaMatch(r.meta, words) {
+		if _, ok := m.text[m.all[i].s.Path]; ok || m.metaOK[i] {
 			m.shown = append(m.shown, i)
 		}
 	}
@@ -283,6 +298,25 @@ func (m *Model) refilter() {
 			m.cursor = i
 		}
 	}
+}
+
+// typedOn reports whether the words now are the words before with more
+// typed: the same words, the last one longer, or one word more. What
+// matches now then matched before.
+func typedOn(before, now []string) bool {
+	if len(before) == 0 || len(now) < len(before) || len(now) > len(before)+1 {
+		return false
+	}
+	if last := now[len(now)-1]; strings.ContainsAny(last, `"*`) || strings.HasPrefix(last, "-") {
+		return false // search syntax counts as found (metaMatch): more may match now
+	}
+	n := len(before)
+	for i := 0; i < n-1; i++ {
+		if before[i] != now[i] {
+			return false
+		}
+	}
+	return strings.HasPrefix(now[n-1], before[n-1])
 }
 
 // metaMatch reports whether every word is in meta (words lower-cased;
@@ -307,7 +341,7 @@ func (m *Model) search(q string) tea.Cmd {
 	ctx, a, limit := m.ctx, m.a, m.opts.SearchLimit
 	return func() tea.Msg {
 		start := time.Now()
-		res, err := a.Search(ctx, archive.SearchOptions{Query: asTyped(q), Limit: limit, NoSnippets: true})
+		res, err := a.Search(ctx, archive.SearchOptions{Query: asTyped(q), Limit: limit, NoSnippets: true, EntriesOnly: true})
 		hits := map[string]string{}
 		if err == nil {
 			for _, h := range res.Hits {

@@ -231,3 +231,22 @@ func TestAsTyped(t *testing.T) {
 		}
 	}
 }
+
+func TestTypedOn(t *testing.T) {
+	for _, c := range []struct {
+		before, now []string
+		want        bool
+	}{
+		{[]string{"jo"}, []string{"jos"}, true},
+		{[]string{"jos"}, []string{"jos", "x"}, true},
+		{[]string{"jose"}, []string{"jos"}, false},
+		{[]string{"a", "b"}, []string{"a"}, false},
+		{[]string{"a", "b"}, []string{"c", "bb"}, false},
+		{nil, []string{"a"}, false},
+		{[]string{"jo"}, []string{"jo*"}, false},
+	} {
+		if got := typedOn(c.before, c.now); got != c.want {
+			t.Errorf("typedOn(%q, %q) = %v, want %v", c.before, c.now, got, c.want)
+		}
+	}
+}
