@@ -34,14 +34,14 @@ type Model struct {
 	input  textinput.Model // the query
 	prompt textinput.Model // the first message of a branch (Claude Code), while prompting
 
-	all    []row // every session, newest first
-	shown  []int // indices into all that the query keeps, in order
+	all   []row // every session, newest first
+	shown []int // indices into all that the query keeps, in order
 	// metaOK marks the sessions whose name, first message, workspace or id
 	// hold every word of metaWords; a query that only types on narrows it.
 	metaOK    []bool
 	metaWords []string
-	cursor int   // index into shown
-	top    int   // first row of shown on screen
+	cursor    int // index into shown
+	top       int // first row of shown on screen
 
 	// Full text: hits of the query in flight or last answered, by session
 	// file; at most one search runs, the latest query waits for it.
