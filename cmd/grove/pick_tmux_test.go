@@ -46,9 +46,21 @@ func TestPick_RealTerminal(t *testing.T) {
 	}
 	sock := "grove-pick-test-" + filepath.Base(tmp)
 	t.Cleanup(func() { exec.Command(tmux, "-L", sock, "kill-server").Run() })
-	run := func(name string) (out string, pane func() string, keys func(...string)) {
+	// A stand-in pi for --exec: it records its directory and argv.
+	bindir := filepath.Join(tmp, "bin")
+	if err := os.MkdirAll(bindir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fake := "#!/bin/sh\n{ pwd; for a in \"$@\"; do echo \"$a\"; done; } > " + filepath.Join(tmp, "pi.log") + "\necho fake pi ran\n"
+	if err := os.WriteFile(filepath.Join(bindir, "pi"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := func(name string, flags ...string) (out string, pane func() string, keys func(...string)) {
 		out = filepath.Join(tmp, name+".out")
-		script := fmt.Sprintf("GROVE_DB=%s %s pick | tee %s; echo \"EXIT=${PIPESTATUS[0]}\"; sleep 600", db, bin, out)
+		// The environment is the command's own: a tmux server keeps the
+		// one it started with. HOME and pi's folder are the test's.
+		script := fmt.Sprintf("HOME=%s PI_CODING_AGENT_DIR=%s PATH=%s:$PATH GROVE_DB=%s %s pick %s | tee %s; echo \"EXIT=${PIPESTATUS[0]}\"; sleep 600",
+			filepath.Join(tmp, "home"), filepath.Join(tmp, "agent"), bindir, db, bin, strings.Join(flags, " "), out)
 		cmd := exec.Command(tmux, "-L", sock, "new-session", "-d", "-s", name, "-x", "120", "-y", "30", "bash", "-c", script)
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Skipf("tmux cannot start a session here: %v: %s", err, b)
@@ -109,6 +121,24 @@ func TestPick_RealTerminal(t *testing.T) {
 	waitPane(pane, "EXIT=1")
 	if b, _ := os.ReadFile(out); len(b) != 0 {
 		t.Errorf("Esc printed %q, want nothing", b)
+	}
+
+	// --exec: Enter on another leaf forks it into pi's folder (here the
+	// test's PI_CODING_AGENT_DIR) and runs pi on the fork, in the
+	// workspace.
+	_, pane, keys = run("exec", "--exec")
+	waitPane(pane, "3 sessions of 3 sessions")
+	keys("Auth refactor")
+	waitPane(pane, "1 session of 3 sessions", "* b7395fc2")
+	keys("Tab", "Down", "Enter")
+	waitPane(pane, "fake pi ran", "EXIT=0")
+	log, err := os.ReadFile(filepath.Join(tmp, "pi.log"))
+	if err != nil {
+		t.Fatalf("grove pick --exec did not run pi: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(log)), "\n")
+	if len(lines) != 3 || lines[0] != ws || lines[1] != "--session" || !strings.HasPrefix(lines[2], filepath.Join(tmp, "agent", "sessions")+"/") {
+		t.Errorf("pi ran as %q, want in %s with --session and a fork in pi's folder", lines, ws)
 	}
 
 	// No terminal: said, exit 2.
