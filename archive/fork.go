@@ -71,7 +71,7 @@ func (a *Archive) Fork(ctx context.Context, session, leaf string, opts ForkOptio
 	// Refused before any target is looked at: a pi fork of another agent's
 	// session would be neither agent's file (SPEC §8).
 	if name := AgentOf(p.Session.Dialect); name != "" {
-		return nil, foreignError(p.Session.Path, p.Session.Dialect, "export as jsonl", "grove never writes "+name+"'s files; export --format md|html instead")
+		return nil, foreignError(p.Session.Path, p.Session.Dialect, "export as jsonl", "grove never writes "+name+"'s files; export --format md|html instead, or grove resume to go on from that leaf in "+name)
 	}
 	if opts.DryRun {
 		if opts.Out != "" {

@@ -37,6 +37,14 @@ type SearchOptions struct {
 	Limit     int    // hits to return; 0 means DefaultSearchLimit
 	Offset    int    // hits to skip
 	NoDedupe  bool
+	// NoSnippets leaves every entry hit's Snippet empty: no line is read
+	// back from its session file (grove pick, which lists sessions as
+	// they are typed for).
+	NoSnippets bool
+	// EntriesOnly gives entry hits only: no session hit for a query that
+	// is a session id or matches a session's name (grove pick matches
+	// names and ids itself; finding the named sessions reads every one).
+	EntriesOnly bool
 }
 
 // DefaultSearchLimit is how many hits Search returns when
@@ -139,7 +147,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		}
 		p.SIDs = []int64{s.SID}
 	}
-	if q.IDLike != "" && len(o.Roles) == 0 && len(o.Types) == 0 {
+	if q.IDLike != "" && len(o.Roles) == 0 && len(o.Types) == 0 && !o.EntriesOnly {
 		if ss, err := a.db().SessionsByIDPrefix(ctx, q.IDLike); err == nil && len(ss) == 1 && sessionPasses(&ss[0], &p) {
 			sessionHits = append(sessionHits, sessionHit(&ss[0]))
 		}
@@ -148,7 +156,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 	// Code's custom-title, ai-title, summary; a sub-agent's meta.json) is
 	// found by a query its name matches (SPEC §7: session names;
 	// FORMATS.md §4: title metadata).
-	if len(o.Roles) == 0 && len(o.Types) == 0 && !o.Active {
+	if len(o.Roles) == 0 && len(o.Types) == 0 && !o.Active && !o.EntriesOnly {
 		for _, ag := range agent.All {
 			d := string(ag.Dialect())
 			if !ag.Traits().NamedByMetadata || o.Dialect != "" && o.Dialect != d {
@@ -200,6 +208,10 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 			if at, err := a.db().SessionsAtPath(ctx, h.Path); err == nil && len(at) > 1 {
 				sh.OpenSource = h.Source
 			}
+		}
+		if o.NoSnippets {
+			out.Hits = append(out.Hits, sh)
+			continue
 		}
 		line, err := a.readHitLine(files, &h)
 		if err != nil {

@@ -61,6 +61,14 @@ const (
 	CodeDiskFull Code = "disk_full"
 )
 
+// CodeCannotResume is a `grove resume` the session's agent has no
+// command for (SPEC §12): a Codex entry before the end of its rollout, a
+// Claude Code sub-agent's file or sidechain entry, an earlier Claude Code
+// entry without a first message, a workspace that is unknown or not a
+// directory here, --exec of a file no agent runs. The message names what
+// would work.
+const CodeCannotResume Code = "cannot_resume"
+
 // CodeUnsupportedCompression is a session file grove lists but does not
 // read: a Codex rollout compressed with zstd (*.jsonl.zst, SPEC §3.5).
 // Its session has no entries and this one diagnostic.

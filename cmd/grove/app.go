@@ -197,7 +197,7 @@ func newApp(g *env) *cli.App {
 			indexCommand(g), rebuildCommand(g), sessionsCommand(g), workspacesCommand(g), leavesCommand(g),
 			branchesCommand(g), treeCommand(g), pathCommand(g), messagesCommand(g), contextCommand(g), exportCommand(g),
 			verifyCommand(g), recoverCommand(g), appendCommand(g), repairCommand(g), searchCommand(g), watchCommand(g), serveCommand(g),
-			mcpCommand(g),
+			mcpCommand(g), resumeCommand(g), pickCommand(g),
 		},
 	}
 	for _, c := range app.Commands {
@@ -206,7 +206,7 @@ func newApp(g *env) *cli.App {
 		switch c.Name {
 		case "index", "rebuild", "watch", "serve":
 			c.Flags = append(c.Flags, sourceFlag())
-		case "sessions", "leaves", "branches", "tree", "path", "messages", "context", "export", "verify", "search", "mcp":
+		case "sessions", "leaves", "branches", "tree", "path", "messages", "context", "export", "verify", "search", "mcp", "resume", "pick":
 			c.Flags = append(c.Flags, readSourceFlag())
 		}
 		before := c.Before
@@ -270,6 +270,10 @@ func exitStatus(err error) int {
 	if errors.As(err, &u) || cliutil.IsFlagError(err) {
 		return exitUsage
 	}
+	var child childExit
+	if errors.As(err, &child) {
+		return child.code
+	}
 	return exitFailed
 }
 
@@ -277,8 +281,9 @@ func exitStatus(err error) int {
 // SPEC §8 on stdout.
 func report(g *env, err error) {
 	var quiet silentFailure
-	if errors.As(err, &quiet) {
-		return
+	var child childExit
+	if errors.As(err, &quiet) || errors.As(err, &child) {
+		return // said already (on stdout, or by the agent)
 	}
 	var ie interruptedError
 	if errors.Is(err, context.Canceled) && !errors.As(err, &ie) && !g.writes {

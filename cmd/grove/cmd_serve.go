@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -208,7 +209,16 @@ func runServe(ctx context.Context, g *env, opts serveOptions) error {
 // this machine's name (SPEC §9).
 func handlerOptions(dbPath string, ra *archive.Archive, hub *serve.Hub, addr *net.TCPAddr) serve.Options {
 	port := fmt.Sprint(addr.Port)
-	o := serve.Options{Archive: ra, Port: port, Events: hub, Hosts: []string{strings.ToLower(addr.String())}, API: apiRunner(dbPath)}
+	o := serve.Options{Archive: ra, Port: port, Events: hub, Hosts: []string{strings.ToLower(addr.String())}, API: apiRunner(dbPath), Grove: "grove"}
+	if dbPath != defaultDB() && !ra.IsServer() {
+		// Absolute: the command is pasted in any directory. (A PostgreSQL
+		// URL may hold a password: GROVE_DB names it there.)
+		db := dbPath
+		if abs, err := filepath.Abs(db); err == nil {
+			db = abs
+		}
+		o.Grove = "grove --db " + archive.ShellQuote(db)
+	}
 	if addr.IP.IsUnspecified() {
 		o.AnyIP = true
 		if h, err := os.Hostname(); err == nil {

@@ -9,11 +9,11 @@ import (
 
 // The front ends reach the session files and the index through archive
 // only (STYLE.md, "The house"): neither the command line, grove serve,
-// grove mcp nor the documents they share (internal/jsondoc) imports the
+// grove mcp, grove pick nor the documents they share (internal/jsondoc) imports the
 // index or the committed-log reader. Their tests may, for fixtures.
 func TestFrontEnds_ImportArchiveOnly(t *testing.T) {
 	const module = "github.com/grove-sessions/grove/"
-	for _, dir := range []string{".", filepath.Join("..", "..", "internal", "serve"), filepath.Join("..", "..", "internal", "jsondoc"), filepath.Join("..", "..", "internal", "mcp")} {
+	for _, dir := range []string{".", filepath.Join("..", "..", "internal", "serve"), filepath.Join("..", "..", "internal", "jsondoc"), filepath.Join("..", "..", "internal", "mcp"), filepath.Join("..", "..", "internal", "pick")} {
 		pkg, err := build.ImportDir(dir, 0)
 		if err != nil {
 			t.Fatalf("build.ImportDir(%q): %v", dir, err)

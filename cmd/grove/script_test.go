@@ -54,6 +54,7 @@ func TestMain(m *testing.M) {
 //	appendfile DST SRC                append the bytes of SRC to DST, as a writer would
 //	hardlink OLD NEW                  NEW is a hard link to OLD
 //	aligned FILE REGEXP               REGEXP starts at one terminal column on every line it matches (at least two)
+//	expand SRC DST                    DST is SRC with $VAR and ${VAR} replaced by the script's environment
 //
 // FILE may be stdout or stderr. The json commands also check that FILE holds
 // exactly one JSON document. See jsonPath for the PATH syntax.
@@ -205,6 +206,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"hardlink":   cmdHardlink,
 	"aligned":    cmdAligned,
 	"mode":       cmdMode,
+	"expand":     cmdExpand,
 }
 
 // withumaskMain is `withumask MASK PROG [ARGS...]`: it sets the umask
@@ -370,6 +372,18 @@ func cmdAppendFile(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	_, err = f.WriteString(ts.ReadFile(args[1]))
 	ts.Check(errors.Join(err, f.Close()))
+}
+
+// cmdExpand is `expand SRC DST`: DST (made, with its folders) is SRC with
+// $VAR and ${VAR} replaced by the script's environment, so a fixture can
+// name $WORK (a session's cwd that exists).
+func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: expand SRC DST")
+	}
+	dst := ts.MkAbs(args[1])
+	ts.Check(os.MkdirAll(filepath.Dir(dst), 0o755))
+	ts.Check(os.WriteFile(dst, []byte(os.Expand(ts.ReadFile(args[0]), ts.Getenv)), 0o644))
 }
 
 // cmdHardlink is `hardlink OLD NEW`: NEW becomes a second name of OLD's

@@ -169,3 +169,23 @@ func TestServe_ListingOrder(t *testing.T) {
 		t.Errorf("/ lists the workspace of no name (a snapshot file) at %d, want it before /ties/h (%d), after every workspace with entries", i, j)
 	}
 }
+
+// The resume commands serve shows run grove itself against serve's own
+// index (SPEC §12): --db by its absolute path, whatever serve was given,
+// so the line works pasted in any directory; at the default index, none.
+func TestServe_GroveNamesIndex(t *testing.T) {
+	f := mustServeFixture(t)
+	ra, err := archive.Open(context.Background(), f.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ra.Close()
+	t.Chdir(filepath.Dir(f.db))
+	addr := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 7420}
+	if got, want := handlerOptions(filepath.Base(f.db), ra, nil, addr).Grove, "grove --db "+archive.ShellQuote(f.db); got != want {
+		t.Errorf("serve --db %s: copied commands start %q, want %q", filepath.Base(f.db), got, want)
+	}
+	if got := handlerOptions(defaultDB(), ra, nil, addr).Grove; got != "grove" {
+		t.Errorf("serve at the default index: copied commands start %q, want grove", got)
+	}
+}

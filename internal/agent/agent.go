@@ -178,6 +178,28 @@ type Editor interface {
 	ContextEdits(path []jsonl.Entry, version int) (map[string]string, error)
 }
 
+// Resumer is an agent with a command of its own that goes on from an
+// entry of one of its sessions, run in the session's workspace (SPEC §12
+// `grove resume`): pi's `pi --session FILE`, Claude Code's `claude
+// --resume ID`, Codex's `codex resume ID`; for the dialects no agent runs
+// (messages, plain), the file itself. Every agent is one.
+type Resumer interface {
+	// Resume is the command for at. Errors: cannot_resume, naming what
+	// would work, for a point the agent's commands do not go on from.
+	Resume(at ResumeAt) (*Resume, error)
+}
+
+// ForkResumer is a Resumer that goes on from another leaf than the active
+// one in a fork of its path (pi: its files open at their last entry): the
+// caller forks (Forker) into ForkDir and resumes the fork.
+type ForkResumer interface {
+	Resumer
+	Forker
+	// ForkDir is the folder the agent keeps the sessions of workspace in,
+	// home the user's home directory and getenv the environment.
+	ForkDir(workspace, home string, getenv func(string) string) string
+}
+
 // The words of the interface, defined in kit for the agent folders.
 type (
 	Context      = kit.Context
@@ -192,6 +214,8 @@ type (
 	Facts        = kit.Facts
 	Identity     = kit.Identity
 	ForkSource   = kit.ForkSource
+	ResumeAt     = kit.ResumeAt
+	Resume       = kit.Resume
 )
 
 // The kinds of the traits (kit's).
@@ -227,6 +251,15 @@ var Default Agent = plain.New()
 var (
 	_ Forker = pi.New()
 	_ Editor = pi.New()
+)
+
+// Resumers: every agent resumes; pi through a fork (compile-time checks).
+var (
+	_ ForkResumer = pi.New()
+	_ Resumer     = plain.New()
+	_ Resumer     = messages.New()
+	_ Resumer     = claude.New()
+	_ Resumer     = codex.New()
 )
 
 // Of is the agent of dialect d; an unknown name gets Default's.

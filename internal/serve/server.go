@@ -31,6 +31,10 @@ type Options struct {
 	AnyIP bool
 	// Events, when set, is where /events subscribes; nil answers 404.
 	Events *Hub
+	// Grove is how a copied command runs grove itself against this
+	// index ("grove --db FILE"), for the resume commands grove must run
+	// (a pi fork first); "" means "grove".
+	Grove string
 }
 
 // Server is grove serve's HTTP handler (SPEC §9).

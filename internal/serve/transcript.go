@@ -35,6 +35,7 @@ type transcriptView struct {
 	NextMore     int // branches below the last entry not listed
 	BranchPoints int // on the path
 	TreeURL      string
+	Resume       resumeView // the command that goes on from Leaf
 }
 
 // branchView is one branch at a branch point, or one way the path goes on.
@@ -75,6 +76,7 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 	v := transcriptView{page: page{Title: title(p.Session), Sub: p.Leaf, Kind: "transcript", Session: sid}, S: p.Session, File: file,
 		Leaf: p.Leaf, Entries: n, IsLeaf: len(next) == 0, BranchPoints: len(points), TreeURL: sessionHref(sid, file)}
 	v.Active = p.Session.ActiveLeaf != nil && *p.Session.ActiveLeaf == p.Leaf
+	v.Resume = s.resumeOf(ctx, p)
 	// The page: the one holding ?at=ENTRY, else the leaf's. Pages are cut
 	// back from the leaf, so the leaf's page is always a full one.
 	at := n - 1

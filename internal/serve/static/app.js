@@ -82,6 +82,45 @@
     }
   });
 
+  // Copy buttons: each code.copyable (a leaf's resume command) gets one,
+  // which puts the code's text on the clipboard (the Clipboard API, a
+  // secure context's: loopback is one); where the browser refuses, the
+  // text is selected for Ctrl-C instead. Made here, so a page without
+  // script shows no button that does nothing; made again after a live
+  // update replaces the page's main.
+  function addCopyButtons() {
+    for (const code of document.querySelectorAll("code.copyable[id]")) {
+      if (code.nextElementSibling && code.nextElementSibling.matches("button.copy")) continue;
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "copy";
+      b.dataset.copy = code.id;
+      b.textContent = "Copy";
+      b.title = "copy the command";
+      code.after(b);
+    }
+  }
+  document.addEventListener("click", async (ev) => {
+    const b = ev.target.closest && ev.target.closest("button.copy[data-copy]");
+    if (!b) return;
+    const code = document.getElementById(b.dataset.copy);
+    if (!code) return;
+    try {
+      await navigator.clipboard.writeText(code.textContent);
+      b.textContent = "Copied";
+    } catch (e) {
+      const range = document.createRange();
+      range.selectNodeContents(code);
+      const sel = window.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+      b.textContent = "Selected: Ctrl-C copies";
+    }
+    setTimeout(() => { b.textContent = "Copy"; }, 2000);
+  });
+  addCopyButtons();
+  body.addEventListener("grove:updated", addCopyButtons);
+
   // Live updates: /events says which sessions changed (all when its list
   // is empty); a page showing one of them fetches itself again and puts
   // the new main in place, keeping the scroll position.

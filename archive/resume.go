@@ -1,0 +1,179 @@
+package archive
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/grove-sessions/grove/errs"
+	"github.com/grove-sessions/grove/internal/agent"
+)
+
+// ResumeOptions say how Resume answers.
+type ResumeOptions struct {
+	// Prompt is the first message of a new branch, for an agent that goes
+	// on from an earlier entry only when given one (Claude Code).
+	Prompt string
+	// Plan writes nothing and asks for nothing: a pi leaf other than the
+	// active one is answered with NeedsFork set, an earlier Claude Code
+	// entry without a Prompt with NeedsPrompt, each without a command
+	// (grove serve, which writes nothing; grove pick, before it asks for
+	// a prompt).
+	Plan bool
+	// Home and Getenv place pi's fork (its sessions folder); "" and nil
+	// mean the user's home directory and os.Getenv.
+	Home   string
+	Getenv func(string) string
+	// Now is the fork's time; zero means time.Now().
+	Now time.Time
+}
+
+// Resume is the command that goes on from a leaf of a session in its
+// agent (SPEC §12 `grove resume`).
+type Resume struct {
+	Session *Session
+	Leaf    string // the entry gone on from (the active leaf when none was asked for)
+	Agent   string // the agent as people know it (Agent.Name): "pi", "Claude Code", "Codex", "messages", "plain"
+	Cwd     string // the directory the command runs in: the session's workspace
+	Argv    []string
+	Then    []string // a second command, run in Cwd once Argv succeeded; nil for none
+	// File is the session file, for a dialect no agent runs (messages,
+	// plain); Argv is then nil.
+	File string
+	// Fork is the new pi session Resume wrote to go on from a leaf other
+	// than the active one; nil when none was written.
+	Fork *Fork
+	// NeedsFork is set, with Plan, on a pi leaf other than the active one:
+	// Resume without Plan forks it (and the answer has a command).
+	NeedsFork bool
+	// NeedsPrompt is set, with Plan, when the agent goes on from the leaf
+	// only with a first message (Claude Code): Resume with a Prompt
+	// answers the command.
+	NeedsPrompt bool
+}
+
+// Resume answers the command that goes on from leaf (the active leaf when
+// "") of session in the session's own agent, run in its workspace (SPEC
+// §12; each agent's Resume says its command and where it comes from).
+// For pi, a leaf other than the active one is first forked (SPEC §5, as
+// Fork) into pi's own sessions folder for the workspace
+// (agent.ForkResumer.ForkDir), made 0700 if missing, and the fork is
+// resumed; with opts.Plan nothing is written and NeedsFork says so.
+//
+// Errors: those of Path; cannot_resume when the agent has no command for
+// that entry (the agent's reason, naming what would work) or when the
+// command would run in a workspace that is unknown or not a directory
+// here (a command is never run elsewhere); those of Fork.
+func (a *Archive) Resume(ctx context.Context, session, leaf string, opts ResumeOptions) (*Resume, error) {
+	p, err := a.Path(ctx, session, leaf)
+	if err != nil {
+		return nil, err
+	}
+	s := p.Session
+	ag := agent.Of(s.Dialect)
+	at := agent.ResumeAt{SessionID: s.SessionID, Path: s.Path, Workspace: s.Workspace, Parent: s.ParentSession,
+		Leaf: p.Leaf, Active: s.ActiveLeaf != nil && *s.ActiveLeaf == p.Leaf, Prompt: opts.Prompt, Plan: opts.Plan}
+	if s.ParentSession != "" {
+		at.Child = ag.ChildKind(s.Path)
+	}
+	if n := len(p.Entries); n > 0 {
+		at.Side = p.Entries[n-1].Side
+	}
+	out := &Resume{Session: s, Leaf: p.Leaf, Agent: ag.Name(), Cwd: s.Workspace}
+	r, ok := ag.(agent.Resumer)
+	if !ok {
+		return nil, errs.New(errs.CodeCannotResume, "grove knows no command of "+ag.Name()+" that resumes a session").In(s.Path)
+	}
+	if fr, ok := r.(agent.ForkResumer); ok && !at.Active {
+		if err := runHere(s); err != nil {
+			return nil, err
+		}
+		if opts.Plan {
+			out.NeedsFork = true
+			return out, nil
+		}
+		home, getenv := opts.Home, opts.Getenv
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		if home == "" {
+			home, _ = os.UserHomeDir()
+		}
+		dir := fr.ForkDir(s.Workspace, home, getenv)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, errs.Wrap(errs.CodeIO, err, "cannot make "+ag.Name()+"'s sessions folder for the fork: "+errs.PathReason(err)).In(dir)
+		}
+		f, err := a.Fork(ctx, s.SessionID, p.Leaf, ForkOptions{Out: dir, Now: opts.Now})
+		if err != nil {
+			return nil, err
+		}
+		out.Fork = f
+		at.SessionID, at.Path, at.Parent, at.Active = f.ID, f.Out, s.Path, true
+	}
+	if opts.Prompt != "" {
+		id, err := uuid.NewRandom()
+		if err != nil {
+			return nil, err
+		}
+		at.NewID = id.String()
+	}
+	cmd, err := r.Resume(at)
+	if err != nil {
+		return nil, err
+	}
+	out.Argv, out.Then, out.File, out.NeedsPrompt = cmd.Argv, cmd.Then, cmd.File, cmd.NeedsPrompt
+	if out.Argv != nil {
+		if err := runHere(s); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// runHere refuses a command for s whose workspace is unknown, or is not a
+// directory on this machine (removed since, or another machine's path):
+// an agent run elsewhere would look for the session in the wrong project
+// (Claude Code finds a session by id only among its folder's).
+func runHere(s *Session) error {
+	if s.Workspace == "" {
+		return errs.New(errs.CodeCannotResume, "the session's workspace is unknown, so grove does not know where to run its agent").In(s.Path).
+			WithHint("cd to the directory it worked in and run the agent's own resume there")
+	}
+	fi, err := os.Stat(s.Workspace)
+	if err != nil || !fi.IsDir() || !filepath.IsAbs(s.Workspace) {
+		why := "does not exist here"
+		if err == nil {
+			why = "is not a directory"
+		}
+		return errs.New(errs.CodeCannotResume, "the session's workspace "+s.Workspace+" "+why+"; grove runs an agent only in the session's own workspace").In(s.Path).
+			WithHint("restore or check out that directory (or run on the machine the session is from)")
+	}
+	return nil
+}
+
+// Line is r as one line of a POSIX shell: `cd WORKSPACE && COMMAND`, and
+// `&& THEN` when there is a second command, every word quoted where the
+// shell would read it otherwise; for a file no agent runs, its path as it
+// is.
+func (r *Resume) Line() string {
+	if r.Argv == nil {
+		return r.File
+	}
+	line := "cd " + ShellQuote(r.Cwd) + " && " + shellLine(r.Argv)
+	if r.Then != nil {
+		line += " && " + shellLine(r.Then)
+	}
+	return line
+}
+
+func shellLine(argv []string) string {
+	q := make([]string, len(argv))
+	for i, w := range argv {
+		q[i] = ShellQuote(w)
+	}
+	return strings.Join(q, " ")
+}
