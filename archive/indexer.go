@@ -40,7 +40,7 @@ type (
 	SourcesFileError = ingest.SourcesFileError
 )
 
-// The defaults of `grove watch` (README "grove watch").
+// The defaults of `grove watch` (docs/commands.md "grove watch").
 const (
 	DefaultWatchQuiet  = ingest.DefaultWatchQuiet  // 250 ms without a change before a batch is indexed
 	DefaultWatchRescan = ingest.DefaultWatchRescan // 5 minutes between full passes

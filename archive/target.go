@@ -17,7 +17,7 @@ import (
 
 // CheckExportTarget refuses an export --out target that is grove's index
 // or a session file, with or without --force (SPEC §8
-// would_replace_session; README "Export never replaces a session").
+// would_replace_session; docs/writing.md "Export never replaces a session").
 //
 // First the index (see ingest.CheckIndexTarget): a would_replace_index
 // *errs.Error when target is this archive's index, a file grove keeps

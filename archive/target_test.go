@@ -52,7 +52,7 @@ func TestSessionLine(t *testing.T) {
 // mark (SPEC §2.2), blank or whitespace-only lines (§2.3), CRLF line ends
 // (§2.4) — SessionLine still sees the session line behind it, in every
 // dialect; and behind the same bytes, a line that is no session stays
-// none, so export --force never replaces a session behind a BOM (README
+// none, so export --force never replaces a session behind a BOM (docs/writing.md
 // "Export never replaces a session").
 func TestSessionLineLeadingBytes(t *testing.T) {
 	const bom = "\xef\xbb\xbf"

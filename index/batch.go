@@ -92,7 +92,7 @@ const leanCache = 512
 // memory, writing the rest to the WAL as it goes, for as long as it is
 // open: roomToFold then asks for the growth and 768 KB more instead of the
 // growth and about 2.3 MB (SQLite's default cache). For one file per
-// transaction on a full disk (README "A full disk"). Call it before the
+// transaction on a full disk (docs/indexing.md "A full disk"). Call it before the
 // batch writes anything. In PostgreSQL it does nothing.
 func (b *Batch) Lean() error {
 	if b.d.db.pg || b.restoreCache != nil {
@@ -127,7 +127,7 @@ func (b *Batch) endLean() {
 // it (see Lean): not only the new pages but the index and FTS5 pages
 // changed in place, often as many again. A committed transaction that the
 // checkpoint cannot fold into the index file holds its WAL, and the disk,
-// full until there is room (README "A full disk"): refusing it
+// full until there is room (docs/indexing.md "A full disk"): refusing it
 // before the commit leaves the WAL foldable, and truncated by the
 // checkpoint that follows. Nil when the sizes cannot be known (a file
 // system that reports no blocks at all is taken to have room).

@@ -20,7 +20,7 @@ import (
 // ended, the file cannot be read) are returned as they are. It reads only:
 // the cost is one pass over the file (measured on the test
 // machine: a 72 MB index 1.7-2.2 s on 2 busy shared cores, integrity_check
-// 4.2 s; see README "A damaged or foreign index").
+// 4.2 s; see docs/indexing.md "A damaged or foreign index").
 //
 // In PostgreSQL, which checks its own pages, it does nothing.
 func (d *DB) QuickCheck(ctx context.Context) error {

@@ -9,7 +9,7 @@ import (
 	"github.com/grove-sessions/grove/jsonl"
 )
 
-// Fork copies in search (README "Forks"): the rows that are copies of one
+// Fork copies in search (docs/search.md "Forks"): the rows that are copies of one
 // entry fold into one hit (copyKey), and each hit of a page learns the
 // other sessions that hold its entry (AlsoIn) and whether its session id is
 // shared (AmbiguousID).
@@ -157,7 +157,7 @@ type copyKey struct {
 	len int
 }
 
-// keyOf is what copies of r's entry share (README "Forks"), by its
+// keyOf is what copies of r's entry share (docs/search.md "Forks"), by its
 // agent's copy rule (agent.CopyRule): the entry id, the line's CRC-32 and
 // length and the time, for files whose copies are byte-identical lines
 // (SameLine: pi forks); the uuid, the message's CRC-32 and the time

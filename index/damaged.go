@@ -20,7 +20,7 @@ import (
 )
 
 // This file decides, before SQLite writes anything, whose file the index
-// path holds (README "A damaged or foreign index"):
+// path holds (docs/indexing.md "A damaged or foreign index"):
 //
 //   - no file, or an empty one: no index yet; Open creates it;
 //   - a file whose first 100 bytes are not a SQLite header carrying

@@ -30,7 +30,7 @@ func IsDiskFull(err error) bool {
 }
 
 // DiskFull returns err as a disk_full *errs.Error when IsDiskFull (SPEC §8;
-// README "A full disk"), else nil. Its Path is the file the operating system
+// docs/indexing.md "A full disk"), else nil. Its Path is the file the operating system
 // named, else that of a *errs.Error in the chain, else path (the index,
 // for SQLite's SQLITE_FULL). wanted is the size in bytes of what was being
 // written, 0 when not known. The hint names the file system's mount point

@@ -13,7 +13,7 @@ import (
 )
 
 // The error of a commit roomToFold refuses is disk_full on every platform
-// (README "A full disk"), however it is wrapped; other errors are not.
+// (docs/indexing.md "A full disk"), however it is wrapped; other errors are not.
 func TestIsDiskFull(t *testing.T) {
 	refused := &os.PathError{Op: "commit", Path: "index.db", Err: errNoSpace}
 	for _, c := range []struct {

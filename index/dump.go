@@ -47,7 +47,7 @@ var dumpTags = map[string]string{"sessions": "session", "entries": "entry", "dia
 // Dump writes the index's canonical dump to out (the shape is DumpFile's,
 // with no column left out beyond the built-in ones), for comparing two
 // indexes of the same files: an index refreshed incrementally, rebuilt or
-// recovered after a crash must dump as a clean build does (README
+// recovered after a crash must dump as a clean build does (docs/indexing.md
 // "Keeping the index current", "Crashes"). One read transaction: one
 // snapshot of every table. Errors: ErrDumpServer for a PostgreSQL index;
 // a failed query.

@@ -76,7 +76,7 @@ func StatKey(size, mtimeNs, dev, ino int64) int64 {
 
 // FileStates returns, by path, the stat_key of every indexed session's
 // file (see StatKey), so that a refresh tells with one stat per file
-// whether it changed (README "Keeping the index current"), and the paths of sessions whose state is
+// whether it changed (docs/indexing.md "Keeping the index current"), and the paths of sessions whose state is
 // not ok. Two queries over narrow indexes, whatever the number of
 // sessions; SessionByPath gives the rest for a file that changed.
 func (d *DB) FileStates(ctx context.Context) (keys map[string]int64, notOK map[string]bool, err error) {

@@ -23,7 +23,7 @@ const walFrameOverhead = 128
 
 // RestoreFrom replaces the whole content of this index with that of the
 // grove index at src, through SQLite's online backup API (`grove rebuild`
-// and the first `grove index` swap a new index in: SPEC §6, README
+// and the first `grove index` swap a new index in: SPEC §6, docs/indexing.md
 // "Crashes"). It is one write transaction on this index: readers — other
 // groves searching, a `grove watch` between passes — see the old index or
 // the new one, never a mix, and a process killed during the copy leaves

@@ -61,7 +61,7 @@ type Hit struct {
 // SearchResult is a page of hits and how many there are in all.
 type SearchResult struct {
 	Hits []Hit
-	// Total counts the hits, fork copies once (README "Totals"). It is
+	// Total counts the hits, fork copies once (docs/search.md "Totals"). It is
 	// exact (Exact) when there are at most max(CountLimit, Offset+Limit)
 	// hits; otherwise it is that bound plus one, a lower bound. It depends on
 	// the query, the filters and how far the page reaches, never on the
@@ -100,7 +100,7 @@ const hitCols = `e.sid, e.seq, e.entry_id, e.parent_id, e.type, e.role, e.ts_ms,
 // Search runs p. Entry hits for an id-like query (an entry id, or a unique
 // prefix of one) come first, then full-text hits in the order p asks for.
 // Filters apply to both. Total follows the same rule for either order
-// (SPEC §7, README "Totals"): see SearchResult. Errors are SQLite's,
+// (SPEC §7, docs/search.md "Totals"): see SearchResult. Errors are SQLite's,
 // wrapped, and one for a Limit under 1.
 func (d *DB) Search(ctx context.Context, p SearchParams) (*SearchResult, error) {
 	if p.Limit < 1 {
@@ -333,7 +333,7 @@ func nextLimit(limit, got, want int) int {
 // match with NoDedupe), up to limit: it returns (n, true) when there are
 // n <= limit, else (limit+1, false). It depends on the query and filters
 // only, not on the order or the page, so that every page and either order
-// of one search report the same total (README "Totals"). SQLite stops
+// of one search report the same total (docs/search.md "Totals"). SQLite stops
 // reading matches at the (limit+1)th distinct one.
 func (d *DB) countHits(ctx context.Context, p SearchParams, m, where string, args []any, limit int) (int, bool, error) {
 	// The key of keyOf: the line's CRC for byte-identical copies, else the

@@ -87,7 +87,7 @@ func drawQuery(rt *rapid.T) string {
 	return strings.Join(parts, " ")
 }
 
-// TestSearch_TotalsAgree checks the total rule (README "Totals") over
+// TestSearch_TotalsAgree checks the total rule (docs/search.md "Totals") over
 // generated corpora of up to 3 sessions, some holding fork copies of the
 // same entries, with up to 700 entries of a small vocabulary so that
 // common words pass CountLimit: for a random query, every limit up to

@@ -20,7 +20,7 @@ const (
 // abs when the -wal is empty (it holds nothing) and no connection, in any
 // process, has the index open: what SQLite's last connection does when it
 // closes, but which an open that failed for lack of room (the -shm could
-// not be made its size, SQLITE_IOERR_SHMSIZE) leaves undone (README "A
+// not be made its size, SQLITE_IOERR_SHMSIZE) leaves undone (docs/indexing.md "A
 // full disk"). It never removes a -wal with frames in it, and does nothing
 // when it cannot take the locks (always, on Windows). It is best effort:
 // errors are ignored.

@@ -10,7 +10,7 @@ import (
 )
 
 // A reader sees a session wholly before or wholly after a writer's update
-// (README "Keeping the index current"): each read is one statement, so one
+// (docs/indexing.md "Keeping the index current"): each read is one statement, so one
 // snapshot, and checks that the session row agrees with its entry rows and
 // its active marks.
 func TestSessionWriter_ReadersSeeWholeUpdates(t *testing.T) {

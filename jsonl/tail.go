@@ -17,7 +17,7 @@ import (
 
 // Resume is where an earlier read of a file stopped, so that a read of the
 // same file grown by appending can go on from there (a refresh reads only
-// what was appended: README "Keeping the index current"). Take it from a
+// what was appended: docs/indexing.md "Keeping the index current"). Take it from a
 // Result whose Resumable is true.
 type Resume struct {
 	Offset  int64   // bytes: the earlier read's Committed, where the next line starts

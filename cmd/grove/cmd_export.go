@@ -148,7 +148,7 @@ func runExport(ctx context.Context, g *env, session, leaf string, o exportOption
 func runFork(ctx context.Context, g *env, a *archive.Archive, session, leaf string, o exportOptions) error {
 	if o.force {
 		// A session there is refused as such, with or without --force
-		// (README): that says more than the flag's misuse.
+		// (docs/writing.md): that says more than the flag's misuse.
 		if _, err := a.Fork(ctx, session, leaf, archive.ForkOptions{Out: o.out, DryRun: true}); err != nil {
 			return err
 		}

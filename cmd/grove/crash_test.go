@@ -90,7 +90,7 @@ func dumpDiff(got, want string) string {
 	return fmt.Sprintf("%d lines after the crash, %d in a clean build", len(g), len(w))
 }
 
-// TestCrash_KillIndexAndRebuild is the crash rule (README "Crashes"), with
+// TestCrash_KillIndexAndRebuild is the crash rule (docs/indexing.md "Crashes"), with
 // real processes: `grove index` and `grove rebuild` are killed with SIGKILL
 // at random moments, -crash.rounds rounds (30 by default), while session
 // files keep growing between rounds as an agent would append to them.

@@ -245,7 +245,7 @@ func mustNotGrow(t *testing.T, before, after map[string]int64, indexed int, what
 // each searchable, verify clean, no file grown but the index; run again
 // on the full disk, it fails the same way without growing anything; once
 // there is room, the next run completes the index: the same answers as one
-// built with room (SPEC §6, README "A full disk").
+// built with room (SPEC §6, docs/indexing.md "A full disk").
 func TestRun_DiskFullColdIndex(t *testing.T) {
 	testutil.SkipSlow(t, "./cmd/grove", "indexes 8 MB of sessions into tmpfs of 9 sizes")
 	root, marks := diskFullCorpus(t)
@@ -331,7 +331,7 @@ func answerDiff(got, want map[string]string) string {
 // of several sizes fails with disk_full holding exactly the sessions it
 // says, each searchable, and no file grown but the index: every commit
 // it made could be folded into the index file, so no WAL is left taking
-// the room (README "A full disk"); with room, the next run completes it.
+// the room (docs/indexing.md "A full disk"); with room, the next run completes it.
 func TestRun_DiskFullIncremental(t *testing.T) {
 	testutil.SkipSlow(t, "./cmd/grove", "indexes 3 MB of sessions into tmpfs of 3 sizes")
 	root := filepath.Join(t.TempDir(), "words")
@@ -383,7 +383,7 @@ func TestRun_DiskFullIncremental(t *testing.T) {
 // WAL, the index file growing as the WAL is folded in). Each run succeeds
 // with the answers of an index built with room, or fails with disk_full,
 // exit 1, the old index answering as before and no file beside it grown
-// or left (SPEC §6; README "grove rebuild").
+// or left (SPEC §6; docs/indexing.md "grove rebuild").
 func TestRun_DiskFullRebuild(t *testing.T) {
 	testutil.SkipSlow(t, "./cmd/grove", "rebuilds an 8 MB corpus on a disk filled 8 ways")
 	root, marks := diskFullCorpus(t)

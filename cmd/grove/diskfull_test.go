@@ -96,7 +96,7 @@ func mustWholeIndex(t *testing.T, db string, noWAL bool) {
 // TestRun_DiskFull: on a 3 MB tmpfs, every command that writes answers
 // disk_full (the file, a hint naming the file system), exit 1; the old
 // index stays whole and answers as before; no WAL, rebuild file or
-// temporary file is left (SPEC §8 disk_full; README "A full disk").
+// temporary file is left (SPEC §8 disk_full; docs/indexing.md "A full disk").
 func TestRun_DiskFull(t *testing.T) {
 	testutil.SkipSlow(t, "./cmd/grove", "fills a 3 MB tmpfs with every writing command")
 	fsDir := mustSmallFS(t, "3m")
@@ -232,7 +232,7 @@ func TestRun_DiskFull(t *testing.T) {
 // watch` of twelve 1 MB sessions, which share write batches, answer
 // disk_full but keep every file that fits (as many as one `grove index` per
 // file would), say how many were not indexed, and leave the index whole
-// with no WAL taking space (README "A full disk").
+// with no WAL taking space (docs/indexing.md "A full disk").
 func TestRun_DiskFullKeepsWhatFits(t *testing.T) {
 	testutil.SkipSlow(t, "./cmd/grove", "indexes 12 MB into a 3 MB tmpfs")
 	dir := t.TempDir()
@@ -294,7 +294,7 @@ func wordsSession(size int, seed int64) []byte {
 // TestRun_DiskFullLeavesDiskUsable: on 3 MB and 8 MB tmpfs, `grove index`
 // of twelve 1 MB sessions of random words answers disk_full and leaves the
 // index whole with no WAL, and room on the disk for a small file; run
-// again, it counts the files kept as unchanged, not as not indexed (README
+// again, it counts the files kept as unchanged, not as not indexed (docs/indexing.md
 // "A full disk": a committed WAL that could not be folded into the index
 // would keep the disk 100% full).
 func TestRun_DiskFullLeavesDiskUsable(t *testing.T) {
@@ -358,7 +358,7 @@ func TestRun_IndexSourcesFileWarns(t *testing.T) {
 // the tail alone: the backup holds exactly the removed bytes and the file
 // its committed prefix. With no room even for that, it refuses with
 // disk_full, leaving the file untouched and no backup (SPEC §8 `repair`,
-// README "A full disk").
+// docs/indexing.md "A full disk").
 func TestRun_DiskFullRepair(t *testing.T) {
 	fsDir := mustSmallFS(t, "1m")
 	var b strings.Builder

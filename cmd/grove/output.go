@@ -17,7 +17,7 @@ import (
 // instead of sending them: a session name or message holding ESC [2J must
 // not clear the user's screen. Redirected output keeps every byte. One-line
 // views (table cells, tree lines, search results) escape their values
-// with cell whatever the output is (README: Control characters).
+// with cell whatever the output is (docs/output.md "Control characters").
 type output struct {
 	ctx      context.Context
 	g        *env

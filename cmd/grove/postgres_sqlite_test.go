@@ -131,7 +131,7 @@ func answersOf(t *testing.T, db string) map[string]string {
 	}
 	for _, s := range sessions.Sessions {
 		// By id where it is unique: a messages log named by its path is
-		// read from the file itself (README `messages`), which the
+		// read from the file itself (docs/commands.md "grove messages"), which the
 		// second machine does not have.
 		name := s.ID
 		if ids[s.ID] > 1 {
@@ -159,7 +159,7 @@ func answersOf(t *testing.T, db string) map[string]string {
 
 // grove serve on a team's index from a machine with no session root of
 // its own serves the index as it is, watching nothing, instead of
-// refusing to start (README "A team's index").
+// refusing to start (docs/postgres.md).
 func TestPostgres_ServeWithNoRoot(t *testing.T) {
 	url := pgtest.DB(t)
 	root := filepath.Join(t.TempDir(), "pi")

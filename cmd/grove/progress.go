@@ -20,8 +20,8 @@ func stderrIsTerminal(g *env) bool {
 	return ok && isatty.IsTerminal(f.Fd())
 }
 
-// progressReporter draws a progress bar for long index runs on w (README:
-// Command reference, index): files read of those that changed, megabytes,
+// progressReporter draws a progress bar for long index runs on w (docs/commands.md
+// "grove index"): files read of those that changed, megabytes,
 // and time left. It is made only when stderr is a terminal; otherwise
 // nothing is drawn and only the one-line summary is printed at the end. Its
 // percentage only grows, also when a second pass starts or the total is

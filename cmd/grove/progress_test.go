@@ -12,7 +12,7 @@ import (
 	"github.com/grove-sessions/grove/archive"
 )
 
-// The progress bar of grove index (README: Command reference, index) shows
+// The progress bar of grove index (docs/commands.md "grove index") shows
 // files and megabytes once a run has enough to read, and nothing for a
 // small refresh.
 func TestProgressReporter(t *testing.T) {

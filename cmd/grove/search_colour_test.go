@@ -41,7 +41,7 @@ func searchOn(t *testing.T, db string, w *os.File, r io.Reader) string {
 // then: not in a pipe, not with NO_COLOR set (no-color.org), not on a
 // TERM=dumb terminal, and the
 // colour's escape sequences reach the terminal as sent, not escaped as a
-// session file's control characters are (README: Control characters). The
+// session file's control characters are (docs/output.md "Control characters"). The
 // terminal is a real pseudo-terminal, as a user's shell has.
 func TestSearch_ColourOnlyOnATerminal(t *testing.T) {
 	db := mustIndexed(t, testutil.Testdata(t, "pi/v3-tree.jsonl"))

@@ -1,6 +1,6 @@
 // Package diskfree tells how many bytes may still be written on the file
 // system holding a directory: what grove checks before a commit it could
-// not fold back into the index (SPEC §6, README "A full disk"), and
+// not fold back into the index (SPEC §6, docs/indexing.md "A full disk"), and
 // grove-bench before a run.
 //
 // # Caveats

@@ -48,7 +48,7 @@ func stepFault(step string) error {
 // ok is false when the index holds sessions whose text is not pending, or
 // when the build of an empty index failed for any reason but ctx (a full
 // disk among them): the caller then indexes the ordinary way, which keeps
-// what fits (README "A full disk"). When the text finds no room after the
+// what fits (docs/indexing.md "A full disk"). When the text finds no room after the
 // entry rows were swapped in, the index is swapped back to what it was
 // (a copy made before the swap) and ok is false too: the index never
 // keeps rows whose text is missing for lack of room. Over sessions whose

@@ -27,7 +27,7 @@
 //     (RebuildPath) and swapped in in one transaction (rebuild.go,
 //     rebuild_run.go); RebuildStored is its PostgreSQL form, from the
 //     committed bytes the index holds (SPEC §10).
-//   - Lock is the writer lock two groves share (SPEC §6 and README "Two
+//   - Lock is the writer lock two groves share (SPEC §6 and docs/indexing.md "Two
 //     groves"); OpenForWrite sets a damaged index aside (SetAside) and
 //     opens a new one in its place (damaged.go).
 //

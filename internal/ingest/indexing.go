@@ -19,7 +19,7 @@ import (
 //   - when the index holds no session yet (or a run left its search text
 //     pending), builds it cold: in a private file, the search text on
 //     another core, the entry rows swapped in before the text (coldIndex;
-//     README "The first index");
+//     docs/indexing.md "The first index");
 //   - when the index turns out damaged on the way (a page deeper than Open
 //     looks: damaged_index), sets it aside as <index>.damaged-<UTC time>
 //     (SetAside; the Warn of OpenForWrite names the backup) and indexes
@@ -29,7 +29,7 @@ import (
 //     a warning, the roots being in the index itself) and folds the WAL
 //     into the index file;
 //   - on a full disk with files indexed, remembers the roots if there is
-//     room for that: the files that fit are kept (README "A full disk");
+//     room for that: the files that fit are kept (docs/indexing.md "A full disk");
 //     so does a run stopped by ctx (Ctrl-C) that committed files.
 //
 // Errors: those of the refresh (the index failing, index_busy without
@@ -105,7 +105,7 @@ func (ix *Indexer) reopenDamaged(ctx context.Context, cause error) error {
 // carrySources gives a new index that replaces a damaged one the sources
 // the damaged one remembered, from the copy beside it (SourcesPath, which
 // SetAside leaves in place), so that the next Remember adds to them rather
-// than replacing them and Rebuild reads the roots the user named (README
+// than replacing them and Rebuild reads the roots the user named (docs/indexing.md
 // "grove rebuild"). Best effort: without the copy the new index knows only
 // what it is asked to read next.
 func carrySources(ctx context.Context, ix *Indexer) {

@@ -15,7 +15,7 @@ import (
 // A Ctrl-C (ctx cancelled) part-way through an index run keeps the files
 // finished before it, and the summary's Indexed counts exactly the
 // sessions the index then holds: `grove index` repeats that count in its
-// interrupted message (README "interrupted").
+// interrupted message (docs/indexing.md "Interrupted").
 func TestIndex_InterruptedCountIsTrue(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "root")

@@ -18,7 +18,7 @@ const lockPoll = 100 * time.Millisecond
 
 // Lock takes the index's writer lock, an exclusive flock.TryLock (flock(2)
 // on Unix) on LockPath(index file), so that two groves never write one index at once
-// (README "Two groves": `grove index`, `grove rebuild` and each pass of
+// (docs/indexing.md "Two groves": `grove index`, `grove rebuild` and each pass of
 // `grove watch` hold it; readers never take it, SQLite's WAL gives them a
 // consistent view). The lock file then says who holds it ("pid N: grove
 // index since T"). When another grove holds it and busy is nil, Lock fails

@@ -14,7 +14,7 @@ import (
 	"github.com/grove-sessions/grove/internal/ingest"
 )
 
-// Two groves on one index (README "Two groves"): the second waits for the
+// Two groves on one index (docs/indexing.md "Two groves"): the second waits for the
 // lock, saying who holds it, or with no Busy callback fails with
 // index_busy.
 func TestIndex_SecondGroveWaitsForTheLock(t *testing.T) {

@@ -36,7 +36,7 @@ func (ix *Indexer) Sources(ctx context.Context) (roots, files []string, err erro
 // index, for `grove rebuild`. Sources already known cost a read, not a
 // write. A root that is not a directory grove can open now (a typo, a disk
 // not mounted) is not remembered: it was not read, and a rebuild would
-// otherwise fail on it for ever (README "grove rebuild"); nor is a file
+// otherwise fail on it for ever (docs/indexing.md "grove rebuild"); nor is a file
 // that is not there, or is a directory.
 func (ix *Indexer) Remember(ctx context.Context, opts IndexOptions) error {
 	known, err := ix.db.Sources(ctx)
@@ -89,7 +89,7 @@ func (ix *Indexer) Remember(ctx context.Context, opts IndexOptions) error {
 // beside the index (SourcesPath) could not be written: the sources table
 // has them, and the next Remember writes the file again. Callers that
 // indexed everything warn rather than fail: a disk too full for that
-// small file must not fail a run that indexed every file (README "A full
+// small file must not fail a run that indexed every file (docs/indexing.md "A full
 // disk").
 type SourcesFileError struct{ Err error }
 
@@ -165,7 +165,7 @@ func ReadSourcesFile(dbPath string) ([]index.Source, error) {
 
 // rebuild builds a new index of opts' files at RebuildPath(index file),
 // then swaps it in (index.DB.RestoreFrom: one transaction, so readers see
-// the old index or the new one) and removes the new file (SPEC §6; README
+// the old index or the new one) and removes the new file (SPEC §6; docs/indexing.md
 // "Crashes"). It holds this index's lock throughout, so no refresh runs
 // meanwhile and none is lost. If it is interrupted — ctx ends, the process
 // is killed — before the swap commits, this index is as it was and the

@@ -41,7 +41,7 @@ type RebuildOptions struct {
 	Source string
 }
 
-// Rebuild is `grove rebuild` (SPEC §6, README "grove rebuild") of the
+// Rebuild is `grove rebuild` (SPEC §6, docs/indexing.md "grove rebuild") of the
 // index at dbPath: a new index of opts' files is built beside it
 // (RebuildPath) and swapped in in one transaction, so that readers see
 // the old index or the new one. It opens the index with OpenForWrite, so a

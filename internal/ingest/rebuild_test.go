@@ -10,7 +10,7 @@ import (
 	"github.com/grove-sessions/grove/internal/testutil"
 )
 
-// grove rebuild (SPEC §6, README "Crashes"): the new index equals a clean
+// grove rebuild (SPEC §6, docs/indexing.md "Crashes"): the new index equals a clean
 // index of the same files; a reader that had the old index open sees the
 // new one afterwards without reopening; the half-built file is gone; an
 // interrupted rebuild leaves the old index as it was.

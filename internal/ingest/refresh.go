@@ -14,7 +14,7 @@ import (
 )
 
 // Change is how a session file differs from what the index holds, and so
-// how much of it a refresh reads (SPEC §2, §6; README "Keeping the index
+// how much of it a refresh reads (SPEC §2, §6; docs/indexing.md "Keeping the index
 // current").
 type Change int
 

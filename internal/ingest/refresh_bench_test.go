@@ -30,7 +30,7 @@ func ageFiles(b *testing.B, dir string) []string {
 	return files
 }
 
-// BenchmarkRefresh measures `grove index` when little changed (README
+// BenchmarkRefresh measures `grove index` when little changed (docs/indexing.md
 // "Keeping the index current"), in process on an index on disk:
 //
 //   - noop: 2,000 session files of 4–9 KB, none changed: a stat each;

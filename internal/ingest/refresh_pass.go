@@ -18,7 +18,7 @@ import (
 )
 
 // refresh brings the index up to date with the session files of opts
-// (SPEC §6; README "Keeping the index current"), each file under its own savepoint, small files sharing a
+// (SPEC §6; docs/indexing.md "Keeping the index current"), each file under its own savepoint, small files sharing a
 // transaction (index.Batch), holding the index's lock (see Lock)
 // throughout. On Ctrl-C the files finished so far are committed. A file
 // whose size, mtime, device and inode match the index costs one stat; one
@@ -31,7 +31,7 @@ import (
 // then counts what was done). On a full disk the files that fit one per
 // transaction are kept, and the error is a disk_full *errs.Error without a
 // hint (index.DiskFull adds the command's) counting the files indexed and
-// not indexed (README "A full disk").
+// not indexed (docs/indexing.md "A full disk").
 func (ix *Indexer) refresh(ctx context.Context, opts IndexOptions) (IndexSummary, error) {
 	sum := IndexSummary{Failed: []Failure{}, Unsupported: []Failure{}}
 	unlock, err := ix.Lock(ctx, opts.Busy)
@@ -281,7 +281,7 @@ func (ix *Indexer) removeGone(ctx context.Context, gone []string, sum *IndexSumm
 // each (the disk then holds the index and one file's WAL, as one `grove
 // index` per file would), so the index keeps every file that fits; the
 // first file that does not fit alone ends the run with a disk_full error
-// counting the files not indexed (README "A full disk").
+// counting the files not indexed (docs/indexing.md "A full disk").
 type ingestRun struct {
 	ix   *Indexer
 	ctx  context.Context

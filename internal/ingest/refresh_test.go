@@ -145,7 +145,7 @@ func appendBytes(t *rapid.T, path string, b []byte) {
 }
 
 // TestIndex_RefreshEqualsCleanBuild is the rule for incremental refresh
-// (README "Keeping the index current"): whatever happens to the files —
+// (docs/indexing.md "Keeping the index current"): whatever happens to the files —
 // entries appended one by one, torn tails and their completion, bad lines,
 // blank lines, a second header, rewrites in place and by rename,
 // truncation, deletion, new files of both dialects and every pi version — a
@@ -255,7 +255,7 @@ func TestIndex_RefreshEqualsCleanBuild(t *testing.T) {
 
 // TestIndex_AppendReadsOnlyTheTail: after an append, a refresh reads about
 // the appended bytes plus fixed-size fingerprints, the same for a small and
-// a large file (README "Keeping the index current": bytes read must not
+// a large file (docs/indexing.md "Keeping the index current": bytes read must not
 // grow with the file's size).
 func TestIndex_AppendReadsOnlyTheTail(t *testing.T) {
 	ctx := context.Background()

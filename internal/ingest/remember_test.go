@@ -46,7 +46,7 @@ func demoSessions(t *testing.T, dir string) string {
 }
 
 // A damaged index set aside keeps what it remembered: indexing something
-// else into the new one adds to the roots (README "grove rebuild"), and a
+// else into the new one adds to the roots (docs/indexing.md "grove rebuild"), and a
 // rebuild reads the root the user named, not only what came after.
 func TestIndex_DamagedIndexKeepsItsRoots(t *testing.T) {
 	ctx := context.Background()

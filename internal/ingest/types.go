@@ -9,7 +9,7 @@ import (
 )
 
 // IndexSummary is the answer of `grove index` and `grove rebuild` (SPEC §8,
-// plus the counts README "Keeping the index current" describes).
+// plus the counts docs/indexing.md "Keeping the index current" describes).
 type IndexSummary struct {
 	Files     int   `json:"files"`      // session files found
 	Indexed   int   `json:"indexed"`    // files read and stored, whole or from their committed length

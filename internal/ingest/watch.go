@@ -10,7 +10,7 @@ import (
 	"github.com/grove-sessions/grove/internal/watch"
 )
 
-// The defaults of `grove watch` (README "grove watch").
+// The defaults of `grove watch` (docs/commands.md "grove watch").
 const (
 	DefaultWatchQuiet  = watch.DefaultQuiet  // 250 ms without a change before a batch is indexed
 	DefaultWatchRescan = watch.DefaultRescan // 5 minutes between full passes
