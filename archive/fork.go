@@ -44,6 +44,7 @@ type Fork struct {
 	Entries    int    // entries of the path copied
 	LabelFixes int    // label entries appended to match the source's labels (see ForkLines)
 	Out        string // the file written; "" when ForkOptions.Out was ""
+	reused     bool   // Out is an earlier fork of the same path (Resume)
 }
 
 // Fork makes a new pi session of the path to leaf (the active leaf when

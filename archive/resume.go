@@ -1,7 +1,9 @@
 package archive
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,6 +49,10 @@ type Resume struct {
 	// Fork is the new pi session Resume wrote to go on from a leaf other
 	// than the active one; nil when none was written.
 	Fork *Fork
+	// Reused is the fork of the same path an earlier Resume wrote into
+	// the same folder, still untouched, gone on from instead of writing
+	// another; nil when none was.
+	Reused *Fork
 	// NeedsFork is set, with Plan, on a pi leaf other than the active one:
 	// Resume without Plan forks it (and the answer has a command).
 	NeedsFork bool
@@ -62,7 +68,9 @@ type Resume struct {
 // For pi, a leaf other than the active one is first forked (SPEC §5, as
 // Fork) into pi's own sessions folder for the workspace
 // (agent.ForkResumer.ForkDir), made 0700 if missing, and the fork is
-// resumed; with opts.Plan nothing is written and NeedsFork says so.
+// resumed; a fork an earlier Resume wrote there of the same path, that no
+// one has written to since, is resumed instead (Reused), so asking twice
+// writes one fork. With opts.Plan nothing is written and NeedsFork says so.
 //
 // Errors: those of Path; cannot_resume when the agent has no command for
 // that entry (the agent's reason, naming what would work) or when the
@@ -80,8 +88,8 @@ func (a *Archive) Resume(ctx context.Context, session, leaf string, opts ResumeO
 	if s.ParentSession != "" {
 		at.Child = ag.ChildKind(s.Path)
 	}
-	if n := len(p.Entries); n > 0 {
-		at.Side = p.Entries[n-1].Side
+	if at.Side, err = a.db().Sidechain(ctx, s.row.SID, p.Leaf); err != nil {
+		return nil, err
 	}
 	out := &Resume{Session: s, Leaf: p.Leaf, Agent: ag.Name(), Cwd: s.Workspace}
 	r, ok := ag.(agent.Resumer)
@@ -107,11 +115,18 @@ func (a *Archive) Resume(ctx context.Context, session, leaf string, opts ResumeO
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, errs.Wrap(errs.CodeIO, err, "cannot make "+ag.Name()+"'s sessions folder for the fork: "+errs.PathReason(err)).In(dir)
 		}
-		f, err := a.Fork(ctx, s.SessionID, p.Leaf, ForkOptions{Out: dir, Now: opts.Now})
+		f, err := a.forkOnce(ctx, s, p.Leaf, dir, opts.Now)
 		if err != nil {
 			return nil, err
 		}
-		out.Fork = f
+		if f.Out == "" {
+			return nil, errs.New(errs.CodeIO, "the fork was not written").In(dir)
+		}
+		if f.reused {
+			out.Reused = f
+		} else {
+			out.Fork = f
+		}
 		at.SessionID, at.Path, at.Parent, at.Active = f.ID, f.Out, s.Path, true
 	}
 	if opts.Prompt != "" {
@@ -176,4 +191,52 @@ func shellLine(argv []string) string {
 		q[i] = ShellQuote(w)
 	}
 	return strings.Join(q, " ")
+}
+
+// forkOnce is Fork of session s at leaf into dir, unless dir already holds
+// such a fork: a *.jsonl file whose header names s.Path as its
+// parentSession and whose lines after the header are, byte for byte, those
+// Fork would write now (a fork pi has since gone on in has more, and is
+// not one). The fork found is returned with reused set.
+func (a *Archive) forkOnce(ctx context.Context, s *Session, leaf, dir string, now time.Time) (*Fork, error) {
+	var made bytes.Buffer
+	f, err := a.Fork(ctx, s.SessionID, leaf, ForkOptions{To: &made, Now: now})
+	if err != nil {
+		return nil, err
+	}
+	body := made.Bytes()[bytes.IndexByte(made.Bytes(), '\n')+1:]
+	if found := findFork(dir, s.Path, body); found != "" {
+		f.Out, f.reused = found, true
+		return f, nil
+	}
+	return a.Fork(ctx, s.SessionID, leaf, ForkOptions{Out: dir, Now: now})
+}
+
+// findFork is the file in dir whose first line is a pi header with
+// parentSession source and whose bytes after it are body; "" for none.
+// Files that cannot be read are passed over: they are not that fork.
+func findFork(dir, source string, body []byte) string {
+	names, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	for _, name := range names {
+		fi, err := os.Stat(name)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() <= int64(len(body)) || fi.Size() > int64(len(body))+64<<10 {
+			continue
+		}
+		b, err := os.ReadFile(name)
+		if err != nil {
+			continue
+		}
+		nl := bytes.IndexByte(b, '\n')
+		if nl < 0 || !bytes.Equal(b[nl+1:], body) {
+			continue
+		}
+		var h struct {
+			Type          string `json:"type"`
+			ParentSession string `json:"parentSession"`
+		}
+		if json.Unmarshal(b[:nl], &h) == nil && h.Type == "session" && h.ParentSession == source {
+			return name
+		}
+	}
+	return ""
 }

@@ -180,6 +180,17 @@ func (d *DB) EntryByID(ctx context.Context, sid int64, entryID string) (*Entry, 
 	return &e, nil
 }
 
+// Sidechain reports whether the first entry of session sid with id entryID
+// (file order) is a Claude Code sidechain entry (isSidechain: true, SPEC
+// §3.4); false when there is no such entry.
+func (d *DB) Sidechain(ctx context.Context, sid int64, entryID string) (bool, error) {
+	var side []bool
+	if err := d.db.SelectContext(ctx, &side, "SELECT side FROM entries WHERE sid = ? AND entry_id = ? ORDER BY seq LIMIT 1", sid, entryID); err != nil {
+		return false, err
+	}
+	return len(side) > 0 && side[0], nil
+}
+
 // Diagnostics returns the stored diagnostics of session sid in file order
 // (by line; on one line, in the order they were found). A duplicate_id
 // diagnostic (one per duplicated id, on the line of its second entry)

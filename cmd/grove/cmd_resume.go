@@ -84,6 +84,9 @@ func answerResume(g *env, a *archive.Archive, r *archive.Resume, run bool) error
 		g.warn(fmt.Sprintf("wrote %s: a new pi session %s forked from %s at %s: %s", cell(r.Fork.Out), r.Fork.ID, r.Fork.Source, r.Fork.Leaf,
 			plural.Count(r.Fork.Entries, "entry", "entries")))
 	}
+	if r.Reused != nil {
+		g.warn(fmt.Sprintf("going on in %s, the fork of %s at %s written before (untouched since): no new fork", cell(r.Reused.Out), r.Reused.Source, r.Reused.Leaf))
+	}
 	if run {
 		a.Close()
 		return execResume(g, r)
@@ -96,6 +99,8 @@ func answerResume(g *env, a *archive.Archive, r *archive.Resume, run bool) error
 		out := resumeJSON{Agent: r.Agent, Cwd: r.Cwd, Argv: argv, Then: r.Then, File: r.File}
 		if r.Fork != nil {
 			out.Fork = r.Fork.Out
+		} else if r.Reused != nil {
+			out.Fork = r.Reused.Out
 		}
 		return writeJSON(g.stdout, out)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 
+	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/internal/testutil"
 )
 
@@ -80,5 +82,27 @@ func TestBrowser_ResumeCopy(t *testing.T) {
 	}
 	if got := eval[string](b, `document.querySelector("dd.resume").textContent`); !strings.Contains(got, "the session's workspace /workspace/demo-app does not exist here") {
 		t.Errorf("a session whose workspace is gone says %q", got)
+	}
+}
+
+// Two files that share a session id (two copies of one project folder):
+// the copied command names the session by its file, which grove resume
+// takes, since the id alone is ambiguous_session.
+func TestBrowser_ResumeCopyNamesSharedIDByFile(t *testing.T) {
+	ws := filepath.Join(t.TempDir(), "app")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	v3, err := os.ReadFile(testutil.Testdata(t, "pi/v3-tree.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	here := bytes.Replace(v3, []byte(`"cwd":"/workspace/demo-app"`), []byte(`"cwd":"`+ws+`"`), 1)
+	s := mustSiteOf(t, siteOptions{Made: map[string][]byte{"a.jsonl": here, "b.jsonl": here}})
+	b := mustTab(t)
+	b.open(s, "/s/5b7e2c14-9a3d-4f60-b8e1-2d4c6a8f0e13/35c7e0da?file="+url.QueryEscape(s.Files["b.jsonl"]))
+	want := "grove resume --exec " + archive.ShellQuote(s.Files["b.jsonl"]) + " 35c7e0da"
+	if got := eval[string](b, `document.getElementById("resume-cmd").textContent`); got != want {
+		t.Errorf("the command of a session whose id another file shares reads %q, want %q", got, want)
 	}
 }

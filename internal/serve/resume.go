@@ -34,7 +34,13 @@ func (s *Server) resumeOf(ctx context.Context, p *archive.Path) resumeView {
 	if grove == "" {
 		grove = "grove"
 	}
-	at := archive.ShellQuote(p.Session.SessionID) + " " + archive.ShellQuote(p.Leaf)
+	// The session by its id, unless another session shares it (copies of
+	// a project folder): then by its file, which names it alone.
+	name := p.Session.SessionID
+	if got, err := s.a.ResolveID(ctx, name); err != nil || got.Path != p.Session.Path {
+		name = p.Session.Path
+	}
+	at := archive.ShellQuote(name) + " " + archive.ShellQuote(p.Leaf)
 	switch {
 	case r.NeedsFork:
 		return resumeView{Command: grove + " resume --exec " + at,
