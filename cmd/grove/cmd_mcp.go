@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
@@ -36,7 +37,7 @@ func mcpCommand(g *env) *cli.Command {
 			if err := needArgs(c, 0, 0); err != nil {
 				return err
 			}
-			return runMCP(c.Context, g, &sdk.StdioTransport{})
+			return runMCP(c.Context, g, mcp.Stdio(os.Stdin, g.stdout))
 		},
 	}
 }

@@ -3,8 +3,8 @@ package serve_test
 import (
 	"bytes"
 	"context"
-	"os"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
