@@ -59,7 +59,8 @@ type ContextInput struct {
 	Version int
 	// Children gives the children of the entry id in file order, with Raw
 	// as for Path; nil when none are known. Claude Code's context asks for
-	// them (parallel tool results, SPEC §3.4).
+	// them (the lines of one API message and the tool results off the
+	// path, SPEC §3.4).
 	Children func(id string) []jsonl.Entry
 	// Header gives the session's header line as the agent's ContextHeader
 	// picks it (Codex's session_meta), nil when there is none; a nil
