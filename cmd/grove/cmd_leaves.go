@@ -68,8 +68,12 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 		}
 		out = append(out, j)
 	}
+	runs, err := a.RunsOf(ctx, f)
+	if err != nil {
+		return err
+	}
 	if g.json {
-		return writeJSON(g.stdout, map[string]any{"leaves": out})
+		return writeJSON(g.stdout, leavesJSON(out, runs))
 	}
 	ids := make([]string, len(leaves))
 	for i, l := range leaves {
@@ -103,6 +107,7 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 	if len(leaves) > 0 {
 		fmt.Fprintln(g.stdout, "(* = active leaf: the entry on the last line of its file, for Claude Code the last one off sidechains; TYPE is the role of a message)")
 	}
+	writeRunsNote(g.stdout, runs, sid)
 	warned := map[string]bool{}
 	for _, l := range leaves {
 		if l.Stale && !warned[l.Session.Path] {

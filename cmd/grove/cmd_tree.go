@@ -118,6 +118,9 @@ func writeTreeText(w io.Writer, s *archive.Session, t *archive.Tree) error {
 		head += "  (" + string(s.State) + ")"
 	}
 	bw.WriteString(head + "\n")
+	if l := spawnedByLine(t); l != "" {
+		bw.WriteString(l + "\n")
+	}
 	for _, d := range t.Duplicates {
 		lines := make([]string, len(d.Lines))
 		for i, l := range d.Lines {
@@ -125,7 +128,7 @@ func writeTreeText(w io.Writer, s *archive.Session, t *archive.Tree) error {
 		}
 		fmt.Fprintf(bw, "‼ duplicate id %s on lines %s: children hang under line %d\n", d.ID, strings.Join(lines, ", "), d.Lines[0])
 	}
-	tw := &treeWriter{w: bw, t: t}
+	tw := &treeWriter{w: bw, t: t, links: runLinks(t)}
 	for i := range t.Nodes {
 		if n := &t.Nodes[i]; n.Kind == archive.NodeEntry {
 			tw.idWidth = max(tw.idWidth, min(12, utf8.RuneCountInString(t.Entries[n.Entry].EntryID)))
@@ -163,8 +166,9 @@ func writeTreeText(w io.Writer, s *archive.Session, t *archive.Tree) error {
 type treeWriter struct {
 	w         *bufio.Writer
 	t         *archive.Tree
-	idWidth   int // the widest shown id, at most 12 columns
-	kindWidth int // the widest shown role or type, at most 14 columns
+	idWidth   int                // the widest shown id, at most 12 columns
+	kindWidth int                // the widest shown role or type, at most 14 columns
+	links     map[string]runLink // sub-agent runs, by entry id
 }
 
 func (tw *treeWriter) draw(root int) {
@@ -199,6 +203,9 @@ func (tw *treeWriter) line(prefix string, n *archive.TreeNode) {
 	}
 	if n.Duplicate {
 		marks = append(marks, fmt.Sprintf("‼ duplicate id (line %d)", e.Line))
+	}
+	if l, ok := tw.links[e.EntryID]; ok {
+		marks = append(marks, l.mark())
 	}
 	when := ""
 	if e.TsMs != nil {

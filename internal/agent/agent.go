@@ -159,6 +159,20 @@ type Forker interface {
 	ForkLabels(path []jsonl.Entry, labels map[string]string, now time.Time) [][]byte
 }
 
+// Spawner is an agent whose sessions start sub-agent runs from tool calls
+// (Claude Code's Task and Agent calls, FORMATS.md §1.6): the runs inline
+// in the session's file and the sub-agent sessions of their own, each
+// linked to the call that started it.
+type Spawner interface {
+	// RunLine reports whether Runs reads the line of an entry of type typ
+	// (the others reach it with a nil Raw).
+	RunLine(typ string) bool
+	// Runs are the sub-agent runs of a session whose entries, in file
+	// order, are entries (with Raw where RunLine says), in the order of
+	// their calls, then the runs no call started.
+	Runs(entries []jsonl.Entry) []Run
+}
+
 // The words of the interface, defined in kit for the agent folders.
 type (
 	Context      = kit.Context
@@ -173,6 +187,7 @@ type (
 	Facts        = kit.Facts
 	Identity     = kit.Identity
 	ForkSource   = kit.ForkSource
+	Run          = kit.Run
 )
 
 // The kinds of the traits (kit's).
@@ -205,6 +220,10 @@ var Default Agent = plain.New()
 
 // Forkers: the agents that fork (a compile-time check).
 var _ Forker = pi.New()
+
+// Spawners: the agents whose sessions start sub-agent runs (a
+// compile-time check).
+var _ Spawner = claude.New()
 
 // Of is the agent of dialect d; an unknown name gets Default's.
 func Of(d jsonl.Dialect) Agent {
