@@ -98,6 +98,20 @@ func (a *Archive) runsOf(ctx context.Context, s *index.Session) ([]SubagentRun, 
 	if err != nil {
 		return nil, err
 	}
+	// Only a session with a sidechain root beside entries that are none
+	// (inline runs) or one that another session names as its parent (runs
+	// of their own) has runs: the others' lines are not read.
+	sideRoot, main := false, false
+	for _, e := range rows {
+		sideRoot = sideRoot || e.Side && e.ParentID == nil
+		main = main || !e.Side
+	}
+	if !sideRoot || !main {
+		kids, err := a.db().HasChildSessions(ctx, s.SessionID)
+		if err != nil || !kids {
+			return nil, err
+		}
+	}
 	sess := a.sessionOf(s)
 	f, err := sess.open()
 	if err != nil {

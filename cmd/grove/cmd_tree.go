@@ -27,7 +27,8 @@ line starts with "+N" for the N levels its indentation leaves out.
 
 Folding (unless --full): always shown are roots, branch points, the first
 entry of each branch, leaves, labelled entries, the active leaf, user
-messages, compactions and damaged entries; of the entries between two of
+messages, compactions, damaged entries and Claude Code's Task calls that
+started a sub-agent run; of the entries between two of
 those on a chain, the last two are shown and the rest fold into one
 "… N entries …" line (only when that hides 2 or more).
 
@@ -35,6 +36,13 @@ Damage is drawn, not dropped: an entry whose parent is missing is a root of
 its own ("‼ parent X missing"); entries whose parent links form a cycle are
 drawn after the roots, under "unreachable from any root"; a duplicated id is
 marked on each of its entries, and children hang under the first.
+
+Sub-agent runs (Claude Code): a Task call is marked with the run it started
+("⇢ sub-agent run ROOT" in the same file, "⇢ sub-agent agent-ID" in a file
+of its own), a run's first entry with its call ("⇠ sub-agent run of Task
+call ID"), and a sub-agent session's header with the session and call that
+started it. In --json, "run" on those nodes and "spawned_by" on the
+document, only where there are runs (docs/commands.md).
 
 --json writes {"session","roots":[node...]}, each node
 {"id","type","role","label","active","preview","children":[node...]}, with
