@@ -57,6 +57,12 @@ func Context(path []jsonl.Entry, children func(id string) []jsonl.Entry) (*kit.C
 			c.Model = &kit.Model{Provider: json.RawMessage(`"anthropic"`), ModelID: m.model}
 		}
 	}
+	groups := map[string][]int{} // message.id -> its assistant lines on the path
+	for i, m := range msgs {
+		if m != nil && m.id != "" && path[i].Type == "assistant" {
+			groups[m.id] = append(groups[m.id], i)
+		}
+	}
 	b := &builder{c: c, done: map[string]bool{}, calls: map[string]bool{}, results: map[string]bool{}}
 	turns := map[string]bool{} // message ids whose turn is placed
 	for i, m := range msgs {
@@ -67,7 +73,7 @@ func Context(path []jsonl.Entry, children func(id string) []jsonl.Entry) (*kit.C
 			if m.id != "" {
 				turns[m.id] = true
 			}
-			t := turnOf(path, i, m, children)
+			t := turnOf(path, msgs, groups[m.id], i, children)
 			if !t.whole(msgs, onPath) {
 				for _, g := range t.lines {
 					b.add(g.e.ID, g.m)
@@ -137,8 +143,9 @@ type turn struct {
 	result map[string]*line
 }
 
-// turnOf is the turn of the assistant line path[i] (message m), found by
-// parentUuid from the group's lines on the path: Claude Code chains the
+// turnOf is the turn of the assistant line path[i] (message msgs[i];
+// group: the path indexes of its message.id's lines), found by parentUuid
+// from the group's lines on the path: Claude Code chains the
 // lines of one API message one below the other and hangs each tool result
 // below its tool_use line (FORMATS.md §1.4, §1.7), so the turn is the
 // part of the tree below path[i] reached through lines of the same
@@ -146,7 +153,8 @@ type turn struct {
 // that are no message (progress, attachment, system), up to the next
 // assistant message or user prompt. A line without a message.id is a
 // group of its own.
-func turnOf(path []jsonl.Entry, i int, m *message, children func(string) []jsonl.Entry) *turn {
+func turnOf(path []jsonl.Entry, msgs []*message, group []int, i int, children func(string) []jsonl.Entry) *turn {
+	m := msgs[i]
 	t := &turn{result: map[string]*line{}}
 	seen := map[string]bool{}
 	var results []line
@@ -158,14 +166,8 @@ func turnOf(path []jsonl.Entry, i int, m *message, children func(string) []jsonl
 		}
 	}
 	start(&path[i], m)
-	if m.id != "" { // the group's other lines on the path
-		for j := i + 1; j < len(path); j++ {
-			if path[j].Type == "assistant" {
-				if pm, err := readMessage(&path[j]); err == nil && pm.id == m.id {
-					start(&path[j], pm)
-				}
-			}
-		}
+	for _, j := range group { // the group's other lines on the path
+		start(&path[j], msgs[j])
 	}
 	for len(queue) > 0 {
 		x := queue[0]
