@@ -111,6 +111,19 @@ func checkPairing(t *testing.T, s *archive.File, leaf string, c *archive.Context
 			}
 		}
 	}
+	if s.Dialect == jsonl.Claude { // no call or result twice (SPEC §3.4)
+		for _, kind := range [][2]string{{"tool_use", "id"}, {"tool_result", "tool_use_id"}} {
+			once := map[string]bool{}
+			for _, m := range c.Messages {
+				for _, id := range contentIDs(m, kind[0], kind[1]) {
+					if once[id] {
+						t.Errorf("%s at %s: %s %s is in the context twice (%v)", s.Path, leaf, kind[0], id, c.KeptEntryIDs)
+					}
+					once[id] = true
+				}
+			}
+		}
+	}
 	seen := map[string]bool{}
 	for _, id := range c.KeptEntryIDs {
 		if seen[id] && s.Dialect != jsonl.Codex { // a Codex replacement_history gives one id many messages
@@ -192,5 +205,48 @@ func TestArchiveContextOf_Corpus(t *testing.T) {
 		if err == nil && contextJSON(got) != contextJSON(want) {
 			t.Errorf("%s at %s: index\n%s\npure\n%s", l.Session.Path, l.EntryID, contextJSON(got), contextJSON(want))
 		}
+	}
+}
+
+// TestSessionContext_CorpusMessageGroups: the context at the active leaf
+// of the corpus's Claude Code 2.1 sub-agent agent-a2271d1, a linear run
+// whose parallel tool calls each hang their result off their own line,
+// holds every one of its 24 tool calls (its Task result says
+// totalToolUseCount 24), each followed right away by its result, none
+// twice (SPEC §3.4); the pure path holds 18 of them.
+func TestSessionContext_CorpusMessageGroups(t *testing.T) {
+	f := filepath.Join("..", "..", "shared", "corpus", "claude", "projects", "-src-experiments-claude-p",
+		"29ccd257-68b1-427f-ae5f-6524b7cb6f20", "subagents", "agent-a2271d1.jsonl")
+	if _, err := os.Stat(f); err != nil {
+		t.Skipf("the corpus sub-agent file is not here (%v)", err)
+	}
+	s, err := archive.Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := archive.SessionContext(s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []string
+	seen := map[string]bool{}
+	for i, m := range c.Messages {
+		for _, id := range contentIDs(m, "tool_use", "id") {
+			if seen[id] {
+				t.Errorf("tool_use %s is in the context twice", id)
+			}
+			seen[id] = true
+			calls = append(calls, id)
+			var next []string
+			if i+1 < len(c.Messages) {
+				next = contentIDs(c.Messages[i+1], "tool_result", "tool_use_id")
+			}
+			if len(next) != 1 || next[0] != id {
+				t.Errorf("tool_use %s (message %d) is followed by the results %q, want its own", id, i, next)
+			}
+		}
+	}
+	if len(calls) != 24 {
+		t.Errorf("the context holds %d tool calls, want 24 (%v)", len(calls), c.KeptEntryIDs)
 	}
 }

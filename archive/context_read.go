@@ -64,9 +64,9 @@ func SessionContext(s *File, leaf string) (*Context, error) {
 // leaf) with the path it was built from. The path comes by CTE; the lines
 // the agent's rules read (its ContextLine) are read back by offset and
 // checked against their CRC-32; the session's pi version comes from the
-// index; the children of an entry (Claude Code's parallel tool results)
-// are the index's entries of the session, with their lines read back,
-// loaded only when the rules ask; the header line (Codex's session_meta)
+// index; the children of an entry (Claude Code's message lines and tool
+// results off the path) are the index's entries of the session, with
+// their lines read back, loaded only when the rules ask; the header line (Codex's session_meta)
 // is read from the file before the first entry when the rules ask. A
 // session without entries has the empty context (no messages, thinking
 // level "off", no model: pi's answer for a header alone). Errors: those of

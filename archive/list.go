@@ -180,6 +180,9 @@ type Leaf struct {
 // order (SPEC §10). Depth and the last user message on each
 // path come from one recursive CTE; previews are read back from the files
 // by offset (and left empty when the file changed since it was indexed).
+// A Claude Code session's leaves are those of its main conversation: the
+// leaves of its inline sub-agent runs (sidechain leaves beside leaves that
+// are none, FORMATS.md §1.6) are RunsOf's.
 func (a *Archive) Leaves(ctx context.Context, f Filter) ([]Leaf, error) {
 	out, _, err := a.NewestLeaves(ctx, f, 0)
 	return out, err
@@ -218,7 +221,11 @@ func (a *Archive) NewestLeaves(ctx context.Context, f Filter, limit int) (out []
 				activeSeq = x.Seq
 			}
 		}
+		mixed := mixedLeaves(leaves) // inline sub-agent runs: their leaves are RunsOf's
 		for _, x := range leaves {
+			if mixed && x.Side {
+				continue
+			}
 			from := x.Entry
 			if u := x.LastUserEntry(); u != nil {
 				from = *u

@@ -15,6 +15,9 @@ type TreeOptions struct {
 	// NoPreviews leaves every Preview empty in Archive.Tree: the caller
 	// reads those of the rows it draws with ReadPreviewsOf.
 	NoPreviews bool
+	// Keep are entry ids always shown, never folded (Archive.Tree: the
+	// calls that started sub-agent runs).
+	Keep map[string]bool
 }
 
 // TreePreviewWidth is the length, in runes, of the previews Archive.Tree
@@ -84,6 +87,10 @@ type Tree struct {
 	// Cycle set; whatever hangs off the cycle is below it.
 	Cycles     []int
 	Duplicates []Duplicate // ids used more than once, by first line
+
+	// Runs are the session's sub-agent runs and the call that started it
+	// (Archive.Runs), set by Archive.Tree; nil from BuildTree.
+	Runs *Runs
 
 	Shown  int // entries drawn as NodeEntry nodes
 	Folded int // entries inside NodeFold nodes
@@ -268,7 +275,7 @@ func (b *treeBuilder) keep(x int32, pos int) bool {
 	if b.parent[x] < 0 || b.cycleRoot[x] || b.dup[x] || e.Type == "compaction" {
 		return true
 	}
-	if e.Role != nil && *e.Role == "user" {
+	if e.Role != nil && *e.Role == "user" || b.opt.Keep[e.EntryID] {
 		return true
 	}
 	return b.labelOf(x) != ""

@@ -76,8 +76,9 @@ func (t *Tree) ReadPreviewsOf(path string, d Dialect, width int, nodes []int) er
 
 // Tree answers `grove tree`: the session's entries and labels from the
 // index, shaped by BuildTree, with the previews of the shown entries read
-// back from the file. Errors: those of Resolve, and stale_index when the
-// file changed since it was indexed.
+// back from the file, and its sub-agent runs (Runs), whose calls are
+// always shown. Errors: those of Resolve, and stale_index when the file
+// changed since it was indexed.
 func (a *Archive) Tree(ctx context.Context, session string, opt TreeOptions) (*Tree, error) {
 	s, err := a.resolve(ctx, session)
 	if err != nil {
@@ -94,8 +95,21 @@ func (a *Archive) Tree(ctx context.Context, session string, opt TreeOptions) (*T
 	if s.ActiveLeaf != nil {
 		active = *s.ActiveLeaf
 	}
+	runs, err := a.runsOfSession(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range runs.Runs {
+		if r.Call != "" {
+			if opt.Keep == nil {
+				opt.Keep = map[string]bool{}
+			}
+			opt.Keep[r.Call] = true
+		}
+	}
 	t := BuildTree(l.entries, l.labels, active, opt)
 	t.Session = l.s
+	t.Runs = runs
 	if opt.NoPreviews {
 		return t, nil
 	}

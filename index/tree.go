@@ -40,7 +40,8 @@ func (l *Leaf) LastUserEntry() *Entry {
 
 // Leaves returns the entries of session sid that no entry names as parent,
 // in file order (SPEC §1), with their depths and the last user message on
-// their paths, both computed by one recursive CTE from the roots down:
+// their paths (and Side, the sidechain mark), both computed by one
+// recursive CTE from the roots down:
 // each entry is met once, so the cost is the session's size, whatever its
 // shape (a comb of 100,000 leaves costs what a chain does).
 func (d *DB) Leaves(ctx context.Context, sid int64) ([]Leaf, error) {
@@ -68,7 +69,7 @@ func (d *DB) Leaves(ctx context.Context, sid int64) ([]Leaf, error) {
 				CASE WHEN c.role = 'user' THEN c.crc ELSE down.user_crc END
 			FROM down CROSS JOIN entries c INDEXED BY entries_by_parent ON c.sid = ?1 AND c.parent_id = down.entry_id
 		)
-		SELECT ` + entryCols + `, down.depth, down.last_user, down.user_line, down.user_offset, down.user_length, down.user_crc
+		SELECT ` + entryCols + `, e.side, down.depth, down.last_user, down.user_line, down.user_offset, down.user_length, down.user_crc
 		FROM entries e LEFT JOIN down ON down.entry_id = e.entry_id
 		WHERE e.sid = ?1 AND NOT EXISTS (SELECT 1 FROM entries c INDEXED BY entries_by_parent WHERE c.sid = e.sid AND c.parent_id = e.entry_id)
 		ORDER BY e.seq`

@@ -27,9 +27,10 @@ names the entry each message came from.
 
 Other dialects follow their agent: a messages log is every line; a Claude
 Code session is the messages on the path (which starts at the last
-compaction) plus the results of parallel tool calls that hang off earlier
-tool_use lines; a Codex rollout is Codex's own rebuild (compacted
-replacement_history, rebuilt summaries, rolled-back turns dropped). For
+compaction), where each API message (one message.id) comes with all its
+lines, on the path or not, each tool call followed by its result; a Codex
+rollout is Codex's own rebuild (compacted replacement_history, rebuilt
+summaries, rolled-back turns dropped). For
 Claude the model is the last assistant message's, for Codex the last
 turn_context's model and effort (as the thinking level).
 

@@ -41,7 +41,7 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 	if err != nil {
 		return err
 	}
-	leaves := doc.Listed
+	leaves, runs := doc.Listed, doc.RunsOf
 	if g.json {
 		return writeJSON(g.stdout, doc)
 	}
@@ -77,6 +77,7 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 	if len(leaves) > 0 {
 		fmt.Fprintln(g.stdout, "(* = active leaf: the entry on the last line of its file, for Claude Code the last one off sidechains; TYPE is the role of a message)")
 	}
+	writeRunsNote(g.stdout, runs, sid)
 	warned := map[string]bool{}
 	for _, l := range leaves {
 		if l.Stale && !warned[l.Session.Path] {

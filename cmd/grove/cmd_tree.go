@@ -28,7 +28,8 @@ line starts with "+N" for the N levels its indentation leaves out.
 
 Folding (unless --full): always shown are roots, branch points, the first
 entry of each branch, leaves, labelled entries, the active leaf, user
-messages, compactions and damaged entries; of the entries between two of
+messages, compactions, damaged entries and Claude Code's Task calls that
+started a sub-agent run; of the entries between two of
 those on a chain, the last two are shown and the rest fold into one
 "… N entries …" line (only when that hides 2 or more).
 
@@ -36,6 +37,13 @@ Damage is drawn, not dropped: an entry whose parent is missing is a root of
 its own ("‼ parent X missing"); entries whose parent links form a cycle are
 drawn after the roots, under "unreachable from any root"; a duplicated id is
 marked on each of its entries, and children hang under the first.
+
+Sub-agent runs (Claude Code): a Task call is marked with the run it started
+("⇢ sub-agent run ROOT" in the same file, "⇢ sub-agent agent-ID" in a file
+of its own), a run's first entry with its call ("⇠ sub-agent run of Task
+call ID"), and a sub-agent session's header with the session and call that
+started it. In --json, "run" on those nodes and "spawned_by" on the
+document, only where there are runs (docs/commands.md).
 
 --json writes {"session","roots":[node...]}, each node
 {"id","type","role","label","active","preview","children":[node...]}, with
@@ -116,6 +124,9 @@ func writeTreeText(w io.Writer, s *archive.Session, t *archive.Tree) error {
 		head += "  (" + string(s.State) + ")"
 	}
 	bw.WriteString(head + "\n")
+	if l := spawnedByLine(t); l != "" {
+		bw.WriteString(l + "\n")
+	}
 	for _, d := range t.Duplicates {
 		lines := make([]string, len(d.Lines))
 		for i, l := range d.Lines {
@@ -123,7 +134,7 @@ func writeTreeText(w io.Writer, s *archive.Session, t *archive.Tree) error {
 		}
 		fmt.Fprintf(bw, "‼ duplicate id %s on lines %s: children hang under line %d\n", d.ID, strings.Join(lines, ", "), d.Lines[0])
 	}
-	tw := &treeWriter{w: bw, t: t}
+	tw := &treeWriter{w: bw, t: t, links: jsondoc.RunLinks(t)}
 	for i := range t.Nodes {
 		if n := &t.Nodes[i]; n.Kind == archive.NodeEntry {
 			tw.idWidth = max(tw.idWidth, min(12, utf8.RuneCountInString(t.Entries[n.Entry].EntryID)))
@@ -161,8 +172,9 @@ func writeTreeText(w io.Writer, s *archive.Session, t *archive.Tree) error {
 type treeWriter struct {
 	w         *bufio.Writer
 	t         *archive.Tree
-	idWidth   int // the widest shown id, at most 12 columns
-	kindWidth int // the widest shown role or type, at most 14 columns
+	idWidth   int                        // the widest shown id, at most 12 columns
+	kindWidth int                        // the widest shown role or type, at most 14 columns
+	links     map[string]jsondoc.RunLink // sub-agent runs, by entry id
 }
 
 func (tw *treeWriter) draw(root int) {
@@ -197,6 +209,9 @@ func (tw *treeWriter) line(prefix string, n *archive.TreeNode) {
 	}
 	if n.Duplicate {
 		marks = append(marks, fmt.Sprintf("‼ duplicate id (line %d)", e.Line))
+	}
+	if l, ok := tw.links[e.EntryID]; ok {
+		marks = append(marks, runMark(l))
 	}
 	when := ""
 	if e.TsMs != nil {

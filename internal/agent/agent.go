@@ -200,6 +200,20 @@ type ForkResumer interface {
 	ForkDir(workspace, home string, getenv func(string) string) string
 }
 
+// Spawner is an agent whose sessions start sub-agent runs from tool calls
+// (Claude Code's Task and Agent calls, FORMATS.md §1.6): the runs inline
+// in the session's file and the sub-agent sessions of their own, each
+// linked to the call that started it.
+type Spawner interface {
+	// RunLine reports whether Runs reads the line of an entry of type typ
+	// (the others reach it with a nil Raw).
+	RunLine(typ string) bool
+	// Runs are the sub-agent runs of a session whose entries, in file
+	// order, are entries (with Raw where RunLine says), in the order of
+	// their calls, then the runs no call started.
+	Runs(entries []jsonl.Entry) []Run
+}
+
 // The words of the interface, defined in kit for the agent folders.
 type (
 	Context      = kit.Context
@@ -216,6 +230,7 @@ type (
 	ForkSource   = kit.ForkSource
 	ResumeAt     = kit.ResumeAt
 	Resume       = kit.Resume
+	Run          = kit.Run
 )
 
 // The kinds of the traits (kit's).
@@ -261,6 +276,10 @@ var (
 	_ Resumer     = claude.New()
 	_ Resumer     = codex.New()
 )
+
+// Spawners: the agents whose sessions start sub-agent runs (a
+// compile-time check).
+var _ Spawner = claude.New()
 
 // Of is the agent of dialect d; an unknown name gets Default's.
 func Of(d jsonl.Dialect) Agent {

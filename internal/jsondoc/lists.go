@@ -132,11 +132,26 @@ type Leaf struct {
 // first.
 type Leaves struct {
 	Leaves []Leaf         `json:"leaves"`
-	Listed []archive.Leaf `json:"-"` // the leaves of Leaves, in order
+	Runs   []Run          `json:"runs,omitempty"` // inline sub-agent runs whose leaves are left out; only when there are some
+	Listed []archive.Leaf `json:"-"`              // the leaves of Leaves, in order
+	RunsOf []archive.Runs `json:"-"`              // the runs of Runs, by session
+}
+
+// Run is one inline sub-agent run in `grove leaves --json`: the session,
+// the run's sidechain root and leaves, and the Task call that started it
+// (call and tool_use_id null when no call's prompt matches the root).
+type Run struct {
+	Session   string   `json:"session"`
+	Path      string   `json:"path"`
+	Root      string   `json:"root"`
+	Leaves    []string `json:"leaves"`
+	Call      any      `json:"call"`
+	ToolUseID any      `json:"tool_use_id"`
 }
 
 // ListLeaves is `grove leaves`: every leaf of the sessions f picks (its
-// Workspace already a filter). Errors: Archive.Leaves'.
+// Workspace already a filter), and the inline sub-agent runs left out.
+// Errors: Archive.Leaves' and Archive.RunsOf's.
 func ListLeaves(ctx context.Context, a *archive.Archive, f archive.Filter) (*Leaves, error) {
 	leaves, err := a.Leaves(ctx, f)
 	if err != nil {
@@ -153,6 +168,21 @@ func ListLeaves(ctx context.Context, a *archive.Archive, f archive.Filter) (*Lea
 			j.Label = l.Label
 		}
 		doc.Leaves = append(doc.Leaves, j)
+	}
+	if doc.RunsOf, err = a.RunsOf(ctx, f); err != nil {
+		return nil, err
+	}
+	for _, s := range doc.RunsOf {
+		for _, r := range s.Runs {
+			j := Run{Session: s.Session.SessionID, Path: s.Session.Path, Root: r.Root, Leaves: r.Leaves}
+			if j.Leaves == nil {
+				j.Leaves = []string{}
+			}
+			if r.Call != "" {
+				j.Call, j.ToolUseID = r.Call, r.ToolUseID
+			}
+			doc.Runs = append(doc.Runs, j)
+		}
 	}
 	return doc, nil
 }

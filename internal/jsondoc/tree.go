@@ -39,11 +39,12 @@ func CutText(n *archive.TreeNode) string {
 // 100,000 levels), so the document is written by a loop with an explicit
 // stack, not by encoding/json, which recurses once per level.
 func WriteTree(w io.Writer, session string, t *archive.Tree) error {
-	jw := &treeJSON{w: bufio.NewWriterSize(w, 64<<10), t: t}
+	jw := &treeJSON{w: bufio.NewWriterSize(w, 64<<10), t: t, links: RunLinks(t)}
 	jw.enc = json.NewEncoder(&jw.buf)
 	jw.enc.SetEscapeHTML(false)
 	jw.w.WriteString(`{"session":`)
 	jw.str(session)
+	jw.writeSpawnedByJSON()
 	jw.w.WriteString(`,"roots":[`)
 	for i, r := range append(append([]int(nil), t.Roots...), t.Cycles...) {
 		if i > 0 {
@@ -59,11 +60,12 @@ func WriteTree(w io.Writer, session string, t *archive.Tree) error {
 }
 
 type treeJSON struct {
-	w   *bufio.Writer
-	t   *archive.Tree
-	buf bytes.Buffer
-	enc *json.Encoder
-	err error
+	w     *bufio.Writer
+	t     *archive.Tree
+	links map[string]RunLink // sub-agent runs, by entry id
+	buf   bytes.Buffer
+	enc   *json.Encoder
+	err   error
 }
 
 // tree writes the node root and everything below it. Each stack element
@@ -127,6 +129,7 @@ func (jw *treeJSON) members(i int) {
 	jw.strOrNull(n.Label)
 	fmt.Fprintf(w, `,"active":%t,"preview":`, n.Active)
 	jw.str(archive.ClipRunes(n.Preview, archive.PreviewWidth))
+	jw.writeRunJSON(e.EntryID)
 	var problems []string
 	if n.Missing {
 		problems = append(problems, `"missing_parent"`)
@@ -153,11 +156,12 @@ func (jw *treeJSON) members(i int) {
 // parentId of a damaged entry). Nothing nests, so a decoder
 // with a depth limit reads any session's tree.
 func WriteTreeFlat(w io.Writer, session string, t *archive.Tree) error {
-	jw := &treeJSON{w: bufio.NewWriterSize(w, 64<<10), t: t}
+	jw := &treeJSON{w: bufio.NewWriterSize(w, 64<<10), t: t, links: RunLinks(t)}
 	jw.enc = json.NewEncoder(&jw.buf)
 	jw.enc.SetEscapeHTML(false)
 	jw.w.WriteString(`{"session":`)
 	jw.str(session)
+	jw.writeSpawnedByJSON()
 	jw.w.WriteString(`,"nodes":[`)
 	type item struct{ node, parent int }
 	var stack []item

@@ -31,6 +31,7 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 	}
 	v := homeView{page: page{Title: "grove", Kind: "home"}, Workspaces: ws, Sessions: len(all)}
 	v.Recent = rowsOf(all[:min(len(all), recentSessions)], sharedIDs(all))
+	s.parentLinks(ctx, v.Recent)
 	s.render(w, http.StatusOK, "home", v)
 }
 
@@ -66,6 +67,7 @@ func (s *Server) workspace(w http.ResponseWriter, r *http.Request) {
 	}
 	v := workspaceView{page: page{Title: dir, Kind: "workspace"}, Dir: dir, Sessions: rowsOf(sessions[:min(len(sessions), workspaceLimit)], shared),
 		AllSessions: len(sessions)}
+	s.parentLinks(ctx, v.Sessions)
 	var leaves []archive.Leaf
 	if len(sessions) > 0 {
 		total := 0
@@ -95,6 +97,11 @@ type sessionRow struct {
 	// Machine is the session's source when the listing holds sessions of
 	// more than one (a team's index, SPEC §10), else "".
 	Machine string
+	// ChildKind is what the session is of its ParentSession, as its agent
+	// says ("sub-agent", "fork", "child"); "" without a parent.
+	// ParentHref links the parent's page, "" when the index holds no
+	// session of that id or file (ParentSession is then shown unlinked).
+	ChildKind, ParentHref string
 }
 
 // leafRow is a listed leaf; File as sessionRow's.
@@ -108,6 +115,9 @@ func rowsOf(list []archive.Session, shared map[string]bool) []sessionRow {
 	many := false
 	for i, s := range list {
 		rows[i].Session = s
+		if s.ParentSession != "" {
+			rows[i].ChildKind = archive.AgentFor(s.Dialect).ChildKind(s.Path)
+		}
 		if shared[s.SessionID] {
 			rows[i].File = s.Path
 		}
@@ -188,4 +198,29 @@ func (s *Server) holdsWorkspace(r *http.Request, dir string) bool {
 		}
 	}
 	return false
+}
+
+// parentLinks sets the ParentHref of each row whose parent session the
+// index holds: a session whose id (claude, codex) or file (pi) is the
+// row's ParentSession, linked by id and file.
+func (s *Server) parentLinks(ctx context.Context, rows []sessionRow) {
+	found := map[string]string{}
+	for i := range rows {
+		p := rows[i].ParentSession
+		if p == "" {
+			continue
+		}
+		h, ok := found[p]
+		if !ok {
+			switch t, err := s.a.ResolveID(ctx, p); {
+			case err != nil:
+			case t.SessionID == p:
+				h = sessionHref(p)
+			case t.Path == p: // a pi fork names its parent's file
+				h = sessionHref(t.SessionID, t.Path)
+			}
+			found[p] = h
+		}
+		rows[i].ParentHref = h
+	}
 }

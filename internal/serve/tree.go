@@ -33,6 +33,7 @@ type treeView struct {
 	First, Earlier, Later, Last string
 	ActiveHref                  string // the active leaf's transcript
 	ActiveLeaf                  string
+	SpawnedBy                   *runLink // a sub-agent session's call that started it
 }
 
 // TreeRows is how many rows of a tree one page draws at most: a session of
@@ -53,10 +54,11 @@ type treeRow struct {
 	Leaf     bool
 	Root     bool // the first row of a root's tree (a blank line before it)
 	Damage   []string
-	Folded   int // fold, cut: entries
-	Leaves   int // cut
-	Branches int // cut: branches
-	node     int // the tree's node, for its preview
+	Folded   int      // fold, cut: entries
+	Leaves   int      // cut
+	Branches int      // cut: branches
+	Run      *runLink // a call's sub-agent run, or an inline run's call
+	node     int      // the tree's node, for its preview
 }
 
 func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
@@ -89,10 +91,14 @@ func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	links := runLinks(t, v.File)
+	v.SpawnedBy = spawnedBy(t)
 	add := func(root int) {
 		first := true
 		t.Rows(root, func(tr archive.TreeRow) {
-			v.Rows = append(v.Rows, rowOf(t, tr, first))
+			row := rowOf(t, tr, first)
+			row.Run = links[row.ID]
+			v.Rows = append(v.Rows, row)
 			first = false
 		})
 	}

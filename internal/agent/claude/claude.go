@@ -134,5 +134,12 @@ func (Agent) ContextStart(context.Context, []jsonl.Entry, func(int) ([]byte, err
 	return -1, nil
 }
 
+// RunLine: user and assistant lines (Task calls, sidechain roots, the
+// results that name a sub-agent).
+func (Agent) RunLine(typ string) bool { return typ == "user" || typ == "assistant" }
+
+// Runs: see Runs in runs.go.
+func (Agent) Runs(entries []jsonl.Entry) []kit.Run { return Runs(entries) }
+
 // ForLLM is a copy of c: its messages already are what the model received.
 func (Agent) ForLLM(c *kit.Context) *kit.Context { out := *c; return &out }

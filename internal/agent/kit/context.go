@@ -59,7 +59,8 @@ type ContextInput struct {
 	Version int
 	// Children gives the children of the entry id in file order, with Raw
 	// as for Path; nil when none are known. Claude Code's context asks for
-	// them (parallel tool results, SPEC §3.4).
+	// them (the lines of one API message and the tool results off the
+	// path, SPEC §3.4).
 	Children func(id string) []jsonl.Entry
 	// Header gives the session's header line as the agent's ContextHeader
 	// picks it (Codex's session_meta), nil when there is none; a nil
@@ -74,4 +75,23 @@ func StartOrNone(i int) int {
 		return -1
 	}
 	return i
+}
+
+// Run is one sub-agent run that a Task (Claude Code 2.1: Agent) tool call
+// started (FORMATS.md §1.6): inline in the session's own file (Claude
+// Code 1.0: a sidechain root, isSidechain: true and parentUuid null, whose
+// user text is the call's prompt), or in a file of its own (2.0 and 2.1:
+// the session agent-<agentId>, beside the session or under
+// <session>/subagents/).
+type Run struct {
+	// Call is the id of the assistant entry holding the tool_use, and
+	// ToolUseID the tool_use's own id; both "" for a sidechain root no
+	// call's prompt matches.
+	Call, ToolUseID string
+	// Root is the id of the run's sidechain root in the same file; "" for a
+	// run in a file of its own.
+	Root string
+	// Session is the id of the sub-agent session the call's result names
+	// (agent-<agentId>); "" for an inline run.
+	Session string
 }
