@@ -30,7 +30,11 @@ func Preview(raw []byte) string {
 		if l.Type == "user" {
 			text = unwrap
 		}
-		t := kit.ChatPreview(l.Message.Content, text)
+		blocks := l.Message.Content
+		if l.Type == "user" {
+			blocks = withoutIDEContext(blocks)
+		}
+		t := kit.ChatPreview(blocks, text)
 		if l.Message.Content == nil {
 			var s struct {
 				Message struct {
@@ -100,6 +104,33 @@ type pvClaude struct {
 	Attachment struct {
 		Type string `json:"type"`
 	} `json:"attachment"`
+}
+
+// ideContext starts a text block the IDE extension adds beside what the
+// user typed (FORMATS.md §1.4): the file open in the editor, the selection.
+var ideContext = []string{"<ide_opened_file>", "<ide_selection>"}
+
+// withoutIDEContext is blocks without the text blocks that are IDE
+// context, when another text block is left: the preview shows what the
+// user typed, as the session's first message does (jsonl's claudeUserText).
+// A message of IDE context alone keeps it.
+func withoutIDEContext(blocks []kit.ChatBlock) []kit.ChatBlock {
+	var out []kit.ChatBlock
+	typed := false
+	for _, b := range blocks {
+		if b.Type == "text" {
+			t := strings.TrimLeft(b.Text, " \t\r\n")
+			if strings.HasPrefix(t, ideContext[0]) || strings.HasPrefix(t, ideContext[1]) {
+				continue
+			}
+			typed = typed || strings.TrimSpace(t) != ""
+		}
+		out = append(out, b)
+	}
+	if !typed {
+		return blocks
+	}
+	return out
 }
 
 // wrappers are the tags Claude Code wraps around what the user did at its
