@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/grove-sessions/grove/errs"
@@ -119,6 +120,11 @@ const forkWindow = 1 << 20
 // forkWindow bytes of them pending at once. An error of each's stops the
 // copy and is returned, the new file removed.
 func writeFork(out string, each func(yield func(n int, line []byte) error) error) (err error) {
+	if strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(os.PathSeparator)) {
+		// A folder that exists was given a file name in it already.
+		return errs.New(errs.CodeIO, "cannot create the new session file: no folder "+out).In(out).
+			WithHint("make the folder first (mkdir -p), or name the new file")
+	}
 	f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
