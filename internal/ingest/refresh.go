@@ -111,6 +111,11 @@ func (ix *Indexer) IndexFile(ctx context.Context, path string, force bool) (int,
 		return 0, "", false, err
 	}
 	defer b.Rollback()
+	if old == nil { // a forgotten file read again by name (SPEC §11)
+		if err := b.Unforget(ctx, path); err != nil {
+			return 0, "", false, err
+		}
+	}
 	r, err := ix.refreshFile(ctx, b, path, st, old, force)
 	if err == nil {
 		err = b.Commit()
