@@ -48,7 +48,7 @@ func (a *Archive) ForgetPick(ctx context.Context, f ForgetFilter) ([]Session, er
 			}
 			if a.db().IsServer() && s.Source != own {
 				return nil, errs.New(errs.CodeUnknownSession, "the session is "+s.Source+"'s, not this grove's source "+own).In(n).
-					WithHint("forget a session as the machine that indexed it: grove --source " + s.Source + " forget ...")
+					WithHint("forget it as the source that indexed it: grove forget --source " + s.Source + " ...")
 			}
 			if !seen[s.SID] {
 				seen[s.SID] = true

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/grove-sessions/grove/internal/pgtest"
 	"github.com/grove-sessions/grove/internal/testutil"
 )
 
@@ -215,5 +216,41 @@ func TestForget_Watch(t *testing.T) {
 	p.waitFor(t, "a.jsonl back with its new line", func() bool { return p.sessions(t)[a] == 3 })
 	if code := p.stop(t, os.Interrupt); code != 0 {
 		t.Errorf("exit status after SIGINT = %d, want 0\nstderr:\n%s", code, p.stderr)
+	}
+}
+
+// In a team's index (PostgreSQL, SPEC §10) a grove forgets its own
+// source's sessions only: another source's copy of the same file stays,
+// that source's next index is untouched, and naming a session only
+// another source holds is unknown_session with a hint naming --source.
+func TestForget_PostgresSources(t *testing.T) {
+	if ok, why := pgtest.Available(); !ok {
+		t.Skip(why)
+	}
+	url := pgtest.DB(t)
+	root := filepath.Join(t.TempDir(), "sessions")
+	for _, f := range []string{"v1-linear.jsonl", "v2-branches.jsonl", "v3-tree.jsonl"} {
+		testutil.MustCopy(t, testutil.Testdata(t, "pi/"+f), root, f)
+	}
+	for _, src := range []string{"ana", "ben"} {
+		groveOut(t, "--db", url, "index", "--source", src, "--root", root)
+	}
+	out := groveOut(t, "--db", url, "--json", "forget", "--source", "ana", "--yes", "5b7e")
+	if !strings.Contains(out, `"source":"ana"`) || strings.Count(out, `"id"`) != 1 {
+		t.Fatalf("forget --source ana 5b7e answered %s, want ana's session only", out)
+	}
+	sessions := groveOut(t, "--db", url, "--json", "sessions")
+	if n := strings.Count(sessions, `"id":"5b7e2c14-9a3d-4f60-b8e1-2d4c6a8f0e13"`); n != 1 || !strings.Contains(sessions, `"source":"ben","path":"`+filepath.Join(root, "v3-tree.jsonl")) {
+		t.Fatalf("after ana forgot 5b7e the index lists it %d times, want ben's once:\n%s", n, sessions)
+	}
+	if out := groveOut(t, "--db", url, "--json", "index", "--source", "ana", "--root", root); !strings.Contains(out, `"forgotten":1`) {
+		t.Errorf("ana's next index: %s, want forgotten 1", out)
+	}
+	if out := groveOut(t, "--db", url, "--json", "index", "--source", "ben", "--root", root); strings.Contains(out, `"forgotten"`) || !strings.Contains(out, `"unchanged":3`) {
+		t.Errorf("ben's next index: %s, want 3 unchanged and nothing forgotten", out)
+	}
+	p := startGrove(t, "--db", url, "--json", "forget", "--source", "carl", "--yes", "5b7e")
+	if code := p.wait(t); code != 1 || !strings.Contains(p.stdout.String(), `"code":"unknown_session"`) || !strings.Contains(p.stdout.String(), "--source ben") {
+		t.Fatalf("carl forgetting ben's session: exit %d, %s; want 1, unknown_session naming --source ben", code, p.stdout)
 	}
 }

@@ -96,8 +96,8 @@ const (
 // (unless force), from its committed length when it grew by appending
 // (unless force), else whole. It returns the number of entries stored, the
 // session's state and whether the file was read. A file `grove forget`
-// removed is read all the same (it was named)
-// and its record dropped (SPEC §11). Errors: io_error for a
+// removed is read all the same (it was named) and its record dropped
+// (SPEC §11). Errors: io_error for a
 // file that cannot be read, others when the index fails.
 func (ix *Indexer) IndexFile(ctx context.Context, path string, force bool) (int, jsonl.State, bool, error) {
 	old, err := ix.db.SessionByPath(ctx, path)
