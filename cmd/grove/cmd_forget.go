@@ -18,8 +18,8 @@ import (
 )
 
 const forgetHelp = `Removes sessions from the index for good: their entries, search text,
-diagnostics and labels (and, in a team's index, their committed bytes), and
-remembers each file's identity (its stat, the length of its committed lines
+diagnostics and labels, the kept store's copies of their files (and, in a
+team's index, their committed bytes), and remembers each file's identity (its stat, the length of its committed lines
 and fingerprints of their first and last 4 KiB), so that grove index, watch
 and rebuild leave the file out while its committed lines are the same. A
 touch, or the same bytes copied back, keep it out; a committed line added,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/internal/kept"
 )
 
 // Forgetter is a store besides the index that holds a session file's
@@ -22,6 +23,14 @@ import (
 // (index.DB.ForgottenFiles), as a refresh does (see Forget).
 type Forgetter interface {
 	ForgetFile(ctx context.Context, source, path string) error
+}
+
+// keptStore is the kept store beside a SQLite index (package kept) as a
+// Forgetter: every version of the file's kept copy is removed.
+type keptStore struct{ st *kept.Store }
+
+func (k keptStore) ForgetFile(_ context.Context, source, path string) error {
+	return k.st.Remove(source, path)
 }
 
 // AlsoForget makes Forget drop each forgotten file from f too, after the
@@ -35,8 +44,9 @@ func (ix *Indexer) AlsoForget(f Forgetter) { ix.forgetters = append(ix.forgetter
 // labels and, in PostgreSQL, committed bytes — and each file's identity is
 // recorded (FileIdentity; from the index's row when the file is gone), so
 // that a refresh (Index, Watch, Rebuild) leaves it out while its
-// committed bytes are those (forgottenUnchanged). Then each Forgetter
-// drops the file. Sessions of other files are untouched, whatever they
+// committed bytes are those (forgottenUnchanged). Then the kept store
+// beside a SQLite index (kept.Dir) removes its copies of the file, and
+// each Forgetter given to AlsoForget drops it. Sessions of other files are untouched, whatever they
 // name as their parent session (a fork, a sub-agent).
 //
 // Errors: index_busy without busy; io_error for a file that is there but
@@ -83,8 +93,12 @@ func (ix *Indexer) Forget(ctx context.Context, paths []string, busy func(holder 
 	if err := b.Commit(); err != nil {
 		return ix.db.Classify(err)
 	}
+	forgetters := ix.forgetters
+	if !ix.db.IsServer() { // PostgreSQL keeps the bytes in the index (SPEC §11)
+		forgetters = append([]Forgetter{keptStore{kept.Open(kept.Dir(ix.db.File()))}}, forgetters...)
+	}
 	for _, f := range recs {
-		for _, k := range ix.forgetters {
+		for _, k := range forgetters {
 			if err := k.ForgetFile(ctx, f.Source, f.Path); err != nil {
 				return fmt.Errorf("forget %s: %w", f.Path, err)
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/grove-sessions/grove/internal/ingest"
+	keptpkg "github.com/grove-sessions/grove/internal/kept"
 	"github.com/grove-sessions/grove/internal/pgtest"
 	"github.com/grove-sessions/grove/internal/testutil"
 )
@@ -43,12 +44,31 @@ func TestIndexer_Forget(t *testing.T) {
 			kept := &keptStore{}
 			ix.AlsoForget(kept)
 			files := []string{filepath.Join(root, "v2-branches.jsonl"), filepath.Join(root, "v3-tree.jsonl")}
+			// Beside a SQLite index, the kept store's copies go too.
+			store := keptpkg.Open(keptpkg.Dir(db))
+			if backend == "sqlite" {
+				for _, f := range files {
+					w, err := store.Writer(ix.DB().Source(), f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := w.Append([]byte("{}\n")); err != nil {
+						t.Fatal(err)
+					}
+					w.Close()
+				}
+			}
 			if err := ix.Forget(ctx, files, nil); err != nil {
 				t.Fatal(err)
 			}
 			src := ix.DB().Source()
 			if want := []string{src + "|" + files[0], src + "|" + files[1]}; !slices.Equal(kept.forgot, want) {
 				t.Errorf("the kept store was told %q, want %q", kept.forgot, want)
+			}
+			for _, f := range files {
+				if n, err := store.Len(src, f); err != nil || n != 0 {
+					t.Errorf("after Forget the kept store holds %d bytes of %s (%v), want none", n, f, err)
+				}
 			}
 			if got, err := sessionsOf(ctx, ix); err != nil || len(got) != 0 {
 				t.Fatalf("after Forget the index holds %d sessions (%v), want none", len(got), err)
