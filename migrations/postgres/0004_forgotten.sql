@@ -2,7 +2,7 @@
 -- forget` removed from the index (SPEC §11), per source, each with the
 -- file's identity when it was forgotten (stat_key, committed_len and the
 -- CRC-32s of the first and last min(4096, committed_len) committed bytes).
-CREATE TABLE forgotten (
+CREATE TABLE IF NOT EXISTS forgotten (
   source        TEXT   COLLATE "C" NOT NULL,
   path          TEXT   COLLATE "C" NOT NULL,
   session_id    TEXT   COLLATE "C" NOT NULL,
