@@ -2,6 +2,7 @@ package ingest_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -125,5 +126,46 @@ func TestFileIdentity_CommittedLength(t *testing.T) {
 	p := testutil.MustWriteFile(t, dir, "long-tail.jsonl", big)
 	if got, err := ingest.FileIdentity(p, 0); err != nil || got.CommittedLen != 1001 {
 		t.Errorf("FileIdentity of a line feed 199 KiB before the end: committed %d (%v), want 1001", got.CommittedLen, err)
+	}
+}
+
+// A session whose file is gone when it is forgotten is recorded by the
+// committed bytes the index last read: the same file put back stays out,
+// another one in its place comes in.
+func TestIndexer_ForgetGoneFile(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	root := demoSessions(t, dir)
+	ix := mustOpen(t, filepath.Join(dir, "index.db"))
+	if _, err := ix.Index(ctx, ingest.IndexOptions{Roots: []string{root}}); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(root, "v3-tree.jsonl")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Forget(ctx, []string{p}, nil); err != nil {
+		t.Fatal(err)
+	}
+	testutil.MustWriteFile(t, root, "v3-tree.jsonl", data)
+	sum, err := ix.Index(ctx, ingest.IndexOptions{Roots: []string{root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Forgotten != 1 || sum.Indexed != 0 {
+		t.Fatalf("Index with the forgotten file's bytes back: %+v, want 1 forgotten, 0 indexed", sum)
+	}
+	// Other bytes in its place: a session of its own, read.
+	testutil.MustCopy(t, testutil.Testdata(t, "pi/v1-linear.jsonl"), root, "v3-tree.jsonl")
+	sum, err = ix.Index(ctx, ingest.IndexOptions{Roots: []string{root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Forgotten != 0 || sum.Indexed != 1 {
+		t.Fatalf("Index with other bytes in the forgotten file's place: %+v, want 0 forgotten, 1 indexed", sum)
 	}
 }
