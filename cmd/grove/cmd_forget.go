@@ -19,14 +19,15 @@ import (
 
 const forgetHelp = `Removes sessions from the index for good: their entries, search text,
 diagnostics and labels, the kept store's copies of their files (and, in a
-team's index, their committed bytes), and remembers each file's identity (its stat, the length of its committed lines
-and fingerprints of their first and last 4 KiB), so that grove index, watch
-and rebuild leave the file out while its committed lines are the same. A
-touch, or the same bytes copied back, keep it out; a committed line added,
-changed or removed (the agent went on with the session, or wrote another in
-its place) brings the whole file back at the next grove index. The session
-files themselves are never changed. Forks and sub-agents of a forgotten
-session stay indexed and answer as before.
+team's index, their committed bytes). It remembers each file's identity
+(its stat, the length of its committed lines and fingerprints of their
+first and last 4 KiB), so that grove index, watch and rebuild leave the
+file out while its committed lines are the same. A touch, or the same
+bytes copied back, keep it out; a committed line added, changed or removed
+(the agent went on with the session, or wrote another in its place) brings
+the whole file back at the next grove index. The session files themselves
+are never changed. Forks and sub-agents of a forgotten session stay
+indexed and answer as before.
 
 Name sessions (an id, a unique id prefix of 4+ characters, or a file path),
 or pick them with --workspace (sessions in that directory or below it)
@@ -44,7 +45,7 @@ func forgetCommand(g *env) *cli.Command {
 		Description: forgetHelp,
 		Flags: []cli.Flag{
 			workspaceFlag(),
-			&cli.StringFlag{Name: "before", Usage: "only sessions last modified before this time: 2026-01-05 (local midnight), an RFC 3339 time, or a span back from now (30d)"},
+			&cli.StringFlag{Name: "before", Usage: "only sessions last modified before `TIME`: 2026-01-05 (local midnight), an RFC 3339 time, or a span back from now (30d)"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "forget without asking (needed when stdin is not a terminal)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -112,7 +113,7 @@ func runForget(ctx context.Context, g *env, f archive.ForgetFilter, ask io.Reade
 		}
 		fmt.Fprintf(g.stderr, "forget %s? [y/N] ", plural.Count(len(picked), "session", "sessions"))
 		line, _ := bufio.NewReader(ask).ReadString('\n')
-		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
 			return errors.New("not confirmed: nothing was forgotten")
 		}
 	}
