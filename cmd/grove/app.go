@@ -197,14 +197,14 @@ func newApp(g *env) *cli.App {
 			indexCommand(g), rebuildCommand(g), sessionsCommand(g), workspacesCommand(g), leavesCommand(g),
 			branchesCommand(g), treeCommand(g), pathCommand(g), messagesCommand(g), contextCommand(g), exportCommand(g),
 			verifyCommand(g), recoverCommand(g), appendCommand(g), repairCommand(g), searchCommand(g), watchCommand(g), serveCommand(g),
-			mcpCommand(g), resumeCommand(g), pickCommand(g),
+			mcpCommand(g), resumeCommand(g), pickCommand(g), forgetCommand(g),
 		},
 	}
 	for _, c := range app.Commands {
 		c.OnUsageError = app.OnUsageError
 		c.Flags = append(c.Flags, jsonFlag())
 		switch c.Name {
-		case "index", "rebuild", "watch", "serve":
+		case "index", "rebuild", "watch", "serve", "forget":
 			c.Flags = append(c.Flags, sourceFlag())
 		case "sessions", "leaves", "branches", "tree", "path", "messages", "context", "export", "verify", "search", "mcp", "resume", "pick":
 			c.Flags = append(c.Flags, readSourceFlag())
@@ -213,7 +213,7 @@ func newApp(g *env) *cli.App {
 		c.Before = func(cc *cli.Context) error {
 			g.json = g.json || cc.Bool("json")
 			switch cc.Command.Name {
-			case "index", "rebuild", "watch", "serve":
+			case "index", "rebuild", "watch", "serve", "forget":
 				g.writes = true
 			}
 			if hasFlag(cc.Command, "source") {

@@ -109,6 +109,9 @@ func reportIndex(g *env, dbFile string, sum archive.IndexSummary) error {
 	if sum.Removed > 0 {
 		fmt.Fprintf(g.stdout, ", %d removed (file gone)", sum.Removed)
 	}
+	if sum.Forgotten > 0 {
+		fmt.Fprintf(g.stdout, ", %d left out (forgotten, unchanged since)", sum.Forgotten)
+	}
 	fmt.Fprintf(g.stdout, "\nindex: %s\n", dbFile)
 	// Listed, not read (SPEC §3.5): said every run, and no failure.
 	for _, f := range sum.Unsupported {

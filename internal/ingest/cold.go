@@ -100,6 +100,9 @@ func (ix *Indexer) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexS
 	if err == nil {
 		err = fresh.db.AddSources(ctx, srcs)
 	}
+	if err == nil {
+		err = carryForgotten(ctx, ix.db, fresh.db)
+	}
 	if err != nil {
 		return failed(err)
 	}

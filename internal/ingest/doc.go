@@ -27,6 +27,11 @@
 //     (RebuildPath) and swapped in in one transaction (rebuild.go,
 //     rebuild_run.go); RebuildStored is its PostgreSQL form, from the
 //     committed bytes the index holds (SPEC §10).
+//   - Forget is `grove forget` (SPEC §11, forget.go): sessions removed
+//     for good and their files' identities recorded in the index, so that
+//     a refresh, the cold build and Rebuild leave a file out while its
+//     committed bytes are those (a Forgetter, the kept store, is told
+//     too).
 //   - Lock is the writer lock two groves share (SPEC §6 and docs/indexing.md "Two
 //     groves"); OpenForWrite sets a damaged index aside (SetAside) and
 //     opens a new one in its place (damaged.go).

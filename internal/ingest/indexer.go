@@ -19,6 +19,9 @@ type Indexer struct {
 	db     *index.DB
 	opened os.FileInfo      // the index file when it was opened, for reopenDamaged
 	warn   func(msg string) // OpenForWrite's: notes on stderr; nil for Open
+	// forgetters drop a forgotten file from the stores besides the index
+	// (AlsoForget, forget.go).
+	forgetters []Forgetter
 }
 
 // Open opens (creating if needed) the index at dbPath (index.Open). It

@@ -195,6 +195,9 @@ func (ix *Indexer) rebuild(ctx context.Context, opts IndexOptions) (IndexSummary
 	fresh.db.SetSource(ix.db.Source())
 	defer removeIndexFiles(tmp)
 	defer fresh.Close()
+	if err := carryForgotten(ctx, ix.db, fresh.db); err != nil {
+		return sum, err
+	}
 	opts.Force, opts.Busy, opts.whole = true, nil, true
 	sum, err = fresh.refresh(ctx, opts)
 	if err == nil {

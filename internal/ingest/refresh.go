@@ -95,7 +95,9 @@ const (
 // all when the index holds it with the same size, mtime, device and inode
 // (unless force), from its committed length when it grew by appending
 // (unless force), else whole. It returns the number of entries stored, the
-// session's state and whether the file was read. Errors: io_error for a
+// session's state and whether the file was read. A file `grove forget`
+// removed is read all the same (it was named) and its record dropped
+// (SPEC §11). Errors: io_error for a
 // file that cannot be read, others when the index fails.
 func (ix *Indexer) IndexFile(ctx context.Context, path string, force bool) (int, jsonl.State, bool, error) {
 	old, err := ix.db.SessionByPath(ctx, path)
@@ -111,6 +113,11 @@ func (ix *Indexer) IndexFile(ctx context.Context, path string, force bool) (int,
 		return 0, "", false, err
 	}
 	defer b.Rollback()
+	if old == nil { // a forgotten file read again by name (SPEC §11)
+		if err := b.Unforget(ctx, path); err != nil {
+			return 0, "", false, err
+		}
+	}
 	r, err := ix.refreshFile(ctx, b, path, st, old, force)
 	if err == nil {
 		err = b.Commit()

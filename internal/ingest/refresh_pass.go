@@ -54,10 +54,14 @@ func (ix *Indexer) refresh(ctx context.Context, opts IndexOptions) (IndexSummary
 	// 10,000 files is mostly these two).
 	var known map[string]int64
 	var notOK map[string]bool
+	var forgotten map[string]index.Forgotten
 	statesDone := make(chan error, 1)
 	go func() {
 		var err error
 		known, notOK, err = ix.db.FileStates(ctx)
+		if err == nil {
+			forgotten, err = ix.db.ForgottenFiles(ctx)
+		}
 		statesDone <- err
 	}()
 	set, err := gather(opts, &sum)
@@ -67,6 +71,7 @@ func (ix *Indexer) refresh(ctx context.Context, opts IndexOptions) (IndexSummary
 	if err != nil {
 		return sum, err
 	}
+	set.forgotten = forgotten
 	todo, err := ix.plan(ctx, set, known, notOK, opts.Force, &sum)
 	if err != nil {
 		return sum, err
@@ -87,6 +92,9 @@ type fileSet struct {
 	aliases []string        // symlink names met: their old rows, if any, go
 	roots   []string        // the readable roots, absolute and resolved
 	missing []string        // files known to the index that are gone or are second names (hard links)
+	// forgotten are the files `grove forget` removed (forget.go), by path:
+	// left out while their committed bytes are unchanged.
+	forgotten map[string]index.Forgotten
 }
 
 // gather finds opts' files: named files resolved to their real paths, and
@@ -169,6 +177,9 @@ type work struct {
 	st   FileStat
 	old  *index.Session
 	cost int64 // bytes expected to be read: the file, or what was appended
+	// unforget drops the file's forgotten record in the read's batch: its
+	// committed bytes changed since `grove forget` (SPEC §11).
+	unforget bool
 }
 
 // plan stats every file of set (in parallel: 10,000 stats are most of a
@@ -213,6 +224,14 @@ func (ix *Indexer) plan(ctx context.Context, set *fileSet, known map[string]int6
 			sum.Failed = append(sum.Failed, Failure{Path: f, Code: errs.CodeIO, Message: "cannot read session file: " + errs.PathReason(err)})
 			continue
 		}
+		unforget := false
+		if fg, ok := set.forgotten[f]; ok && !isKnown {
+			if forgottenUnchanged(f, st, fg) {
+				sum.Forgotten++
+				continue
+			}
+			unforget = true // changed since: read again, its record dropped with the read
+		}
 		sum.Files++
 		if IsCompressed(f) {
 			sum.Unsupported = append(sum.Unsupported, unsupportedFailure(f))
@@ -234,7 +253,7 @@ func (ix *Indexer) plan(ctx context.Context, set *fileSet, known map[string]int6
 		if !force && appendable(old, st, st.Size) {
 			cost = st.Size - old.CommittedLen
 		}
-		todo = append(todo, work{path: f, st: st, old: old, cost: cost})
+		todo = append(todo, work{path: f, st: st, old: old, cost: cost, unforget: unforget})
 	}
 	return todo, nil
 }
@@ -390,6 +409,11 @@ func (r *ingestRun) all(todo []work) error {
 // again, one per transaction, then w and the rest of queue).
 func (r *ingestRun) one(w work, queue []work) (redo []work, err error) {
 	var res FileResult
+	if w.unforget {
+		if err := r.b.Unforget(r.ctx, w.path); err != nil {
+			return nil, err
+		}
+	}
 	if got, ok := r.pre.take(w.path); ok {
 		res, err = storeParsed(r.ctx, r.b, got)
 		r.pre.done(got)

@@ -1,0 +1,232 @@
+// Package kept is grove's kept store (SPEC §11): the committed bytes of
+// every session file grove indexes, appended as they are read, in a folder
+// of its own beside the index, so that a session whose file is gone still
+// answers byte for byte.
+//
+// One session file is kept as two files, named by a hash of its source and
+// path (Name):
+//
+//	kept/<hh>/<hash>.jsonl.zst   the bytes: a zstd stream
+//	kept/<hh>/<hash>.idx         the frame index: 16 bytes per frame
+//
+// The .jsonl.zst file is a sequence of zstd frames (RFC 8878), each an
+// independent frame holding whole committed lines, each preceded by a
+// skippable frame (RFC 8878 §3.1.2, magic 0x184D2A5E) that describes it:
+// the raw length (8 bytes), the compressed length (4 bytes) and the CRC-32
+// (IEEE) of the raw bytes (4 bytes), all little-endian. The file starts
+// with one more skippable frame that names the session file (JSON:
+// {"source":…,"path":…}). Any zstd tool skips the skippable frames, so
+// `zstd -dc` of a kept file is the session file's committed JSONL.
+//
+// The .idx file lists each frame's raw offset and file offset (two
+// little-endian int64s); it is a cache that Open checks against the
+// .jsonl.zst file and rebuilds from it. A frame cut short by a crash (a
+// torn frame) is detected by its descriptor, length and CRC, and cut when
+// the file is next opened for writing (Writer).
+//
+// Folders are 0700, files 0600. One writer at a time: grove's writers hold
+// the index's lock (internal/ingest).
+package kept
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Dir is the kept store's folder beside the index file db: "kept" in the
+// index's folder (SPEC §11).
+func Dir(db string) string { return filepath.Join(filepath.Dir(db), "kept") }
+
+// Store is a kept store's folder. Its methods may be called from several
+// goroutines; writes to one session file must come from one at a time.
+type Store struct {
+	dir string
+}
+
+// Open is the kept store in dir. Nothing is created until the first write.
+func Open(dir string) *Store { return &Store{dir: dir} }
+
+// Dir is the store's folder.
+func (st *Store) Dir() string { return st.dir }
+
+// Name is the base path (without extension) of the kept copy of the
+// session file path of source: a hash of both, under a folder named by
+// the hash's first two hex digits.
+func (st *Store) Name(source, path string) string {
+	h := sha256.Sum256([]byte(source + "\x00" + path))
+	x := hex.EncodeToString(h[:16])
+	return filepath.Join(st.dir, x[:2], x)
+}
+
+const (
+	zstExt = ".jsonl.zst"
+	idxExt = ".idx"
+)
+
+var (
+	// ErrNotKept is returned when the store holds no copy of a file.
+	ErrNotKept = errors.New("kept: no kept copy of the session file")
+
+	// ErrCorrupt is returned when a kept copy's head cannot be read.
+	ErrCorrupt = errors.New("kept: the kept copy is damaged")
+)
+
+var (
+	encOnce sync.Once
+	enc     *zstd.Encoder
+	dec     *zstd.Decoder
+)
+
+// codecs are the shared encoder and decoder; EncodeAll and DecodeAll may
+// be called concurrently.
+func codecs() (*zstd.Encoder, *zstd.Decoder) {
+	encOnce.Do(func() {
+		var err error
+		enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
+		if err != nil {
+			panic(err) // only for options that are wrong
+		}
+		dec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<31))
+		if err != nil {
+			panic(err)
+		}
+	})
+	return enc, dec
+}
+
+// Entry is one kept session file, as List finds it.
+type Entry struct {
+	Source string `json:"source"`
+	Path   string `json:"path"`
+	Len    int64  `json:"len"`   // committed bytes kept (current version)
+	Bytes  int64  `json:"bytes"` // bytes on disk, every version
+}
+
+// List lists every kept session file (its current version), in path order.
+// A kept copy whose head cannot be read is an error naming it.
+func (st *Store) List() ([]Entry, error) {
+	var out []Entry
+	err := filepath.WalkDir(st.dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) && p == st.dir {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(p, zstExt) || isVersion(p) {
+			return nil
+		}
+		f, err := openFile(strings.TrimSuffix(p, zstExt), false)
+		if err != nil {
+			return err
+		}
+		e := Entry{Source: f.Source, Path: f.Path, Len: f.Size()}
+		f.Close()
+		e.Bytes = diskBytes(strings.TrimSuffix(p, zstExt))
+		out = append(out, e)
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		return out[i].Source < out[j].Source
+	})
+	return out, err
+}
+
+// Size is the bytes the store takes on disk (every file in it); 0 when
+// it does not exist.
+func (st *Store) Size() (int64, error) {
+	var n int64
+	err := filepath.WalkDir(st.dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) && p == st.dir {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		if !d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n, err
+}
+
+// Len is the committed bytes kept of path (the current version); 0 when
+// none are.
+func (st *Store) Len(source, path string) (int64, error) {
+	f, err := st.OpenFile(source, path)
+	if errors.Is(err, ErrNotKept) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	return f.Size(), nil
+}
+
+// OpenFile opens the kept copy of path for reading back by offset. A torn
+// frame at its end is left out (not cut: readers never write). Errors:
+// ErrNotKept, ErrCorrupt, the file system's.
+func (st *Store) OpenFile(source, path string) (*File, error) {
+	f, err := openFile(st.Name(source, path), false)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Remove removes every version of the kept copy of path; none is no error.
+func (st *Store) Remove(source, path string) error {
+	base := st.Name(source, path)
+	names, _ := filepath.Glob(base + ".*")
+	for _, n := range names {
+		if err := os.Remove(n); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// Versions is how many earlier versions of path are kept (Writer.Retire).
+func (st *Store) Versions(source, path string) int {
+	names, _ := filepath.Glob(st.Name(source, path) + ".v*" + zstExt)
+	return len(names)
+}
+
+// OpenVersion opens earlier version n (1 is the oldest) of path.
+func (st *Store) OpenVersion(source, path string, n int) (*File, error) {
+	return openFile(fmt.Sprintf("%s.v%d", st.Name(source, path), n), false)
+}
+
+// isVersion reports whether p is an earlier version's file.
+func isVersion(p string) bool {
+	base := strings.TrimSuffix(filepath.Base(p), zstExt)
+	return strings.Contains(base, ".v")
+}
+
+// diskBytes is the bytes on disk of base's files, every version.
+func diskBytes(base string) int64 {
+	names, _ := filepath.Glob(base + ".*")
+	var n int64
+	for _, name := range names {
+		if fi, err := os.Stat(name); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}

@@ -1,0 +1,228 @@
+package kept
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// FrameMax is the raw bytes past which a frame ends at the next line end:
+// a read back inflates at most this much (more only for a longer line,
+// which is a frame alone).
+var FrameMax = 256 << 10
+
+// Writer appends to the kept copy of one session file. A torn frame left
+// by a crash is cut when the writer opens it.
+type Writer struct {
+	*File
+	st *Store
+}
+
+// Writer opens the kept copy of path for appending, creating it (and its
+// folders, 0700; files 0600) when there is none. Errors: the file
+// system's (a full disk among them), ErrCorrupt for a head that is not
+// one of a kept file.
+func (st *Store) Writer(source, path string) (*Writer, error) {
+	base := st.Name(source, path)
+	f, err := openFile(base, true)
+	if errors.Is(err, ErrNotKept) || (err != nil && errors.Is(err, ErrCorrupt) && headTorn(base)) {
+		f, err = create(base, head{Source: source, Path: path})
+	}
+	if err != nil {
+		return nil, err
+	}
+	if f.Source != source || f.Path != path {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w: it keeps %q, not %q", base+zstExt, ErrCorrupt, f.Path, path)
+	}
+	w := &Writer{File: f, st: st}
+	if err := w.cutTorn(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// headTorn reports whether base's file is shorter than a head: a crash
+// while it was created.
+func headTorn(base string) bool {
+	fi, err := os.Stat(base + zstExt)
+	return err == nil && fi.Size() < 8+maxHead && func() bool {
+		b, err := os.ReadFile(base + zstExt)
+		if err != nil || len(b) < 8 {
+			return err == nil
+		}
+		return binary.LittleEndian.Uint32(b[:4]) == headMagic && int64(8+binary.LittleEndian.Uint32(b[4:8])) > int64(len(b))
+	}()
+}
+
+// create writes a new kept file holding only its head, and an empty frame
+// index.
+func create(base string, h head) (*File, error) {
+	if err := os.MkdirAll(filepath.Dir(base), 0o700); err != nil {
+		return nil, err
+	}
+	p, err := json.Marshal(h)
+	if err != nil {
+		return nil, err
+	}
+	b := binary.LittleEndian.AppendUint32(nil, headMagic)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(p)))
+	b = append(b, p...)
+	osf, err := os.OpenFile(base+zstExt, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := osf.Write(b); err != nil {
+		osf.Close()
+		os.Remove(base + zstExt)
+		return nil, err
+	}
+	if err := os.WriteFile(base+idxExt, nil, 0o600); err != nil {
+		osf.Close()
+		os.Remove(base + zstExt)
+		return nil, err
+	}
+	return &File{Source: h.Source, Path: h.Path, base: base, f: osf, cached: -1, offEnd: int64(len(b))}, nil
+}
+
+// cutTorn cuts a torn frame off the file and writes the frame index again
+// when it does not list every frame.
+func (w *Writer) cutTorn() error {
+	if w.torn {
+		if err := w.f.Truncate(w.offEnd); err != nil {
+			return err
+		}
+		w.torn = false
+	}
+	fi, err := os.Stat(w.base + idxExt)
+	if err == nil && fi.Size() == int64(len(w.frames))*idxRecord {
+		return nil
+	}
+	return w.writeIndex()
+}
+
+// writeIndex writes the frame index whole.
+func (w *Writer) writeIndex() error {
+	b := make([]byte, 0, len(w.frames)*idxRecord)
+	for _, fr := range w.frames {
+		b = binary.LittleEndian.AppendUint64(b, uint64(fr.raw))
+		b = binary.LittleEndian.AppendUint64(b, uint64(fr.off))
+	}
+	return os.WriteFile(w.base+idxExt, b, 0o600)
+}
+
+// Len is the committed bytes kept.
+func (w *Writer) Len() int64 { return w.rawEnd }
+
+// Append appends committed bytes (whole lines: p ends with a line end) as
+// one frame or more. On an error nothing of p is kept: the file is cut
+// back to where it was.
+func (w *Writer) Append(p []byte) error {
+	if len(p) == 0 {
+		return nil
+	}
+	if p[len(p)-1] != '\n' {
+		return fmt.Errorf("%s: kept bytes must end with a line end", w.base+zstExt)
+	}
+	rawEnd, offEnd, nframes := w.rawEnd, w.offEnd, len(w.frames)
+	for len(p) > 0 {
+		n := len(p)
+		if n > FrameMax {
+			if cut := bytes.LastIndexByte(p[:FrameMax], '\n'); cut >= 0 {
+				n = cut + 1
+			} else {
+				n = bytes.IndexByte(p, '\n') + 1
+			}
+		}
+		if err := w.appendFrame(p[:n]); err != nil {
+			w.f.Truncate(offEnd) // best effort: Open cuts a torn frame too
+			w.rawEnd, w.offEnd, w.frames = rawEnd, offEnd, w.frames[:nframes]
+			w.writeIndex()
+			return err
+		}
+		p = p[n:]
+	}
+	return nil
+}
+
+// appendFrame writes p as one frame, then its frame index record.
+func (w *Writer) appendFrame(p []byte) error {
+	e, _ := codecs()
+	b := make([]byte, descLen, descLen+len(p)/4+64)
+	b = e.EncodeAll(p, b)
+	binary.LittleEndian.PutUint32(b[0:], descMagic)
+	binary.LittleEndian.PutUint32(b[4:], 16)
+	binary.LittleEndian.PutUint64(b[8:], uint64(len(p)))
+	binary.LittleEndian.PutUint32(b[16:], uint32(len(b)-descLen))
+	binary.LittleEndian.PutUint32(b[20:], crc32.ChecksumIEEE(p))
+	if _, err := w.f.WriteAt(b, w.offEnd); err != nil {
+		return err
+	}
+	fr := frame{raw: w.rawEnd, off: w.offEnd}
+	rec := binary.LittleEndian.AppendUint64(nil, uint64(fr.raw))
+	rec = binary.LittleEndian.AppendUint64(rec, uint64(fr.off))
+	idx, err := os.OpenFile(w.base+idxExt, os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = idx.WriteAt(rec, int64(len(w.frames))*idxRecord)
+	if cerr := idx.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	w.frames = append(w.frames, fr)
+	w.rawEnd += int64(len(p))
+	w.offEnd += int64(len(b))
+	w.cached = -1
+	return nil
+}
+
+// Cut cuts the kept bytes back to the last frame boundary at or before n
+// and returns the committed bytes kept then.
+func (w *Writer) Cut(n int64) (int64, error) {
+	if n >= w.rawEnd {
+		return w.rawEnd, nil
+	}
+	// The last frame that starts at or before n (frames[0] starts at 0).
+	k := sort.Search(len(w.frames), func(i int) bool { return w.frames[i].raw > n }) - 1
+	off, raw := w.frames[k].off, w.frames[k].raw
+	if err := w.f.Truncate(off); err != nil {
+		return w.rawEnd, err
+	}
+	w.frames = w.frames[:k]
+	w.rawEnd, w.offEnd, w.cached = raw, off, -1
+	return raw, w.writeIndex()
+}
+
+// Retire makes the bytes kept so far an earlier version of the session
+// file (Store.OpenVersion) and starts the current version empty (SPEC
+// §11: a file whose committed prefix changed keeps its old bytes).
+func (w *Writer) Retire() error {
+	if w.rawEnd == 0 {
+		return nil
+	}
+	n := w.st.Versions(w.Source, w.Path) + 1
+	to := fmt.Sprintf("%s.v%d", w.base, n)
+	if err := os.Rename(w.base+idxExt, to+idxExt); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := os.Rename(w.base+zstExt, to+zstExt); err != nil {
+		return err
+	}
+	w.f.Close()
+	f, err := create(w.base, head{Source: w.Source, Path: w.Path})
+	if err != nil {
+		return err
+	}
+	w.File = f
+	return nil
+}
