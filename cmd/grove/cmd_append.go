@@ -48,8 +48,19 @@ func runAppend(ctx context.Context, g *env, path string, in io.Reader, fsync boo
 			head = " (after a session header)"
 		}
 		fmt.Fprintf(g.stdout, "appended %s to %s%s\n", plural.Count(len(out.Appended), "entry", "entries"), path, head)
-		for _, f := range out.Failed {
+		for i := 0; i < len(out.Failed); i++ {
+			f := out.Failed[i]
 			fmt.Fprintf(g.stderr, "grove: %s: stdin line %d: %s [%s]\n", path, f.Line, f.Message, f.Code)
+			// Once a write fails, the writer refuses every later line with
+			// that same error (SPEC §5, tainted): one line says so.
+			j := i + 1
+			for j < len(out.Failed) && out.Failed[j].Code == f.Code && out.Failed[j].Message == f.Message && out.Failed[j].Line == out.Failed[j-1].Line+1 {
+				j++
+			}
+			if n := j - i - 1; n > 1 {
+				fmt.Fprintf(g.stderr, "grove: %s: stdin lines %d-%d: not appended, the same error [%s]\n", path, f.Line+1, out.Failed[j-1].Line, f.Code)
+				i = j - 1
+			}
 		}
 		if out.InputError != "" {
 			fmt.Fprintf(g.stderr, "grove: reading stdin stopped: %s [io_error]\n", out.InputError)
