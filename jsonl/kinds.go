@@ -438,3 +438,7 @@ func (k *kinder) carries(c int, msgs, tools map[string]bool) bool {
 	}
 	return false
 }
+
+// HasKinds reports whether files of dialect d can have kinds other than
+// branch (SPEC §4.2: Claude Code's only).
+func HasKinds(d Dialect) bool { return d == Claude }
