@@ -51,7 +51,7 @@ const branchPreviewSteps = 64
 
 // BranchPoints lists the branch points of the sessions f picks (sessions
 // most recently modified first, branch points in file order): the real
-// ones (two or more children of kind branch, SPEC §4.2), or with f.All
+// ones (two or more children on real branches, SPEC §4.2), or with f.All
 // every one; each with all its branches in file order and their kinds,
 // the number of leaves (of any kind) below the branch point and in each
 // branch, and previews read back from the files. A session
@@ -128,11 +128,12 @@ func (a *Archive) branchPointsOf(ctx context.Context, s *index.Session, all bool
 	return out, nil
 }
 
-// realChildren is how many children of b are of kind branch (SPEC §4.2).
+// realChildren is how many children of b are on real branches (SPEC
+// §4.2: their kinds and every kind above them branch).
 func realChildren(b index.BranchPoint) int {
 	n := 0
-	for _, k := range b.Kinds {
-		if k == "" {
+	for _, r := range b.Real {
+		if r {
 			n++
 		}
 	}
