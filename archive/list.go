@@ -24,6 +24,9 @@ type Filter struct {
 	// below it (index.UnderWorkspace, SPEC §3.3).
 	Workspace string
 	Dialect   string // sessions of this dialect (pi, plain, ...)
+	// All lists every leaf and branch point, each with its kind; without
+	// it Leaves and BranchPoints list the real ones only (SPEC §4.2).
+	All bool
 }
 
 // Pick returns the sessions f picks, most recently modified first, those
@@ -226,6 +229,9 @@ func (a *Archive) NewestLeaves(ctx context.Context, f Filter, limit int) (out []
 			if mixed && x.Side {
 				continue
 			}
+			if x.PathKind != nil && !f.All {
+				continue // an artifact, not a branch a person made (SPEC §4.2)
+			}
 			from := x.Entry
 			if u := x.LastUserEntry(); u != nil {
 				from = *u
@@ -274,6 +280,14 @@ func (a *Archive) NewestLeaves(ctx context.Context, f Filter, limit int) (out []
 		out[i] = all[i].leaf
 	}
 	return out, total, nil
+}
+
+// kindName is a stored kind's name (SPEC §4.2): "branch" for NULL.
+func kindName(k *string) string {
+	if k == nil {
+		return jsonl.KindBranch.String()
+	}
+	return *k
 }
 
 // activity is when a leaf was last worked on, in Unix milliseconds: its own

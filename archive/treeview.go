@@ -18,6 +18,10 @@ type TreeOptions struct {
 	// Keep are entry ids always shown, never folded (Archive.Tree: the
 	// calls that started sub-agent runs).
 	Keep map[string]bool
+	// All keeps every entry; without it the tree leaves out what lies on
+	// or below a child of another kind than branch (SPEC §4.2), so that
+	// its leaves and branch points are the real ones.
+	All bool
 }
 
 // TreePreviewWidth is the length, in runes, of the previews Archive.Tree

@@ -13,7 +13,7 @@ import (
 )
 
 const sessionCols = `s.sid, s.source, s.path, s.session_id, s.dialect, s.version, s.workspace, s.name, s.parent_session,
-	s.created_ms, s.modified_ms, s.entries, s.leaves, s.lines, s.state, s.active_leaf, s.duplicate_id,
+	s.created_ms, s.modified_ms, s.entries, s.leaves, s.real_leaves, s.lines, s.state, s.active_leaf, s.duplicate_id,
 	s.file_size, s.file_mtime_ns, s.file_dev, s.file_ino, s.committed_len, s.indexed_at_ms,
 	s.head_crc, s.tail_crc, s.resumable, s.min_ts_ms, s.max_ts_ms, s.header_ms, s.stat_key,
 	s.activity_ms, s.first_message,
@@ -337,7 +337,7 @@ func (d *DB) EntriesOf(ctx context.Context, sid int64) ([]Entry, error) {
 	if err := d.db.GetContext(ctx, &n, "SELECT entries FROM sessions WHERE sid = ?", sid); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("entries: %w", err)
 	}
-	rows, err := d.db.QueryContext(ctx, "SELECT "+entryCols+", e.side FROM entries e WHERE e.sid = ? ORDER BY e.seq", sid)
+	rows, err := d.db.QueryContext(ctx, "SELECT "+entryCols+", e.side, e.kind, e.path_kind FROM entries e WHERE e.sid = ? ORDER BY e.seq", sid)
 	if err != nil {
 		return nil, fmt.Errorf("entries: %w", err)
 	}
@@ -345,7 +345,7 @@ func (d *DB) EntriesOf(ctx context.Context, sid int64) ([]Entry, error) {
 	out := make([]Entry, 0, n)
 	for rows.Next() {
 		var e Entry
-		if err := rows.Scan(&e.Seq, &e.EntryID, &e.ParentID, &e.Type, &e.Role, &e.TsMs, &e.Line, &e.Offset, &e.Length, &e.CRC, &e.FirstKept, &e.Side); err != nil {
+		if err := rows.Scan(&e.Seq, &e.EntryID, &e.ParentID, &e.Type, &e.Role, &e.TsMs, &e.Line, &e.Offset, &e.Length, &e.CRC, &e.FirstKept, &e.Side, &e.Kind, &e.PathKind); err != nil {
 			return nil, fmt.Errorf("entries: %w", err)
 		}
 		out = append(out, e)

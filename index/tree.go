@@ -69,7 +69,7 @@ func (d *DB) Leaves(ctx context.Context, sid int64) ([]Leaf, error) {
 				CASE WHEN c.role = 'user' THEN c.crc ELSE down.user_crc END
 			FROM down CROSS JOIN entries c INDEXED BY entries_by_parent ON c.sid = ?1 AND c.parent_id = down.entry_id
 		)
-		SELECT ` + entryCols + `, e.side, down.depth, down.last_user, down.user_line, down.user_offset, down.user_length, down.user_crc
+		SELECT ` + entryCols + `, e.side, e.kind, e.path_kind, down.depth, down.last_user, down.user_line, down.user_offset, down.user_length, down.user_crc
 		FROM entries e LEFT JOIN down ON down.entry_id = e.entry_id
 		WHERE e.sid = ?1 AND NOT EXISTS (SELECT 1 FROM entries c INDEXED BY entries_by_parent WHERE c.sid = e.sid AND c.parent_id = e.entry_id)
 		ORDER BY e.seq`
@@ -86,6 +86,11 @@ func (d *DB) Leaves(ctx context.Context, sid int64) ([]Leaf, error) {
 type BranchPoint struct {
 	EntryID  string
 	Children []string
+	// Kinds are the children's kinds (SPEC §4.2), index for index: ""
+	// for branch; Real marks the children on real branches (path_kind
+	// NULL).
+	Kinds []string
+	Real  []bool
 }
 
 // BranchPoints returns the branch points of session sid, in the file order of
@@ -95,10 +100,12 @@ type BranchPoint struct {
 // caller from EntriesOf (archive.Archive.BranchPoints), in one pass.
 func (d *DB) BranchPoints(ctx context.Context, sid int64) ([]BranchPoint, error) {
 	var rows []struct {
-		ParentID string `db:"parent_id"`
-		Child    string `db:"child"`
+		ParentID string  `db:"parent_id"`
+		Child    string  `db:"child"`
+		Kind     *string `db:"kind"`
+		PathKind *string `db:"path_kind"`
 	}
-	err := d.db.SelectContext(ctx, &rows, `SELECT c.parent_id, c.entry_id AS child
+	err := d.db.SelectContext(ctx, &rows, `SELECT c.parent_id, c.entry_id AS child, c.kind, c.path_kind
 		FROM entries c JOIN (
 			SELECT p.entry_id, min(p.seq) AS pseq FROM entries p
 			WHERE p.sid = ?1 AND (SELECT count(*) FROM entries k INDEXED BY entries_by_parent WHERE k.sid = ?1 AND k.parent_id = p.entry_id) >= 2
@@ -115,6 +122,12 @@ func (d *DB) BranchPoints(ctx context.Context, sid int64) ([]BranchPoint, error)
 		}
 		b := &out[len(out)-1]
 		b.Children = append(b.Children, r.Child)
+		k := ""
+		if r.Kind != nil {
+			k = *r.Kind
+		}
+		b.Kinds = append(b.Kinds, k)
+		b.Real = append(b.Real, r.PathKind == nil)
 	}
 	return out, nil
 }

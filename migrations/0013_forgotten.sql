@@ -1,4 +1,4 @@
--- Schema version 12: the session files `grove forget` removed from the
+-- Schema version 13: the session files `grove forget` removed from the
 -- index (SPEC §11), each with the file's identity when it was forgotten:
 -- its stat (stat_key, 0 when it must be looked at) and its committed
 -- bytes (committed_len, and the CRC-32s of the first and last

@@ -62,7 +62,11 @@ func runBranches(ctx context.Context, g *env, f archive.Filter) error {
 			if k == len(b.Branches)-1 {
 				edge = "└── "
 			}
-			fmt.Fprintf(tw, "\t\t%s%s\t%d\t\t%s\n", edge, idCell(br.ID), br.Leaves, cell(br.Preview))
+			kind := ""
+			if br.Kind != "branch" {
+				kind = " (" + br.Kind + ")"
+			}
+			fmt.Fprintf(tw, "\t\t%s%s%s\t%d\t\t%s\n", edge, idCell(br.ID), kind, br.Leaves, cell(br.Preview))
 		}
 	}
 	if err := tw.Flush(); err != nil {

@@ -51,7 +51,11 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 	}
 	sid := shortIDs(ids)
 	tw := table(g.stdout)
-	fmt.Fprintln(tw, "TIME (UTC)\tSESSION\tNAME\tLEAF\tLINE\tTYPE\tDEPTH\tLABEL\tLAST USER MESSAGE")
+	kindHead := ""
+	if f.All {
+		kindHead = "KIND\t"
+	}
+	fmt.Fprintln(tw, "TIME (UTC)\tSESSION\tNAME\tLEAF\tLINE\tTYPE\t"+kindHead+"DEPTH\tLABEL\tLAST USER MESSAGE")
 	for _, l := range leaves {
 		id := idCell(l.EntryID)
 		if l.Active {
@@ -65,8 +69,12 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 		if l.Depth != nil {
 			depth = fmt.Sprint(*l.Depth)
 		}
+		typ = cell(typ)
+		if f.All {
+			typ += "\t" + l.PathKind
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", short(l.TsMs), idCell(sid[l.Session.SessionID]), clipWidth(cell(orDash(l.Session.Name)), nameColumns),
-			id, l.Line, cell(typ), depth, clipWidth(cell(orDash(l.Label)), nameColumns), cell(l.Preview))
+			id, l.Line, typ, depth, clipWidth(cell(orDash(l.Label)), nameColumns), cell(l.Preview))
 	}
 	if len(leaves) == 0 {
 		return noneInPicked(ctx, g, a, "leaves", f)

@@ -19,6 +19,7 @@ func sessionsCommand(g *env) *cli.Command {
 		Usage: "list indexed sessions, most recently modified first, those without entries last (sub-agents and forks right under their parent), then the diagnostics of each session that has any",
 		Flags: []cli.Flag{workspaceFlag(),
 			dialectFlag(),
+			&cli.BoolFlag{Name: "all", Usage: "count every leaf in LEAVES, also what the agent recorded beside the branches a person made (SPEC §4.2)"},
 			&cli.StringFlag{Name: "first", Usage: "only sessions whose first user message (its first 200 characters) contains this text, ignoring case"},
 		},
 		Action: func(c *cli.Context) error {

@@ -121,6 +121,7 @@ type Leaf struct {
 	Depth     *int   `json:"depth"`
 	Timestamp any    `json:"timestamp"`
 	Active    bool   `json:"active"`
+	Kind      string `json:"kind"` // branch for a real leaf, else the first other kind on its path (SPEC §4.2)
 	Preview   string `json:"preview"`
 	Label     any    `json:"label"`
 	Name      string `json:"session_name"`    // the session's name, "" if none
@@ -160,7 +161,7 @@ func ListLeaves(ctx context.Context, a *archive.Archive, f archive.Filter) (*Lea
 	doc := &Leaves{Leaves: []Leaf{}, Listed: leaves}
 	for _, l := range leaves {
 		j := Leaf{Session: l.Session.SessionID, ID: l.EntryID, Line: l.Line, Type: l.Type, Depth: l.Depth,
-			Timestamp: Time(l.TsMs), Active: l.Active, Preview: l.Preview, Name: l.Session.Name, Path: l.Session.Path, Stale: l.Stale}
+			Timestamp: Time(l.TsMs), Active: l.Active, Kind: l.PathKind, Preview: l.Preview, Name: l.Session.Name, Path: l.Session.Path, Stale: l.Stale}
 		if l.Role != nil {
 			j.Role = *l.Role
 		}
@@ -192,6 +193,7 @@ func ListLeaves(ctx context.Context, a *archive.Archive, f archive.Filter) (*Lea
 type Branch struct {
 	ID      string `json:"id"`
 	Leaves  int    `json:"leaves"`
+	Kind    string `json:"kind"` // SPEC §4.2: branch, parallel, progress, replay or command
 	Preview string `json:"preview"`
 }
 
@@ -230,7 +232,7 @@ func ListBranches(ctx context.Context, a *archive.Archive, f archive.Filter) (*B
 		}
 		for _, br := range b.Branches {
 			j.Children = append(j.Children, br.ID)
-			j.Branches = append(j.Branches, Branch{ID: br.ID, Leaves: br.Leaves, Preview: br.Preview})
+			j.Branches = append(j.Branches, Branch{ID: br.ID, Leaves: br.Leaves, Kind: br.Kind, Preview: br.Preview})
 		}
 		doc.Branches = append(doc.Branches, j)
 	}

@@ -67,6 +67,11 @@ func ListSessions(ctx context.Context, a *archive.Archive, f archive.Filter, fir
 		sessions = FirstContains(sessions, first)
 	}
 	sessions, depth := UnderParents(sessions)
+	if f.All {
+		for i := range sessions {
+			sessions[i].Leaves = sessions[i].AllLeaves
+		}
+	}
 	doc := &Sessions{Sessions: []Session{}, Listed: sessions, Depth: depth}
 	for _, s := range sessions {
 		j := Session{ID: s.SessionID, Source: s.Source, Path: s.Path, Dialect: string(s.Dialect), Workspace: s.Workspace, Name: s.Name, FirstMessage: s.FirstMessage, ParentSession: s.ParentSession,

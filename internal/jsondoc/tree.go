@@ -108,12 +108,12 @@ func (jw *treeJSON) members(i int) {
 	w := jw.w
 	switch n.Kind {
 	case archive.NodeFold:
-		w.WriteString(`{"id":null,"type":"fold","role":null,"label":null,"active":false,"preview":`)
+		w.WriteString(`{"id":null,"type":"fold","role":null,"label":null,"active":false,"kind":null,"preview":`)
 		jw.str("… " + plural.Count(n.Folded, "entry", "entries") + " …")
 		fmt.Fprintf(w, `,"folded":%d`, n.Folded)
 		return
 	case archive.NodeCut:
-		w.WriteString(`{"id":null,"type":"cut","role":null,"label":null,"active":false,"preview":`)
+		w.WriteString(`{"id":null,"type":"cut","role":null,"label":null,"active":false,"kind":null,"preview":`)
 		jw.str(CutText(n))
 		fmt.Fprintf(w, `,"folded":%d,"leaves":%d,"branches":%d`, n.Folded, n.Leaves, n.Branches)
 		return
@@ -127,7 +127,9 @@ func (jw *treeJSON) members(i int) {
 	jw.strOrNull(deref(e.Role))
 	w.WriteString(`,"label":`)
 	jw.strOrNull(n.Label)
-	fmt.Fprintf(w, `,"active":%t,"preview":`, n.Active)
+	fmt.Fprintf(w, `,"active":%t,"kind":`, n.Active)
+	jw.str(BranchKind(e.Kind))
+	w.WriteString(`,"preview":`)
 	jw.str(archive.ClipRunes(n.Preview, archive.PreviewWidth))
 	jw.writeRunJSON(e.EntryID)
 	var problems []string
@@ -212,6 +214,15 @@ func (jw *treeJSON) str(s string) {
 		jw.err = err
 	}
 	jw.w.Write(bytes.TrimSuffix(jw.buf.Bytes(), []byte("\n")))
+}
+
+// BranchKind is an entry's kind as a child of a branch point (SPEC §4.2):
+// "branch" when the entry says none.
+func BranchKind(k string) string {
+	if k == "" {
+		return "branch"
+	}
+	return k
 }
 
 func deref(s *string) string {

@@ -1,4 +1,4 @@
--- Schema version 4 (SQLite's migration 12): the session files `grove
+-- Schema version 5 (SQLite's migration 13): the session files `grove
 -- forget` removed from the index (SPEC §11), per source, each with the
 -- file's identity when it was forgotten (stat_key, committed_len and the
 -- CRC-32s of the first and last min(4096, committed_len) committed bytes).
