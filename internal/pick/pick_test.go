@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -61,6 +62,7 @@ func newFixture(t *testing.T) *fixture {
 
 const claudeSession = `{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"add login to the wombat app"},"uuid":"u1","timestamp":"2026-05-02T10:00:00.000Z","cwd":"WS","sessionId":"c1a0de00-0000-4000-8000-000000000001","version":"2.0.28"}
 {"parentUuid":"u1","isSidechain":false,"type":"assistant","message":{"id":"msg_1","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"Using jsonwebtoken."}]},"uuid":"a1","timestamp":"2026-05-02T10:00:01.000Z","cwd":"WS","sessionId":"c1a0de00-0000-4000-8000-000000000001","version":"2.0.28"}
+{"parentUuid":"u1","isSidechain":false,"type":"progress","data":{"type":"hook_progress","hookEvent":"UserPromptSubmit","hookName":"lint","command":"make lint"},"uuid":"hook-77","timestamp":"2026-05-02T10:00:00.500Z","cwd":"WS","sessionId":"c1a0de00-0000-4000-8000-000000000001","version":"2.1.78"}
 {"parentUuid":"a1","isSidechain":false,"type":"user","message":{"role":"user","content":"add refresh tokens"},"uuid":"u2","timestamp":"2026-05-02T10:00:02.000Z","cwd":"WS","sessionId":"c1a0de00-0000-4000-8000-000000000001","version":"2.0.28"}
 {"parentUuid":"a1","isSidechain":false,"type":"user","message":{"role":"user","content":"no: a logout endpoint"},"uuid":"u3","timestamp":"2026-05-02T10:00:03.000Z","cwd":"WS","sessionId":"c1a0de00-0000-4000-8000-000000000001","version":"2.0.28"}
 `
@@ -174,6 +176,26 @@ func TestModel_ClaudeAsksForPrompt(t *testing.T) {
 	}
 	if len(m.Chosen.Then) != 3 || m.Chosen.Then[2] != m.Chosen.Argv[8] {
 		t.Errorf("then %q does not resume the new session of %q", m.Chosen.Then, argv)
+	}
+}
+
+// The leaves beside a session are its real ones (SPEC §4.2): a hook's
+// progress line beside the conversation is no leaf a person made.
+func TestModel_RealLeavesOnly(t *testing.T) {
+	f := newFixture(t)
+	tm := start(t, f.model("wombat"), 120, 24)
+	waitFor(t, tm, "1 session of 3 sessions", "* u3")
+	tm.Send(key(tea.KeyEsc))
+	m := final(t, tm)
+	var ids []string
+	for _, ls := range m.leaves {
+		for _, l := range ls {
+			ids = append(ids, l.EntryID)
+		}
+	}
+	slices.Sort(ids)
+	if want := []string{"u2", "u3"}; !slices.Equal(ids, want) {
+		t.Errorf("the Claude session's leaves beside it are %q, want %q (the hook line is no real leaf)", ids, want)
 	}
 }
 
