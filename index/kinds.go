@@ -45,10 +45,19 @@ func (w *SessionWriter) storeKinds(ctx context.Context) error {
 			named[facts[i].Parent] = struct{}{}
 		}
 	}
-	real := 0
+	// The real leaves counted are the conversation's: when a file holds
+	// both, the leaves of its inline sub-agent runs (sidechain lines) are
+	// the runs' (SPEC §3.4), as `grove leaves` lists them.
+	real, realSide, mainLeaf := 0, 0, false
 	for i := range facts {
-		if _, ok := named[facts[i].ID]; !ok && r.OnPath[i] == jsonl.KindBranch {
-			real++
+		if _, ok := named[facts[i].ID]; !ok {
+			mainLeaf = mainLeaf || !facts[i].Side
+			if r.OnPath[i] == jsonl.KindBranch {
+				real++
+				if facts[i].Side {
+					realSide++
+				}
+			}
 		}
 		if r.Kind[i] == jsonl.KindBranch && r.OnPath[i] == jsonl.KindBranch {
 			continue
@@ -57,6 +66,9 @@ func (w *SessionWriter) storeKinds(ctx context.Context) error {
 			kindColumn(r.Kind[i]), kindColumn(r.OnPath[i]), sid, i); err != nil {
 			return fmt.Errorf("kinds: %w", err)
 		}
+	}
+	if mainLeaf && realSide < real {
+		real -= realSide
 	}
 	s.RealLeaves = &real
 	return nil

@@ -82,6 +82,7 @@ type KindFacts struct {
 	Time       int64    // Unix milliseconds; meaningful when HasTime
 	HasTime    bool
 	Body       uint32 // CRC-32 of the line's message object; 0 when it has none
+	Side       bool   // a Claude Code sidechain line (isSidechain: true)
 }
 
 // FactsOf reads the kind facts of e, an entry of a file of dialect d
@@ -89,7 +90,7 @@ type KindFacts struct {
 // lines have kinds other than branch; for the other dialects only the tree
 // fields are kept.
 func FactsOf(d Dialect, e *Entry) KindFacts {
-	f := KindFacts{ID: e.ID, Parent: e.ParentID, Root: e.Root, Time: e.Timestamp, HasTime: e.HasTime, Class: classPrompt}
+	f := KindFacts{ID: e.ID, Parent: e.ParentID, Root: e.Root, Time: e.Timestamp, HasTime: e.HasTime, Class: classPrompt, Side: e.Sidechain}
 	if d != Claude {
 		return f
 	}
