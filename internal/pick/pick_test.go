@@ -220,6 +220,27 @@ func TestModel_EscAndRefusal(t *testing.T) {
 	}
 }
 
+// On a narrow terminal a refusal wraps onto the bottom lines, whole: the
+// reason and what would work are at its end.
+func TestModel_RefusalWrapsWhole(t *testing.T) {
+	f := newFixture(t)
+	if err := os.Remove(f.ws); err != nil {
+		t.Fatal(err)
+	}
+	tm := start(t, f.model("quokka"), 80, 24)
+	waitFor(t, tm, "1 session of 3 sessions", "leaves of 0196c0de")
+	tm.Send(key(tea.KeyEnter))
+	waitFor(t, tm, "own workspace [cannot_resume]")
+	tm.Send(key(tea.KeyEsc))
+	m := final(t, tm)
+	if n := len(m.statusLines()); n < 2 {
+		t.Errorf("the refusal takes %d line at 80 columns, want it wrapped", n)
+	}
+	if got := strings.Count(m.View(), "\n") + 1; got != 24 {
+		t.Errorf("the screen is %d lines with a wrapped refusal, want the terminal's 24", got)
+	}
+}
+
 // A terminal too small is told so, and the picker draws once it grows;
 // text from a session never reaches the screen as control characters.
 func TestModel_TooSmall(t *testing.T) {

@@ -59,7 +59,13 @@ func (m *Model) View() string {
 	line(m.detail())
 	switch {
 	case m.status != "":
-		b.WriteString(ansi.Truncate(clean(m.status), m.width, "…"))
+		lines := m.statusLines()
+		for i, l := range lines {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(ansi.Truncate(l, m.width, "…"))
+		}
 	case m.prompting:
 		b.WriteString(dimStyle.Render("enter resume with this message · esc back"))
 	default:
@@ -69,7 +75,25 @@ func (m *Model) View() string {
 }
 
 // bodyRows is how many rows the two lists get.
-func (m *Model) bodyRows() int { return max(1, m.height-5) }
+func (m *Model) bodyRows() int { return max(1, m.height-4-len(m.statusLines())) }
+
+// maxStatusLines bounds the lines a status (a refusal's reason) wraps to.
+const maxStatusLines = 4
+
+// statusLines are the bottom lines: the status wrapped to the width (a
+// refusal names what would work; cut, it would hide it), at most
+// maxStatusLines of them; one line, the keys, when there is none.
+func (m *Model) statusLines() []string {
+	if m.status == "" || m.width <= 0 {
+		return []string{""}
+	}
+	lines := strings.Split(ansi.Wrap(clean(m.status), m.width, " /"), "\n")
+	if len(lines) > maxStatusLines {
+		lines = lines[:maxStatusLines]
+		lines[maxStatusLines-1] = ansi.Truncate(lines[maxStatusLines-1]+" …", m.width, "…")
+	}
+	return lines
+}
 
 func (m *Model) counts() string {
 	switch {
@@ -108,7 +132,7 @@ func (m *Model) sessionLines(w, n int) []string {
 		if name == "" && r.s.FirstMessage != nil {
 			name = *r.s.FirstMessage
 		}
-		text := fmt.Sprintf("%s  %-8s %s  %s", when(r.s.ModifiedMs), r.s.Dialect, short(r.s.SessionID), clean(name))
+		text := fmt.Sprintf("%s  %-8s %-8s  %s", when(r.s.ModifiedMs), r.s.Dialect, short(r.s.SessionID), clean(name))
 		text = pad(ansi.Truncate(text, w-2, "…"), w-2)
 		if m.top+i == m.cursor {
 			if m.focusLeaf {
