@@ -210,7 +210,9 @@ func TestIndex_DialectFixtures(t *testing.T) {
 			if s.ActiveLeaf != nil {
 				active = *s.ActiveLeaf
 			}
-			got := []any{string(s.Dialect), s.SessionID, s.Workspace, s.Name, s.ParentSession, string(s.State), s.Lines, s.Entries, s.Leaves, active}
+			// Every leaf, as the pure tree has them (Leaves counts the real
+			// ones of the conversation: branch kinds and sub-agent runs).
+			got := []any{string(s.Dialect), s.SessionID, s.Workspace, s.Name, s.ParentSession, string(s.State), s.Lines, s.Entries, s.AllLeaves, active}
 			wantRow := []any{want.Dialect, want.SessionID, want.workspace(path), want.Name, want.ParentSession, want.State, want.Lines, len(want.Entries), len(want.Leaves), want.Active}
 			if !reflect.DeepEqual(got, wantRow) {
 				t.Errorf("sessions row (dialect, id, workspace, name, parent, state, lines, entries, leaves, active) = %v, want %v", got, wantRow)
