@@ -32,12 +32,23 @@ type SearchOptions struct {
 	Types     []string
 	Since     *time.Time
 	Until     *time.Time
-	Active    bool   // --branch active
+	Active    bool   // --branch active: only entries on their session's active path
+	Abandoned bool   // --branch abandoned: only entries off it (SPEC §4.2)
 	Sort      string // "recent" (default) or "relevance"
 	Limit     int    // hits to return; 0 means DefaultSearchLimit
 	Offset    int    // hits to skip
 	NoDedupe  bool
 }
+
+// Branch values of a Hit (SPEC §4.2).
+const (
+	BranchActive    = "active"
+	BranchAbandoned = "abandoned"
+)
+
+// HitLeaves is how many of the leaves an entry reaches a Hit names: a hit
+// near the root of a session of many retries reaches every one of them.
+const HitLeaves = 10
 
 // DefaultSearchLimit is how many hits Search returns when
 // SearchOptions.Limit is 0: `grove search --limit`'s default (SPEC §8).
@@ -77,6 +88,18 @@ type Hit struct {
 	// Stale is set when the session file changed since it was indexed: the
 	// snippet could not be read back.
 	Stale bool
+	// Branch is where the entry lies in its session's tree (SPEC §4.2):
+	// BranchActive on the path to the session's active leaf, as `leaves`
+	// and --branch active see it, else BranchAbandoned; "" for a session
+	// hit.
+	Branch string
+	// Leaves are the ids of the leaves whose paths hold the entry (SPEC
+	// §4; index.DB.LeavesThrough), in file order, the first HitLeaves of
+	// them; LeavesTotal counts them all. None for a session hit, or when
+	// the path to the entry is broken (a missing parent, a cycle, a
+	// duplicated id).
+	Leaves      []string
+	LeavesTotal int
 
 	sid int64 // the session's row
 }
@@ -111,7 +134,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 	}
 	limit := cmpOr(o.Limit, DefaultSearchLimit)
 	p := index.SearchParams{Query: q, Workspace: o.Workspace, Dialect: o.Dialect, Roles: o.Roles, Types: o.Types,
-		Active: o.Active, Relevance: o.Sort == "relevance", Limit: limit, Offset: o.Offset, NoDedupe: o.NoDedupe, Source: a.readSource()}
+		Active: o.Active, Abandoned: o.Abandoned, Relevance: o.Sort == "relevance", Limit: limit, Offset: o.Offset, NoDedupe: o.NoDedupe, Source: a.readSource()}
 	if o.Since != nil {
 		ms := o.Since.UnixMilli()
 		p.Since = &ms
@@ -128,7 +151,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		}
 		p.SIDs = []int64{s.SID}
 	}
-	if q.IDLike != "" && len(o.Roles) == 0 && len(o.Types) == 0 {
+	if q.IDLike != "" && len(o.Roles) == 0 && len(o.Types) == 0 && !o.Abandoned {
 		if ss, err := a.db().SessionsByIDPrefix(ctx, q.IDLike); err == nil && len(ss) == 1 && sessionPasses(&ss[0], &p) {
 			sessionHits = append(sessionHits, sessionHit(&ss[0]))
 		}
@@ -137,7 +160,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 	// Code's custom-title, ai-title, summary; a sub-agent's meta.json) is
 	// found by a query its name matches (SPEC §7: session names;
 	// FORMATS.md §4: title metadata).
-	if len(o.Roles) == 0 && len(o.Types) == 0 && !o.Active {
+	if len(o.Roles) == 0 && len(o.Types) == 0 && !o.Active && !o.Abandoned {
 		for _, ag := range agent.All {
 			d := string(ag.Dialect())
 			if !ag.Traits().NamedByMetadata || o.Dialect != "" && o.Dialect != d {
@@ -190,6 +213,9 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 				sh.OpenSource = h.Source
 			}
 		}
+		if err := a.placeHit(ctx, &sh, &h); err != nil {
+			return nil, err
+		}
 		line, err := a.readHitLine(files, &h)
 		if err != nil {
 			sh.Stale = true
@@ -212,6 +238,24 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		out.Hits = out.Hits[:limit]
 	}
 	return out, nil
+}
+
+// placeHit sets sh's Branch and Leaves from the index: its entry's active
+// mark and the leaves below it (index.DB.LeavesThrough).
+func (a *Archive) placeHit(ctx context.Context, sh *Hit, h *index.Hit) error {
+	sh.Branch = BranchAbandoned
+	if h.Active {
+		sh.Branch = BranchActive
+	}
+	leaves, err := a.db().LeavesThrough(ctx, h.SID, h.EntryID)
+	if err != nil {
+		return err
+	}
+	sh.LeavesTotal = len(leaves)
+	for i := range leaves[:min(len(leaves), HitLeaves)] {
+		sh.Leaves = append(sh.Leaves, leaves[i].EntryID)
+	}
+	return nil
 }
 
 // UnknownValues returns a warning for each --role or --type value of o that

@@ -1,0 +1,173 @@
+package archive_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/grove-sessions/grove/archive"
+)
+
+// For random trees (duplicate ids, missing parents, cycles, many roots
+// and branches), the leaves the index says an entry reaches are exactly
+// the leaves whose PathTo holds it, in file order, in SQLite and in
+// PostgreSQL (SPEC §4, §4.2, §10); and search places each hit as PathTo
+// does: active when it is on the path to the active leaf, abandoned
+// otherwise, with those leaves, and --branch active and abandoned split
+// the hits between them.
+func TestLeavesThrough_EqualsPathTo(t *testing.T) { forEachBackend(t, testLeavesThroughEqualsPathTo) }
+
+func testLeavesThroughEqualsPathTo(t *testing.T, db string) {
+	ctx := context.Background()
+	a := mustOpenArchive(t, db)
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(1, 30).Draw(rt, "n")
+		var edges []genEdge
+		for i := 0; i < n; i++ {
+			id := fmt.Sprintf("e%d", i)
+			if rapid.IntRange(0, 25).Draw(rt, "dupChance") == 0 {
+				id = fmt.Sprintf("e%d", rapid.IntRange(0, n-1).Draw(rt, "dupOf"))
+			}
+			var parent *string
+			switch k := rapid.IntRange(0, 12).Draw(rt, "parentKind"); {
+			case k == 0: // a root
+			case k == 1: // any id: cycles and self-parents
+				p := fmt.Sprintf("e%d", rapid.IntRange(0, n-1).Draw(rt, "anyParent"))
+				parent = &p
+			case k == 2: // a parent that is not there
+				p := "missing"
+				parent = &p
+			default: // an earlier entry: a tree with branches
+				if i > 0 {
+					p := edges[rapid.IntRange(0, i-1).Draw(rt, "earlier")].id
+					parent = &p
+				}
+			}
+			edges = append(edges, genEdge{id: id, parent: parent})
+		}
+		if err := os.WriteFile(file, plainFile(edges), 0o644); err != nil {
+			rt.Fatal(err)
+		}
+		if _, _, _, err := a.IndexFile(ctx, file, true); err != nil {
+			rt.Fatal(err)
+		}
+		s, err := archive.DBOf(a).SessionByPath(ctx, file)
+		if err != nil || s == nil {
+			rt.Fatalf("session not indexed: %v", err)
+		}
+		loaded, err := archive.Load(file)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		// The reference: every leaf whose PathTo is whole, with its path.
+		paths := map[string][]string{}
+		var order []string
+		for _, l := range archive.Leaves(loaded.Entries) {
+			p, err := archive.PathTo(loaded.Entries, l.ID)
+			if err != nil {
+				continue
+			}
+			for _, e := range p {
+				paths[l.ID] = append(paths[l.ID], e.ID)
+			}
+			order = append(order, l.ID)
+		}
+		through := func(id string) []string {
+			var out []string
+			for _, l := range order {
+				if slices.Contains(paths[l], id) {
+					out = append(out, l)
+				}
+			}
+			return out
+		}
+		var onActive []string
+		activeWhole := false
+		if s.ActiveLeaf != nil {
+			if p, err := archive.PathTo(loaded.Entries, *s.ActiveLeaf); err == nil {
+				activeWhole = true
+				for _, e := range p {
+					onActive = append(onActive, e.ID)
+				}
+			}
+		}
+		for i, e := range edges {
+			got, err := archive.DBOf(a).LeavesThrough(ctx, s.SID, e.id)
+			if err != nil {
+				rt.Fatalf("LeavesThrough(%s): %v", e.id, err)
+			}
+			var ids []string
+			for _, l := range got {
+				ids = append(ids, l.EntryID)
+			}
+			want := through(e.id)
+			if !slices.Equal(ids, want) {
+				rt.Fatalf("LeavesThrough(%s) = %v, want the leaves whose PathTo holds it: %v", e.id, ids, want)
+			}
+			// Search finds the entry by its text (m<line>) and places it.
+			res, err := a.Search(ctx, archive.SearchOptions{Query: fmt.Sprintf("m%d", i), Session: file, Limit: 100})
+			if err != nil {
+				rt.Fatal(err)
+			}
+			var hit *archive.Hit
+			for k := range res.Hits {
+				if res.Hits[k].Line == loaded.Entries[i].Line {
+					hit = &res.Hits[k]
+				}
+			}
+			if hit == nil {
+				rt.Fatalf("search m%d: no hit on line %d", i, loaded.Entries[i].Line)
+			}
+			wantLeaves := want[:min(len(want), archive.HitLeaves)]
+			if !slices.Equal(hit.Leaves, wantLeaves) || hit.LeavesTotal != len(want) {
+				rt.Fatalf("hit %s: leaves %v of %d, want %v of %d", e.id, hit.Leaves, hit.LeavesTotal, wantLeaves, len(want))
+			}
+			if s.DuplicateID == nil && activeWhole {
+				wantBranch := archive.BranchAbandoned
+				if slices.Contains(onActive, e.id) {
+					wantBranch = archive.BranchActive
+				}
+				if hit.Branch != wantBranch {
+					rt.Fatalf("hit %s: branch %q, want %q (active path %v)", e.id, hit.Branch, wantBranch, onActive)
+				}
+			}
+			if hit.Branch != archive.BranchActive && hit.Branch != archive.BranchAbandoned {
+				rt.Fatalf("hit %s: branch %q", e.id, hit.Branch)
+			}
+		}
+		// --branch active and abandoned split the hits of a query that
+		// matches every entry.
+		every := make([]string, len(edges))
+		for i := range every {
+			every[i] = fmt.Sprintf("m%d", i)
+		}
+		lines := func(o archive.SearchOptions) []int {
+			o.Query, o.Session, o.Limit, o.NoDedupe = strings.Join(every, " OR "), file, 1000, true
+			res, err := a.Search(ctx, o)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			var out []int
+			for _, h := range res.Hits {
+				if o.Active && h.Branch != archive.BranchActive || o.Abandoned && h.Branch != archive.BranchAbandoned {
+					rt.Fatalf("--branch active %t abandoned %t: hit on line %d is %q", o.Active, o.Abandoned, h.Line, h.Branch)
+				}
+				out = append(out, h.Line)
+			}
+			slices.Sort(out)
+			return out
+		}
+		all, both := lines(archive.SearchOptions{}), append(lines(archive.SearchOptions{Active: true}), lines(archive.SearchOptions{Abandoned: true})...)
+		slices.Sort(both)
+		if !slices.Equal(all, both) {
+			rt.Fatalf("hits on lines %v; active and abandoned together %v", all, both)
+		}
+	})
+}
