@@ -50,6 +50,8 @@ type hitView struct {
 	AlsoIn    int
 	ByID      bool
 	Stale     bool
+	Abandoned bool // the entry is not on its session's active path (SPEC §4.2)
+	Leaves    int  // the leaves whose paths hold it
 }
 
 func (s *Server) search(w http.ResponseWriter, r *http.Request) {
@@ -132,8 +134,10 @@ func searchOptions(f searchForm, offset string) (archive.SearchOptions, error) {
 	case "", "all":
 	case "active":
 		o.Active = true
+	case "abandoned":
+		o.Abandoned = true
 	default:
-		return o, badRequest("branch must be active or all, not " + strconv.Quote(f.Branch))
+		return o, badRequest("branch must be active, abandoned or all, not " + strconv.Quote(f.Branch))
 	}
 	if f.Dialect != "" {
 		known := false
@@ -198,7 +202,7 @@ func hitOf(h archive.Hit) hitView {
 		file = h.Path
 	}
 	v := hitView{Session: h.SessionID, Workspace: h.Workspace, What: h.Type, Time: when(h.TsMs), AlsoIn: len(h.AlsoIn),
-		ByID: h.ByID, Stale: h.Stale, Snippet: marked(h.Snippet)}
+		ByID: h.ByID, Stale: h.Stale, Snippet: marked(h.Snippet), Abandoned: h.Branch == archive.BranchAbandoned, Leaves: h.LeavesTotal}
 	if h.Role != nil {
 		v.What = *h.Role
 	}
