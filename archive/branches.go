@@ -2,8 +2,10 @@ package archive
 
 import (
 	"context"
+	"slices"
 
 	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/jsonl"
 )
 
 // Branch is one child line of descent at a branch point (SPEC §1): a
@@ -17,6 +19,9 @@ type Branch struct {
 	// OnPath marks the child a path goes on through. Set by
 	// PathBranchPoints.
 	OnPath bool
+	// Kind is the child's kind (SPEC §4.2): branch, parallel, progress,
+	// replay or command.
+	Kind string
 	// Preview is one line of the first user message in the branch (its
 	// first child at each step, up to branchPreviewSteps entries down),
 	// else of the child. It is "" when the file cannot be read back, and
@@ -45,9 +50,11 @@ type SessionBranchPoint struct {
 const branchPreviewSteps = 64
 
 // BranchPoints lists the branch points of the sessions f picks (sessions
-// most recently modified first, branch points in file order), each with
-// its branches in file order, the number of leaves below the branch point
-// and in each branch, and previews read back from the files. A session
+// most recently modified first, branch points in file order): the real
+// ones (two or more children of kind branch, SPEC §4.2), or with f.All
+// every one; each with all its branches in file order and their kinds,
+// the number of leaves (of any kind) below the branch point and in each
+// branch, and previews read back from the files. A session
 // with branch points costs one read of its entry rows; the counts take one
 // pass over them (see belowCounts), so a comb of 100,000 branch points is
 // as cheap as a chain.
@@ -58,7 +65,7 @@ func (a *Archive) BranchPoints(ctx context.Context, f Filter) ([]SessionBranchPo
 	}
 	var out []SessionBranchPoint
 	for i := range sessions {
-		bs, err := a.branchPointsOf(ctx, &sessions[i])
+		bs, err := a.branchPointsOf(ctx, &sessions[i], f.All)
 		if err != nil {
 			return nil, err
 		}
@@ -68,10 +75,16 @@ func (a *Archive) BranchPoints(ctx context.Context, f Filter) ([]SessionBranchPo
 }
 
 // branchPointsOf is BranchPoints for one session.
-func (a *Archive) branchPointsOf(ctx context.Context, s *index.Session) ([]SessionBranchPoint, error) {
+func (a *Archive) branchPointsOf(ctx context.Context, s *index.Session, all bool) ([]SessionBranchPoint, error) {
 	bs, err := a.db().BranchPoints(ctx, s.SID)
-	if err != nil || len(bs) == 0 {
+	if err != nil {
 		return nil, err
+	}
+	if !all {
+		bs = slices.DeleteFunc(bs, func(b index.BranchPoint) bool { return realChildren(b) < 2 })
+	}
+	if len(bs) == 0 {
+		return nil, nil
 	}
 	l, err := a.load(ctx, s, true)
 	if err != nil {
@@ -98,6 +111,10 @@ func (a *Archive) branchPointsOf(ctx context.Context, s *index.Session) ([]Sessi
 			Preview: preview(at), Branches: make([]Branch, len(b.Children))}
 		for k, id := range b.Children {
 			bp.Branches[k].ID = id
+			bp.Branches[k].Kind = jsonl.KindBranch.String()
+			if b.Kinds[k] != "" {
+				bp.Branches[k].Kind = b.Kinds[k]
+			}
 		}
 		for k, c := range f.children(at) {
 			if k >= len(b.Children) {
@@ -109,4 +126,15 @@ func (a *Archive) branchPointsOf(ctx context.Context, s *index.Session) ([]Sessi
 		out = append(out, bp)
 	}
 	return out, nil
+}
+
+// realChildren is how many children of b are of kind branch (SPEC §4.2).
+func realChildren(b index.BranchPoint) int {
+	n := 0
+	for _, k := range b.Kinds {
+		if k == "" {
+			n++
+		}
+	}
+	return n
 }

@@ -24,6 +24,9 @@ type Filter struct {
 	// below it (index.UnderWorkspace, SPEC §3.3).
 	Workspace string
 	Dialect   string // sessions of this dialect (pi, plain, ...)
+	// All lists every leaf and branch point, each with its kind; without
+	// it Leaves and BranchPoints list the real ones only (SPEC §4.2).
+	All bool
 }
 
 // Pick returns the sessions f picks, most recently modified first, those
@@ -171,6 +174,10 @@ type Leaf struct {
 	Preview string
 	Label   string // pi label of the leaf, if any
 	Stale   bool   // the session's file changed since it was indexed (no preview)
+	// Kind is "branch" for a real leaf, else the first kind other than
+	// branch on its path from the root: parallel, progress, replay or
+	// command (SPEC §4.2).
+	Kind string
 }
 
 // Leaves lists the leaves of the sessions f picks, newest activity first:
@@ -219,12 +226,15 @@ func (a *Archive) NewestLeaves(ctx context.Context, f Filter, limit int) (out []
 			}
 		}
 		for _, x := range leaves {
+			if x.PathKind != nil && !f.All {
+				continue // an artifact, not a branch a person made (SPEC §4.2)
+			}
 			from := x.Entry
 			if u := x.LastUserEntry(); u != nil {
 				from = *u
 			}
 			all = append(all, pending{leaf: Leaf{Session: l.s, Entry: entryOf(x.Entry), Depth: x.Depth, Label: l.labels[x.EntryID],
-				Stale: l.stale != nil, Active: isActive(s, x.Seq, activeSeq)}, from: entryOf(from), l: l})
+				Stale: l.stale != nil, Active: isActive(s, x.Seq, activeSeq), Kind: kindName(x.PathKind)}, from: entryOf(from), l: l})
 		}
 	}
 	slices.SortFunc(all, func(x, y pending) int {
@@ -267,6 +277,14 @@ func (a *Archive) NewestLeaves(ctx context.Context, f Filter, limit int) (out []
 		out[i] = all[i].leaf
 	}
 	return out, total, nil
+}
+
+// kindName is a stored kind's name (SPEC §4.2): "branch" for NULL.
+func kindName(k *string) string {
+	if k == nil {
+		return jsonl.KindBranch.String()
+	}
+	return *k
 }
 
 // activity is when a leaf was last worked on, in Unix milliseconds: its own

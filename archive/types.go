@@ -47,7 +47,8 @@ type Session struct {
 	CreatedMs     *int64 // Unix milliseconds of the header (pi, codex) or first entry; nil when unknown
 	ModifiedMs    *int64 // Unix milliseconds, SPEC §3.2: the latest message activity, else header, else file time
 	Entries       int    // committed entries (SPEC §2)
-	Leaves        int    // entries no entry names as parent (SPEC §1)
+	Leaves        int    // real leaves: entries no entry names as parent with only branch kinds on their paths (SPEC §1, §4.2)
+	AllLeaves     int    // entries no entry names as parent, whatever their kinds (SPEC §1)
 	Lines         int    // committed lines, the header and bad lines included
 	State         State  // ok, needs-repair (an unterminated tail, SPEC §2.5) or damaged (bad lines, duplicate ids)
 	ActiveLeaf    *string
@@ -70,11 +71,15 @@ func sessionOf(s *index.Session) *Session {
 	if s == nil {
 		return nil
 	}
-	return &Session{SessionID: s.SessionID, Source: s.Source, Path: s.Path, Dialect: Dialect(s.Dialect), Version: s.Version,
+	out := &Session{SessionID: s.SessionID, Source: s.Source, Path: s.Path, Dialect: Dialect(s.Dialect), Version: s.Version,
 		Workspace: s.Workspace, Name: s.Name, ParentSession: s.ParentSession, CreatedMs: s.CreatedMs,
-		ModifiedMs: s.ModifiedMs, Entries: s.Entries, Leaves: s.Leaves, Lines: s.Lines, State: State(s.State),
+		ModifiedMs: s.ModifiedMs, Entries: s.Entries, Leaves: s.Leaves, AllLeaves: s.Leaves, Lines: s.Lines, State: State(s.State),
 		ActiveLeaf: s.ActiveLeaf, FirstMessage: s.FirstMessage, FileSize: s.FileSize, Diagnostics: s.Diagnostics,
 		row: s}
+	if s.RealLeaves != nil {
+		out.Leaves = *s.RealLeaves
+	}
+	return out
 }
 
 func sessionsOf(rows []index.Session) []Session {

@@ -3,6 +3,8 @@ package index
 import (
 	"context"
 	"fmt"
+
+	"github.com/grove-sessions/grove/jsonl"
 )
 
 // releaseBeforeText is the search text of one batch, bytes, from which
@@ -22,23 +24,27 @@ type Session struct {
 	Workspace string `db:"workspace"`
 	// WorkspaceKey is Workspace as the workspace rule compares it
 	// (WorkspaceKey, SPEC §3.3); Commit sets it, queries do not read it.
-	WorkspaceKey  string  `db:"workspace_key"`
-	Name          string  `db:"name"`
-	ParentSession string  `db:"parent_session"`
-	CreatedMs     *int64  `db:"created_ms"`
-	ModifiedMs    *int64  `db:"modified_ms"` // SPEC §3.2: ActivityMs, else HeaderMs, else (plain) MaxTsMs, else the file's mtime
-	Entries       int     `db:"entries"`
-	Leaves        int     `db:"leaves"`
-	Lines         int     `db:"lines"`
-	State         string  `db:"state"`
-	ActiveLeaf    *string `db:"active_leaf"`
-	DuplicateID   *string `db:"duplicate_id"`
-	FileSize      int64   `db:"file_size"`
-	FileMtimeNs   int64   `db:"file_mtime_ns"`
-	FileDev       int64   `db:"file_dev"`
-	FileIno       int64   `db:"file_ino"`
-	CommittedLen  int64   `db:"committed_len"`
-	IndexedAtMs   int64   `db:"indexed_at_ms"`
+	WorkspaceKey  string `db:"workspace_key"`
+	Name          string `db:"name"`
+	ParentSession string `db:"parent_session"`
+	CreatedMs     *int64 `db:"created_ms"`
+	ModifiedMs    *int64 `db:"modified_ms"` // SPEC §3.2: ActivityMs, else HeaderMs, else (plain) MaxTsMs, else the file's mtime
+	Entries       int    `db:"entries"`
+	Leaves        int    `db:"leaves"`
+	// RealLeaves counts the leaves with no child of another kind than
+	// branch on their paths (SPEC §4.2, migration 12); nil when every leaf
+	// is real (a file without kinds, or not read since the migration).
+	RealLeaves   *int    `db:"real_leaves"`
+	Lines        int     `db:"lines"`
+	State        string  `db:"state"`
+	ActiveLeaf   *string `db:"active_leaf"`
+	DuplicateID  *string `db:"duplicate_id"`
+	FileSize     int64   `db:"file_size"`
+	FileMtimeNs  int64   `db:"file_mtime_ns"`
+	FileDev      int64   `db:"file_dev"`
+	FileIno      int64   `db:"file_ino"`
+	CommittedLen int64   `db:"committed_len"`
+	IndexedAtMs  int64   `db:"indexed_at_ms"`
 	// HeadCRC and TailCRC are CRC-32s of the first and the last
 	// min(4096, CommittedLen) committed bytes: a file that still has both,
 	// on the same device and inode, grew by appending (migration 3).
@@ -59,6 +65,11 @@ type Session struct {
 	FirstMessage *string `db:"first_message"`
 	StatKey      int64   `db:"stat_key"`    // StatKey of the file as indexed, 0 when racily clean (see RacyWindowMs)
 	Diagnostics  int     `db:"diagnostics"` // filled by queries, not stored
+	// KindFacts, set by the reader of a whole file with kinds before
+	// Commit, are the kind facts of every entry of the session in file
+	// order (jsonl.FactsOf); Commit stores the kinds they decide
+	// (storeKinds) and clears them. Nil leaves the kinds as they are.
+	KindFacts []jsonl.KindFacts `db:"-"`
 }
 
 // Entry is one entry row: the tree edge and where its line is in the file.

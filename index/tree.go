@@ -27,6 +27,11 @@ type Leaf struct {
 	UserOffset *int64  `db:"user_offset"`
 	UserLength *int    `db:"user_length"`
 	UserCRC    *uint32 `db:"user_crc"`
+	// Kind is the leaf's own kind as a child of a branch point and
+	// PathKind the first kind other than branch on its path (SPEC §4.2,
+	// migration 12); nil for branch. The leaf is real when PathKind is nil.
+	Kind     *string `db:"kind"`
+	PathKind *string `db:"path_kind"`
 }
 
 // LastUserEntry is the last user message on the leaf's path as an entry
@@ -68,7 +73,7 @@ func (d *DB) Leaves(ctx context.Context, sid int64) ([]Leaf, error) {
 				CASE WHEN c.role = 'user' THEN c.crc ELSE down.user_crc END
 			FROM down CROSS JOIN entries c INDEXED BY entries_by_parent ON c.sid = ?1 AND c.parent_id = down.entry_id
 		)
-		SELECT ` + entryCols + `, down.depth, down.last_user, down.user_line, down.user_offset, down.user_length, down.user_crc
+		SELECT ` + entryCols + `, e.kind, e.path_kind, down.depth, down.last_user, down.user_line, down.user_offset, down.user_length, down.user_crc
 		FROM entries e LEFT JOIN down ON down.entry_id = e.entry_id
 		WHERE e.sid = ?1 AND NOT EXISTS (SELECT 1 FROM entries c INDEXED BY entries_by_parent WHERE c.sid = e.sid AND c.parent_id = e.entry_id)
 		ORDER BY e.seq`
@@ -85,6 +90,9 @@ func (d *DB) Leaves(ctx context.Context, sid int64) ([]Leaf, error) {
 type BranchPoint struct {
 	EntryID  string
 	Children []string
+	// Kinds are the children's kinds (SPEC §4.2), index for index: ""
+	// for branch.
+	Kinds []string
 }
 
 // BranchPoints returns the branch points of session sid, in the file order of
@@ -94,10 +102,11 @@ type BranchPoint struct {
 // caller from EntriesOf (archive.Archive.BranchPoints), in one pass.
 func (d *DB) BranchPoints(ctx context.Context, sid int64) ([]BranchPoint, error) {
 	var rows []struct {
-		ParentID string `db:"parent_id"`
-		Child    string `db:"child"`
+		ParentID string  `db:"parent_id"`
+		Child    string  `db:"child"`
+		Kind     *string `db:"kind"`
 	}
-	err := d.db.SelectContext(ctx, &rows, `SELECT c.parent_id, c.entry_id AS child
+	err := d.db.SelectContext(ctx, &rows, `SELECT c.parent_id, c.entry_id AS child, c.kind
 		FROM entries c JOIN (
 			SELECT p.entry_id, min(p.seq) AS pseq FROM entries p
 			WHERE p.sid = ?1 AND (SELECT count(*) FROM entries k INDEXED BY entries_by_parent WHERE k.sid = ?1 AND k.parent_id = p.entry_id) >= 2
@@ -114,6 +123,11 @@ func (d *DB) BranchPoints(ctx context.Context, sid int64) ([]BranchPoint, error)
 		}
 		b := &out[len(out)-1]
 		b.Children = append(b.Children, r.Child)
+		k := ""
+		if r.Kind != nil {
+			k = *r.Kind
+		}
+		b.Kinds = append(b.Kinds, k)
 	}
 	return out, nil
 }

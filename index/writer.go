@@ -281,6 +281,9 @@ func (w *SessionWriter) Commit(ctx context.Context) error {
 			return fmt.Errorf("index %s: %w", s.Path, err)
 		}
 	}
+	if err := w.storeKinds(ctx); err != nil {
+		return fmt.Errorf("index %s: %w", s.Path, err)
+	}
 	s.CreatedMs = s.MinTsMs // the header's time, else the earliest entry's
 	if s.HeaderMs != nil && *s.HeaderMs != 0 {
 		s.CreatedMs = s.HeaderMs
@@ -295,7 +298,7 @@ func (w *SessionWriter) Commit(ctx context.Context) error {
 	if _, err := tx.NamedExecContext(ctx, `UPDATE sessions SET
 		session_id = :session_id, dialect = :dialect, version = :version, parent_session = :parent_session,
 		header_ms = :header_ms, workspace = :workspace, workspace_key = :workspace_key, name = :name, first_message = :first_message, activity_ms = :activity_ms, created_ms = :created_ms, modified_ms = :modified_ms,
-		entries = :entries, leaves = :leaves, lines = :lines, active_leaf = :active_leaf, duplicate_id = :duplicate_id,
+		entries = :entries, leaves = :leaves, real_leaves = :real_leaves, lines = :lines, active_leaf = :active_leaf, duplicate_id = :duplicate_id,
 		file_size = :file_size, file_mtime_ns = :file_mtime_ns, file_dev = :file_dev, file_ino = :file_ino,
 		committed_len = :committed_len, indexed_at_ms = :indexed_at_ms, head_crc = :head_crc, tail_crc = :tail_crc,
 		resumable = :resumable, min_ts_ms = :min_ts_ms, max_ts_ms = :max_ts_ms, stat_key = :stat_key

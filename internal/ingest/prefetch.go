@@ -104,6 +104,7 @@ func (r *recorder) replay(ctx context.Context, b *index.Batch) (string, error) {
 	// (index.SessionWriter.Session).
 	s.SessionID, s.Dialect, s.Version, s.ParentSession, s.Workspace, s.Name = p.SessionID, p.Dialect, p.Version, p.ParentSession, p.Workspace, p.Name
 	s.HeaderMs, s.ActivityMs, s.FirstMessage = p.HeaderMs, p.ActivityMs, p.FirstMessage
+	s.KindFacts = p.KindFacts
 	s.Lines, s.CommittedLen, s.Resumable = p.Lines, p.CommittedLen, p.Resumable
 	s.FileSize, s.FileMtimeNs, s.FileDev, s.FileIno, s.HeadCRC, s.TailCRC = p.FileSize, p.FileMtimeNs, p.FileDev, p.FileIno, p.HeadCRC, p.TailCRC
 	if err := w.Commit(ctx); err != nil {

@@ -212,6 +212,9 @@ type sessionReader struct {
 	// (its name, workspace candidates).
 	rules agent.Agent
 	facts agent.Facts
+	// kinds are the kind facts of the entries read, in file order, for a
+	// file whose dialect has kinds (jsonl.HasKinds, SPEC §4.2).
+	kinds []jsonl.KindFacts
 	// copies counts the entries read of each copy CRC (jsonl.CopyAt): the
 	// k-th item of one Codex payload gets its own copy key.
 	copies map[uint32]int
@@ -283,6 +286,9 @@ func (r *sessionReader) entry(ctx context.Context, e jsonl.Entry) error {
 		row.CopyCRC = jsonl.CopyAt(c, k)
 	}
 	r.facts.Add(&e)
+	if jsonl.HasKinds(r.rules.Dialect()) {
+		r.kinds = append(r.kinds, jsonl.FactsOf(r.rules.Dialect(), &e))
+	}
 	start := len(r.arena)
 	r.arena = r.rules.AppendSearchText(r.arena, &e)
 	if len(r.arena) > start {
@@ -367,6 +373,9 @@ func (r *sessionReader) finish(ctx context.Context, f io.ReaderAt, st FileStat, 
 	if err := r.metaFacts(ctx, a, f, read); err != nil {
 		return err
 	}
+	if err := r.kindFacts(ctx, f, read); err != nil {
+		return err
+	}
 	oldCommitted := s.CommittedLen
 	s.Lines, s.CommittedLen, s.Resumable = read.Lines, read.Committed, read.Resumable
 	s.FileSize, s.FileMtimeNs, s.FileDev, s.FileIno = st.Size, st.MtimeNs, st.Dev, st.Ino
@@ -380,6 +389,36 @@ func (r *sessionReader) finish(ctx context.Context, f io.ReaderAt, st FileStat, 
 		return errs.Wrap(errs.CodeIO, err, "read session file: "+errs.PathReason(err)).In(s.Path)
 	}
 	return r.w.Commit(ctx)
+}
+
+// kindFacts hands the kind facts of every entry of the session to the
+// writer (index.Session.KindFacts), for a file whose dialect has kinds: a
+// child's kind depends on what lies below it and beside it (SPEC §4.2),
+// so after an append the committed file is read whole again for them.
+func (r *sessionReader) kindFacts(ctx context.Context, f io.ReaderAt, read *jsonl.Result) error {
+	s := r.w.Session()
+	d := jsonl.Dialect(s.Dialect)
+	if !jsonl.HasKinds(d) {
+		return nil
+	}
+	if !r.appending {
+		s.KindFacts, r.kinds = r.kinds, nil
+		if s.KindFacts == nil {
+			s.KindFacts = []jsonl.KindFacts{}
+		}
+		return nil
+	}
+	facts := []jsonl.KindFacts{}
+	_, err := jsonl.ReadFrom(f, read.Committed, jsonl.Resume{}, jsonl.Options{Path: s.Path, Mode: jsonl.Salvage, Context: ctx, Where: d},
+		func(e jsonl.Entry) error {
+			facts = append(facts, jsonl.FactsOf(d, &e))
+			return nil
+		})
+	if err != nil {
+		return err
+	}
+	s.KindFacts = facts
+	return nil
 }
 
 // metaFacts sets the session's name and parent session from what the
