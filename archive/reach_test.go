@@ -12,6 +12,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/jsonl"
 )
 
 // For random trees (duplicate ids, missing parents, cycles, many roots
@@ -169,5 +170,116 @@ func testLeavesThroughEqualsPathTo(t *testing.T, db string) {
 		if !slices.Equal(all, both) {
 			rt.Fatalf("hits on lines %v; active and abandoned together %v", all, both)
 		}
+	})
+}
+
+// For random Claude Code files whose lines take the shapes the kind rules
+// tell apart (kindsFile), each search hit is placed as the pure reference
+// places its entry (SPEC §4.2, in SQLite and PostgreSQL): active on the
+// path to the active leaf, an artifact of the kind jsonl.Kinds gives its
+// path, else abandoned; its leaves are the real leaves whose PathTo holds
+// it; and the hits --branch active and abandoned keep, with the
+// artifacts, are all of them.
+func TestSearchPlaces_EqualKinds(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, db string) {
+		ctx := context.Background()
+		a := mustOpenArchive(t, db)
+		dir := t.TempDir()
+		round := 0
+		rapid.Check(t, func(rt *rapid.T) {
+			round++
+			file := filepath.Join(dir, fmt.Sprintf("s%d.jsonl", round))
+			defer os.Remove(file)
+			if err := os.WriteFile(file, []byte(strings.Join(kindsFile(rt), "\n")+"\n"), 0o644); err != nil {
+				rt.Fatal(err)
+			}
+			if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
+				rt.Fatal(err)
+			}
+			pure, err := archive.Load(file)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			active := archive.ActiveLeaf(pure.Dialect, pure.Entries)
+			ref := jsonl.Kinds(pure.Dialect, pure.Entries, active)
+			byLine := map[int]int{}
+			for i, e := range pure.Entries {
+				byLine[e.Line] = i
+			}
+			var onActive []string
+			if p, err := archive.PathTo(pure.Entries, active); err == nil {
+				for _, e := range p {
+					onActive = append(onActive, e.ID)
+				}
+			}
+			paths := map[string][]string{}
+			var real []string
+			for _, l := range archive.Leaves(pure.Entries) {
+				p, err := archive.PathTo(pure.Entries, l.ID)
+				if err != nil || ref.OnPath[byLine[l.Line]] != jsonl.KindBranch {
+					continue
+				}
+				for _, e := range p {
+					paths[l.ID] = append(paths[l.ID], e.ID)
+				}
+				real = append(real, l.ID)
+			}
+			hits := func(o archive.SearchOptions) []archive.Hit {
+				o.Query, o.Session, o.Limit, o.NoDedupe = "ok OR r OR prompt OR caveat OR clear OR hook OR read", file, 1000, true
+				res, err := a.Search(ctx, o)
+				if err != nil {
+					rt.Fatal(err)
+				}
+				return res.Hits
+			}
+			all := hits(archive.SearchOptions{})
+			var artifacts []int
+			for _, h := range all {
+				i, ok := byLine[h.Line]
+				if !ok {
+					rt.Fatalf("hit on line %d: no entry there", h.Line)
+				}
+				e := pure.Entries[i]
+				var want []string
+				if ref.OnPath[i] == jsonl.KindBranch {
+					for _, l := range real {
+						if slices.Contains(paths[l], e.ID) {
+							want = append(want, l)
+						}
+					}
+				}
+				if got := h.Leaves; h.LeavesTotal != len(want) || !slices.Equal(got, want[:min(len(want), archive.HitLeaves)]) {
+					rt.Fatalf("hit %s (line %d): real leaves %v of %d, want %v", e.ID, e.Line, got, h.LeavesTotal, want)
+				}
+				wantBranch, wantKind := archive.BranchAbandoned, ""
+				switch {
+				case onActive == nil:
+					wantBranch = h.Branch // no whole active path: PathTo places nothing
+				case slices.Contains(onActive, e.ID):
+					wantBranch = archive.BranchActive
+				case ref.OnPath[i] != jsonl.KindBranch:
+					wantBranch, wantKind = archive.BranchArtifact, ref.OnPath[i].String()
+				}
+				if h.Branch != wantBranch || wantKind != "" && h.Artifact != wantKind {
+					rt.Fatalf("hit %s (line %d): %s %q, want %s %q", e.ID, e.Line, h.Branch, h.Artifact, wantBranch, wantKind)
+				}
+				if h.Branch == archive.BranchArtifact {
+					artifacts = append(artifacts, h.Line)
+				}
+			}
+			lines := func(hs []archive.Hit) []int {
+				var out []int
+				for _, h := range hs {
+					out = append(out, h.Line)
+				}
+				slices.Sort(out)
+				return out
+			}
+			split := append(append(lines(hits(archive.SearchOptions{Active: true})), lines(hits(archive.SearchOptions{Abandoned: true}))...), artifacts...)
+			slices.Sort(split)
+			if got := lines(all); !slices.Equal(got, split) {
+				rt.Fatalf("hits on lines %v; active, abandoned and artifacts together %v", got, split)
+			}
+		})
 	})
 }

@@ -33,7 +33,7 @@ type SearchOptions struct {
 	Since     *time.Time
 	Until     *time.Time
 	Active    bool   // --branch active: only entries on their session's active path
-	Abandoned bool   // --branch abandoned: only entries off it (SPEC §4.2)
+	Abandoned bool   // --branch abandoned: only entries off it on real branches (SPEC §4.2)
 	Sort      string // "recent" (default) or "relevance"
 	Limit     int    // hits to return; 0 means DefaultSearchLimit
 	Offset    int    // hits to skip
@@ -44,6 +44,7 @@ type SearchOptions struct {
 const (
 	BranchActive    = "active"
 	BranchAbandoned = "abandoned"
+	BranchArtifact  = "artifact"
 )
 
 // HitLeaves is how many of the leaves an entry reaches a Hit names: a hit
@@ -90,14 +91,17 @@ type Hit struct {
 	Stale bool
 	// Branch is where the entry lies in its session's tree (SPEC §4.2):
 	// BranchActive on the path to the session's active leaf, as `leaves`
-	// and --branch active see it, else BranchAbandoned; "" for a session
-	// hit.
-	Branch string
-	// Leaves are the ids of the leaves whose paths hold the entry (SPEC
-	// §4; index.DB.LeavesThrough), in file order, the first HitLeaves of
-	// them; LeavesTotal counts them all. None for a session hit, or when
-	// the path to the entry is broken (a missing parent, a cycle, a
-	// duplicated id).
+	// and --branch active see it; BranchArtifact when a child of another
+	// kind than branch lies on the path from its root to it (Artifact
+	// names that kind: parallel, progress, replay or command); else
+	// BranchAbandoned, on another real branch. "" for a session hit.
+	Branch   string
+	Artifact string
+	// Leaves are the ids of the real leaves whose paths hold the entry
+	// (SPEC §4, §4.2; index.DB.LeavesThrough), in file order, the first
+	// HitLeaves of them; LeavesTotal counts them all. None for a session
+	// hit, for an artifact, or when the path to the entry is broken (a
+	// missing parent, a cycle, a duplicated id).
 	Leaves      []string
 	LeavesTotal int
 
@@ -241,19 +245,33 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 }
 
 // placeHit sets sh's Branch and Leaves from the index: its entry's active
-// mark and the leaves below it (index.DB.LeavesThrough).
+// mark and stored path kind, and the real leaves below it
+// (index.DB.LeavesThrough).
 func (a *Archive) placeHit(ctx context.Context, sh *Hit, h *index.Hit) error {
-	sh.Branch = BranchAbandoned
-	if h.Active {
+	kind, err := a.db().PathKindOf(ctx, h.SID, h.Seq)
+	if err != nil {
+		return err
+	}
+	switch {
+	case h.Active:
 		sh.Branch = BranchActive
+	case kind != nil:
+		sh.Branch, sh.Artifact = BranchArtifact, *kind
+		return nil // no real leaf lies below an artifact
+	default:
+		sh.Branch = BranchAbandoned
 	}
 	leaves, err := a.db().LeavesThrough(ctx, h.SID, h.EntryID)
 	if err != nil {
 		return err
 	}
-	sh.LeavesTotal = len(leaves)
-	for i := range leaves[:min(len(leaves), HitLeaves)] {
-		sh.Leaves = append(sh.Leaves, leaves[i].EntryID)
+	for _, l := range leaves {
+		if l.PathKind != nil {
+			continue // an artifact leaf (SPEC §4.2)
+		}
+		if sh.LeavesTotal++; len(sh.Leaves) < HitLeaves {
+			sh.Leaves = append(sh.Leaves, l.EntryID)
+		}
 	}
 	return nil
 }

@@ -39,7 +39,7 @@ func searchCommand(g *env) *cli.Command {
 			&cli.StringSliceFlag{Name: "type", Usage: "only entries of this type (message, compaction, branch_summary, label, ...); repeat or comma-separate"},
 			&cli.StringFlag{Name: "since", Usage: "only entries at or after this time: 2026-01-05, an RFC 3339 time, or a span back from now (30m, 12h, 7d, 2w)"},
 			&cli.StringFlag{Name: "until", Usage: "only entries before this time (a date includes that day)"},
-			&cli.StringFlag{Name: "branch", Value: "all", Usage: "all entries, only those on their session's active path (active), or only those off it (abandoned)"},
+			&cli.StringFlag{Name: "branch", Value: "all", Usage: "all entries, only those on their session's active path (active), or only those on its other real branches (abandoned: artifacts are in neither)"},
 			&cli.StringFlag{Name: "sort", Value: "recent", Usage: "recent (newest first) or relevance (BM25 over the newest 10,000 matches)"},
 			&cli.IntFlag{Name: "limit", Value: archive.DefaultSearchLimit, Usage: "hits to show"},
 			&cli.IntFlag{Name: "offset", Usage: "hits to skip (the next page)"},
@@ -131,7 +131,7 @@ func describeSearch(o archive.SearchOptions) string {
 		parts = append(parts, "on active paths")
 	}
 	if o.Abandoned {
-		parts = append(parts, "off active paths")
+		parts = append(parts, "on abandoned branches")
 	}
 	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), " and ")
 }
@@ -165,9 +165,10 @@ type hitJSON struct {
 	Open      map[string]string `json:"open"`
 	// Branch, Leaves and LeavesTotal place an entry hit in its session's
 	// tree (archive.Hit); a session hit has none of them.
-	Branch      string   `json:"branch,omitempty"`
-	Leaves      []string `json:"leaves,omitempty"`
-	LeavesTotal *int     `json:"leaves_total,omitempty"`
+	Branch      string    `json:"branch,omitempty"`
+	Artifact    string    `json:"artifact,omitempty"` // an artifact's kind: parallel, progress, replay or command
+	Leaves      *[]string `json:"leaves,omitempty"`
+	LeavesTotal *int      `json:"leaves_total,omitempty"`
 }
 
 func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
@@ -219,10 +220,11 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 			}
 			j.AlsoFiles = h.AlsoInFiles
 			if h.Branch != "" {
-				j.Branch, j.Leaves, j.LeavesTotal = h.Branch, h.Leaves, &h.LeavesTotal
-				if j.Leaves == nil {
-					j.Leaves = []string{}
+				leaves := h.Leaves
+				if leaves == nil {
+					leaves = []string{}
 				}
+				j.Branch, j.Artifact, j.Leaves, j.LeavesTotal = h.Branch, h.Artifact, &leaves, &h.LeavesTotal
 			}
 			if j.AlsoIn == nil {
 				j.AlsoIn, j.AlsoFiles = []string{}, []string{}
@@ -248,8 +250,11 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 		default:
 			fmt.Fprintf(marked, "    %s\n", mark(cell(h.Snippet)))
 		}
-		if h.Branch == archive.BranchAbandoned {
+		switch h.Branch {
+		case archive.BranchAbandoned:
 			fmt.Fprintf(g.stdout, "    off the active path: %s\n", reachText(h))
+		case archive.BranchArtifact:
+			fmt.Fprintf(g.stdout, "    on an artifact (%s), not on a branch a person made\n", h.Artifact)
 		}
 		if len(h.AlsoIn) > 0 {
 			also := h.AlsoIn

@@ -5,7 +5,10 @@ package serve_test
 // path's child, and a search hit off the active path is badged.
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -95,3 +98,36 @@ func TestSearch_Abandoned(t *testing.T) {
 		t.Errorf("the form does not keep branch=abandoned selected")
 	}
 }
+
+// A hit on an artifact (SPEC §4.2: the tool result of a parallel tool
+// call, kept beside the call that carries the conversation on) is badged
+// with its kind, not as an abandoned branch.
+func TestSearch_Artifact(t *testing.T) {
+	w, file, _, ts := staleServer(t)
+	path := filepath.Join(filepath.Dir(file), "c1a0de00-0000-4000-8000-00000000000a.jsonl")
+	if err := os.WriteFile(path, []byte(parallelFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := w.IndexFile(context.Background(), path, true); err != nil {
+		t.Fatal(err)
+	}
+	_, body := staleGet(t, ts.URL+"/search?q=alpha")
+	if n := strings.Count(body, `<li class="hit">`); n != 2 {
+		t.Fatalf("q=alpha: %d hits, want 2", n)
+	}
+	if n := strings.Count(body, `<span class="badge off-badge" title="not on a branch a person made">artifact: parallel</span>`); n != 1 || strings.Contains(body, "active leaf\">abandoned branch") {
+		t.Errorf("q=alpha: %d hits badged artifact: parallel (want 1), abandoned badge %t (want none)", n, strings.Contains(body, "active leaf\">abandoned branch"))
+	}
+}
+
+// parallelFile is a Claude Code session of one API message with two tool
+// calls, each line on its own (Claude Code 2.1): the result r1 of the
+// first call hangs off it beside the second call a2, which carries the
+// conversation on to a3.
+const parallelFile = `{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"read both config files"},"uuid":"u1","timestamp":"2026-03-18T09:00:00.000Z","cwd":"/home/u/par","sessionId":"c1a0de00-0000-4000-8000-00000000000a","version":"2.1.78"}
+{"parentUuid":"u1","isSidechain":false,"type":"assistant","message":{"id":"msg_1","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"a.toml"}}]},"uuid":"a1","timestamp":"2026-03-18T09:00:01.000Z","cwd":"/home/u/par","sessionId":"c1a0de00-0000-4000-8000-00000000000a","version":"2.1.78"}
+{"parentUuid":"a1","isSidechain":false,"type":"assistant","message":{"id":"msg_1","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"b.toml"}}]},"uuid":"a2","timestamp":"2026-03-18T09:00:02.000Z","cwd":"/home/u/par","sessionId":"c1a0de00-0000-4000-8000-00000000000a","version":"2.1.78"}
+{"parentUuid":"a1","isSidechain":false,"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"alpha equals one"}]},"uuid":"r1","timestamp":"2026-03-18T09:00:03.000Z","cwd":"/home/u/par","sessionId":"c1a0de00-0000-4000-8000-00000000000a","version":"2.1.78"}
+{"parentUuid":"a2","isSidechain":false,"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"beta equals two"}]},"uuid":"r2","timestamp":"2026-03-18T09:00:04.000Z","cwd":"/home/u/par","sessionId":"c1a0de00-0000-4000-8000-00000000000a","version":"2.1.78"}
+{"parentUuid":"r2","isSidechain":false,"type":"assistant","message":{"id":"msg_2","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"Both files read: alpha and beta."}]},"uuid":"a3","timestamp":"2026-03-18T09:00:05.000Z","cwd":"/home/u/par","sessionId":"c1a0de00-0000-4000-8000-00000000000a","version":"2.1.78"}
+`

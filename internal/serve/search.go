@@ -50,8 +50,9 @@ type hitView struct {
 	AlsoIn    int
 	ByID      bool
 	Stale     bool
-	Abandoned bool // the entry is not on its session's active path (SPEC §4.2)
-	Leaves    int  // the leaves whose paths hold it
+	Abandoned bool   // the entry is not on its session's active path (SPEC §4.2)
+	Leaves    int    // the real leaves whose paths hold it
+	Artifact  string // the kind of the artifact the entry is on (parallel, progress, replay, command); "" on a real branch
 }
 
 func (s *Server) search(w http.ResponseWriter, r *http.Request) {
@@ -202,7 +203,7 @@ func hitOf(h archive.Hit) hitView {
 		file = h.Path
 	}
 	v := hitView{Session: h.SessionID, Workspace: h.Workspace, What: h.Type, Time: when(h.TsMs), AlsoIn: len(h.AlsoIn),
-		ByID: h.ByID, Stale: h.Stale, Snippet: marked(h.Snippet), Abandoned: h.Branch == archive.BranchAbandoned, Leaves: h.LeavesTotal}
+		ByID: h.ByID, Stale: h.Stale, Snippet: marked(h.Snippet), Abandoned: h.Branch == archive.BranchAbandoned, Leaves: h.LeavesTotal, Artifact: h.Artifact}
 	if h.Role != nil {
 		v.What = *h.Role
 	}
