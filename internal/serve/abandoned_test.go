@@ -36,10 +36,10 @@ func TestTranscript_Abandoned(t *testing.T) {
 		if !(box < line && line < entry) {
 			t.Errorf("transcript of %s: the branch box at byte %d, the abandoned line at %d, c7d24b98 at %d: want the line after the box, before the entry", leaf, box, line, entry)
 		}
-		if want := fmt.Sprintf("the last %d entries of this path, from <code title=\"c7d24b98\">c7d24b98</code>", len(ids)-off); !strings.Contains(body, want) {
+		if want := fmt.Sprintf("An abandoned branch from here on: <code title=\"c7d24b98\">c7d24b98</code> and what follows it (%d entries)", len(ids)-off); !strings.Contains(body, want) {
 			t.Errorf("transcript of %s does not say %q", leaf, want)
 		}
-		if want := fmt.Sprintf("abandoned: the last %d entries of this path leave the active path after <code title=\"6a1f9e07\">6a1f9e07</code>", len(ids)-off); !strings.Contains(body, want) {
+		if want := fmt.Sprintf("abandoned: off the active path after <code title=\"6a1f9e07\">6a1f9e07</code> (the last %d entries;", len(ids)-off); !strings.Contains(body, want) {
 			t.Errorf("transcript of %s: the facts do not say %q", leaf, want)
 		}
 		sib := strings.Index(body[box:], `<code title="f20a9b6e">f20a9b6e</code>`)
@@ -131,3 +131,23 @@ const parallelFile = `{"parentUuid":null,"isSidechain":false,"type":"user","mess
 {"parentUuid":"a2","isSidechain":false,"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"beta equals two"}]},"uuid":"r2","timestamp":"2026-03-18T09:00:04.000Z","cwd":"/home/u/par","sessionId":"c1a0de00-0000-4000-8000-00000000000a","version":"2.1.78"}
 {"parentUuid":"r2","isSidechain":false,"type":"assistant","message":{"id":"msg_2","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"Both files read: alpha and beta."}]},"uuid":"a3","timestamp":"2026-03-18T09:00:05.000Z","cwd":"/home/u/par","sessionId":"c1a0de00-0000-4000-8000-00000000000a","version":"2.1.78"}
 `
+
+// The transcript of the artifact r1 of parallelFile says it leaves the
+// active path after a1 to an artifact, not an abandoned branch.
+func TestTranscript_Artifact(t *testing.T) {
+	w, file, _, ts := staleServer(t)
+	path := filepath.Join(filepath.Dir(file), "c1a0de00-0000-4000-8000-00000000000a.jsonl")
+	if err := os.WriteFile(path, []byte(parallelFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := w.IndexFile(context.Background(), path, true); err != nil {
+		t.Fatal(err)
+	}
+	_, body := staleGet(t, ts.URL+"/s/c1a0de00/r1")
+	if want := `an artifact (parallel), not a branch a person made: off the active path after <code title="a1">a1</code> (the last 1 entry;`; !strings.Contains(body, want) {
+		t.Errorf("the transcript of r1 does not say %q", want)
+	}
+	if want := `<p class="off" role="separator">Off the active path from here on, to an artifact (parallel)`; !strings.Contains(body, want) || strings.Contains(body, "An abandoned branch") {
+		t.Errorf("the transcript of r1 does not mark where it leaves the active path as the way to an artifact")
+	}
+}

@@ -44,6 +44,10 @@ type transcriptView struct {
 	OffAt, OffAfter string
 	OffCount        int
 	ActiveHref      string // the active leaf's transcript, when OffAt is set
+	// Artifact is the kind of the artifact the path ends on (SPEC §4.2:
+	// parallel, progress, replay, command) when its last entry is on one,
+	// else "": then the path off the active path is an abandoned branch.
+	Artifact string
 }
 
 // branchView is one branch at a branch point, or one way the path goes on.
@@ -94,6 +98,10 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 		v.OffAt, v.OffCount, v.ActiveHref = p.Entries[off].EntryID, n-off, entryHref(sid, *p.Session.ActiveLeaf, file)
 		if off > 0 {
 			v.OffAfter = p.Entries[off-1].EntryID
+		}
+		if v.Artifact, err = s.a.PathKind(ctx, p.Session, p.Entries[n-1].Seq); err != nil {
+			s.fail(w, r, err)
+			return
 		}
 	}
 	// The page: the one holding ?at=ENTRY, else the leaf's. Pages are cut
