@@ -112,6 +112,22 @@ func testLeavesThroughEqualsPathTo(t *testing.T, db string) {
 			if !slices.Equal(ids, want) {
 				rt.Fatalf("LeavesThrough(%s) = %v, want the leaves whose PathTo holds it: %v", e.id, ids, want)
 			}
+			// The walk over runs answers the same.
+			reach, err := archive.DBOf(a).ReachOf(ctx, s.SID)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			byRuns, err := reach.LeavesThrough(ctx, e.id)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			ids = nil
+			for _, l := range byRuns {
+				ids = append(ids, l.EntryID)
+			}
+			if !slices.Equal(ids, want) {
+				rt.Fatalf("Reach.LeavesThrough(%s) = %v, want the leaves whose PathTo holds it: %v", e.id, ids, want)
+			}
 			// Search finds the entry by its text (m<line>) and places it.
 			res, err := a.Search(ctx, archive.SearchOptions{Query: fmt.Sprintf("m%d", i), Session: file, Limit: 100})
 			if err != nil {

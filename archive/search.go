@@ -210,6 +210,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		}
 	}()
 	terms := q.Terms()
+	reach := map[int64]*index.Reach{} // by session row, read once per Search
 	for _, h := range res.Hits {
 		sh := hitOf(&h)
 		if h.AmbiguousID && a.db().IsServer() {
@@ -217,7 +218,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 				sh.OpenSource = h.Source
 			}
 		}
-		if err := a.placeHit(ctx, &sh, &h); err != nil {
+		if err := a.placeHit(ctx, reach, &sh, &h); err != nil {
 			return nil, err
 		}
 		line, err := a.readHitLine(files, &h)
@@ -246,8 +247,9 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 
 // placeHit sets sh's Branch and Leaves from the index: its entry's active
 // mark and stored path kind, and the real leaves below it
-// (index.DB.LeavesThrough).
-func (a *Archive) placeHit(ctx context.Context, sh *Hit, h *index.Hit) error {
+// (index.Reach.LeavesThrough, the session's runs read once per Search
+// into reach).
+func (a *Archive) placeHit(ctx context.Context, reach map[int64]*index.Reach, sh *Hit, h *index.Hit) error {
 	kind, err := a.db().PathKindOf(ctx, h.SID, h.Seq)
 	if err != nil {
 		return err
@@ -261,7 +263,14 @@ func (a *Archive) placeHit(ctx context.Context, sh *Hit, h *index.Hit) error {
 	default:
 		sh.Branch = BranchAbandoned
 	}
-	leaves, err := a.db().LeavesThrough(ctx, h.SID, h.EntryID)
+	r, ok := reach[h.SID]
+	if !ok {
+		if r, err = a.db().ReachOf(ctx, h.SID); err != nil {
+			return err
+		}
+		reach[h.SID] = r
+	}
+	leaves, err := r.LeavesThrough(ctx, h.EntryID)
 	if err != nil {
 		return err
 	}
