@@ -114,6 +114,9 @@ func (d *DB) ReachOf(ctx context.Context, sid int64) (*Reach, error) {
 		Kind     *string `db:"kind"`
 		PathKind *string `db:"path_kind"`
 	}
+	// Each run's last entry: SQLite takes a bare column of a max()
+	// query from the row that holds the max (its documented rule for
+	// bare columns); PostgreSQL says the same with DISTINCT ON.
 	q := d.sq(`SELECT run, max(pos) AS pos, seq, entry_id, kind, path_kind FROM entries WHERE sid = ? GROUP BY run`,
 		`SELECT DISTINCT ON (run) run, pos, seq, entry_id, kind, path_kind FROM entries WHERE sid = $1 ORDER BY run, pos DESC`)
 	if err := d.db.SelectContext(ctx, &tails, q, sid); err != nil {
