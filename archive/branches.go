@@ -51,13 +51,13 @@ const branchPreviewSteps = 64
 
 // BranchPoints lists the branch points of the sessions f picks (sessions
 // most recently modified first, branch points in file order): the real
-// ones (two or more children of kind branch, SPEC §4.2), or with f.All
+// ones (two or more children on real branches, SPEC §4.2), or with f.All
 // every one; each with all its branches in file order and their kinds,
-// the number of leaves (of any kind) below the branch point and in each
-// branch, and previews read back from the files. A session
-// with branch points costs one read of its entry rows; the counts take one
-// pass over them (see belowCounts), so a comb of 100,000 branch points is
-// as cheap as a chain.
+// the number of leaves below the branch point and in each branch (the
+// real ones, or with f.All every one), and previews read back from the
+// files. A session with branch points costs one read of its entry rows;
+// the counts take one pass over them (see belowCounts), so a comb of
+// 100,000 branch points is as cheap as a chain.
 func (a *Archive) BranchPoints(ctx context.Context, f Filter) ([]SessionBranchPoint, error) {
 	sessions, err := a.pick(ctx, f)
 	if err != nil {
@@ -92,7 +92,13 @@ func (a *Archive) branchPointsOf(ctx context.Context, s *index.Session, all bool
 	}
 	entries := l.entries
 	f := newForest(entries)
-	counts := f.belowCounts()
+	var real func(i int32) bool // without all, the real leaves are counted (SPEC §4.2)
+	if !all {
+		real = func(i int32) bool {
+			return entries[i].PathKind == "" || entries[i].PathKind == jsonl.KindBranch.String()
+		}
+	}
+	counts := f.belowCounts(real)
 	file := l.open()
 	stale := file == nil
 	if file != nil {
@@ -128,11 +134,12 @@ func (a *Archive) branchPointsOf(ctx context.Context, s *index.Session, all bool
 	return out, nil
 }
 
-// realChildren is how many children of b are of kind branch (SPEC §4.2).
+// realChildren is how many children of b are on real branches (SPEC
+// §4.2: their kinds and every kind above them branch).
 func realChildren(b index.BranchPoint) int {
 	n := 0
-	for _, k := range b.Kinds {
-		if k == "" {
+	for _, r := range b.Real {
+		if r {
 			n++
 		}
 	}

@@ -121,12 +121,13 @@ func (f *forest) upward(visit func(i int32), cycle func(members []int32)) {
 }
 
 // belowCounts gives, for every entry, the number of leaves at or below it
-// in one pass (upward). Every entry of a cycle reaches the whole cycle and
-// all that hangs off it, so each gets the sum over the cycle.
-func (f *forest) belowCounts() []int {
+// in one pass (upward); with count, only the leaves it reports true for.
+// Every entry of a cycle reaches the whole cycle and all that hangs off
+// it, so each gets the sum over the cycle.
+func (f *forest) belowCounts(count func(i int32) bool) []int {
 	counts := make([]int, len(f.parent))
 	f.upward(func(i int32) {
-		if f.isLeaf(i) {
+		if f.isLeaf(i) && (count == nil || count(i)) {
 			counts[i]++
 		}
 		if p := f.parent[i]; p >= 0 {

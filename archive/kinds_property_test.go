@@ -124,7 +124,7 @@ func TestKinds_IndexEqualsReference(t *testing.T) {
 				}
 				var out []string
 				for _, l := range ls {
-					out = append(out, fmt.Sprintf("%d %s %s", l.Line, l.EntryID, l.Kind))
+					out = append(out, fmt.Sprintf("%d %s %s", l.Line, l.EntryID, l.PathKind))
 				}
 				slices.SortFunc(out, func(x, y string) int { return lineOf(x) - lineOf(y) })
 				return out

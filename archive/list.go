@@ -174,10 +174,6 @@ type Leaf struct {
 	Preview string
 	Label   string // pi label of the leaf, if any
 	Stale   bool   // the session's file changed since it was indexed (no preview)
-	// Kind is "branch" for a real leaf, else the first kind other than
-	// branch on its path from the root: parallel, progress, replay or
-	// command (SPEC §4.2).
-	Kind string
 }
 
 // Leaves lists the leaves of the sessions f picks, newest activity first:
@@ -234,7 +230,7 @@ func (a *Archive) NewestLeaves(ctx context.Context, f Filter, limit int) (out []
 				from = *u
 			}
 			all = append(all, pending{leaf: Leaf{Session: l.s, Entry: entryOf(x.Entry), Depth: x.Depth, Label: l.labels[x.EntryID],
-				Stale: l.stale != nil, Active: isActive(s, x.Seq, activeSeq), Kind: kindName(x.PathKind)}, from: entryOf(from), l: l})
+				Stale: l.stale != nil, Active: isActive(s, x.Seq, activeSeq)}, from: entryOf(from), l: l})
 		}
 	}
 	slices.SortFunc(all, func(x, y pending) int {

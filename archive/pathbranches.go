@@ -42,7 +42,7 @@ func (a *Archive) PathBranchPoints(ctx context.Context, p *Path) (points []PathB
 	}
 	branches := func(kids []int32, on int) []Branch {
 		if counts == nil {
-			counts, latest = f.belowCounts(), f.latestLeaves()
+			counts, latest = f.belowCounts(nil), f.latestLeaves()
 		}
 		out := make([]Branch, len(kids))
 		here := 0 // the child on the path, for which previews are read near it

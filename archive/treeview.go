@@ -15,6 +15,10 @@ type TreeOptions struct {
 	// NoPreviews leaves every Preview empty in Archive.Tree: the caller
 	// reads those of the rows it draws with ReadPreviewsOf.
 	NoPreviews bool
+	// All keeps every entry; without it the tree leaves out what lies on
+	// or below a child of another kind than branch (SPEC §4.2), so that
+	// its leaves and branch points are the real ones.
+	All bool
 }
 
 // TreePreviewWidth is the length, in runes, of the previews Archive.Tree

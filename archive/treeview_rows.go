@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/grove-sessions/grove/errs"
+	"github.com/grove-sessions/grove/jsonl"
 )
 
 // Reading the previews of a built tree, answering `grove tree`, and drawing its
@@ -94,7 +95,11 @@ func (a *Archive) Tree(ctx context.Context, session string, opt TreeOptions) (*T
 	if s.ActiveLeaf != nil {
 		active = *s.ActiveLeaf
 	}
-	t := BuildTree(l.entries, l.labels, active, opt)
+	entries := l.entries
+	if !opt.All {
+		entries = slices.DeleteFunc(slices.Clone(entries), func(e Entry) bool { return e.PathKind != jsonl.KindBranch.String() })
+	}
+	t := BuildTree(entries, l.labels, active, opt)
 	t.Session = l.s
 	if opt.NoPreviews {
 		return t, nil

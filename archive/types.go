@@ -105,13 +105,20 @@ type Entry struct {
 	Length    int     // bytes of the line, without its LF
 	FirstKept *string // a compaction's firstKeptEntryId as resolved (SPEC §3.2); nil otherwise
 	Side      bool    // a Claude Code sidechain entry (SPEC §3.4)
+	// Kind is the entry's kind as a child of a branch point, PathKind the
+	// first kind other than branch on its path from a root (its own
+	// included): "branch", "parallel", "progress", "replay" or "command"
+	// (SPEC §4.2). PathKind "branch" puts the entry on a real branch. Both
+	// are "branch" for an entry that did not come from the index.
+	Kind, PathKind string
 
 	crc uint32 // CRC-32 (IEEE) of the line, to check a read-back against
 }
 
 func entryOf(e index.Entry) Entry {
 	return Entry{Seq: e.Seq, EntryID: e.EntryID, ParentID: e.ParentID, Type: e.Type, Role: e.Role, TsMs: e.TsMs,
-		Line: e.Line, Offset: e.Offset, Length: e.Length, FirstKept: e.FirstKept, Side: e.Side, crc: e.CRC}
+		Line: e.Line, Offset: e.Offset, Length: e.Length, FirstKept: e.FirstKept, Side: e.Side, crc: e.CRC,
+		Kind: kindName(e.Kind), PathKind: kindName(e.PathKind)}
 }
 
 func entriesOf(rows []index.Entry) []Entry {

@@ -98,6 +98,12 @@ type Entry struct {
 	// CopyCRC tells copies of the entry in other files apart where CRC
 	// cannot (jsonl.Rules.CopyCRC, migration 6); 0 when CRC does.
 	CopyCRC uint32 `db:"copy_crc"`
+	// Kind is the entry's kind as a child of a branch point and PathKind
+	// the first kind other than branch on its path from a root (SPEC §4.2,
+	// migration 12); nil for branch. Only Leaves and EntriesOf read them;
+	// the writer stores them at Commit (storeKinds).
+	Kind     *string `db:"kind"`
+	PathKind *string `db:"path_kind"`
 	// Doc is the entry's rowid in the full-text index, set by Replace.
 	Doc int64 `db:"doc"`
 	// Text is the entry's search text (SPEC §7, jsonl.AppendSearchText),

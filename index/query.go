@@ -296,7 +296,7 @@ func (d *DB) EntriesOf(ctx context.Context, sid int64) ([]Entry, error) {
 	if err := d.db.GetContext(ctx, &n, "SELECT entries FROM sessions WHERE sid = ?", sid); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("entries: %w", err)
 	}
-	rows, err := d.db.QueryContext(ctx, "SELECT "+entryCols+" FROM entries e WHERE e.sid = ? ORDER BY e.seq", sid)
+	rows, err := d.db.QueryContext(ctx, "SELECT "+entryCols+", e.kind, e.path_kind FROM entries e WHERE e.sid = ? ORDER BY e.seq", sid)
 	if err != nil {
 		return nil, fmt.Errorf("entries: %w", err)
 	}
@@ -304,7 +304,7 @@ func (d *DB) EntriesOf(ctx context.Context, sid int64) ([]Entry, error) {
 	out := make([]Entry, 0, n)
 	for rows.Next() {
 		var e Entry
-		if err := rows.Scan(&e.Seq, &e.EntryID, &e.ParentID, &e.Type, &e.Role, &e.TsMs, &e.Line, &e.Offset, &e.Length, &e.CRC, &e.FirstKept); err != nil {
+		if err := rows.Scan(&e.Seq, &e.EntryID, &e.ParentID, &e.Type, &e.Role, &e.TsMs, &e.Line, &e.Offset, &e.Length, &e.CRC, &e.FirstKept, &e.Kind, &e.PathKind); err != nil {
 			return nil, fmt.Errorf("entries: %w", err)
 		}
 		out = append(out, e)

@@ -126,7 +126,7 @@ func (d *DB) ReachOf(ctx context.Context, sid int64) (*Reach, error) {
 		if t.Run == nil || t.Pos == nil {
 			return r, nil // indexed before migration 8: LeavesThrough walks the entries
 		}
-		r.tails[*t.Run] = Leaf{Entry: Entry{Seq: t.Seq, EntryID: t.EntryID}, Kind: t.Kind, PathKind: t.PathKind}
+		r.tails[*t.Run] = Leaf{Entry: Entry{Seq: t.Seq, EntryID: t.EntryID, Kind: t.Kind, PathKind: t.PathKind}}
 		r.last[*t.Run] = *t.Pos
 	}
 	var heads []struct {

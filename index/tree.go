@@ -27,11 +27,6 @@ type Leaf struct {
 	UserOffset *int64  `db:"user_offset"`
 	UserLength *int    `db:"user_length"`
 	UserCRC    *uint32 `db:"user_crc"`
-	// Kind is the leaf's own kind as a child of a branch point and
-	// PathKind the first kind other than branch on its path (SPEC §4.2,
-	// migration 12); nil for branch. The leaf is real when PathKind is nil.
-	Kind     *string `db:"kind"`
-	PathKind *string `db:"path_kind"`
 }
 
 // LastUserEntry is the last user message on the leaf's path as an entry
@@ -91,8 +86,10 @@ type BranchPoint struct {
 	EntryID  string
 	Children []string
 	// Kinds are the children's kinds (SPEC §4.2), index for index: ""
-	// for branch.
+	// for branch; Real marks the children on real branches (path_kind
+	// NULL).
 	Kinds []string
+	Real  []bool
 }
 
 // BranchPoints returns the branch points of session sid, in the file order of
@@ -105,8 +102,9 @@ func (d *DB) BranchPoints(ctx context.Context, sid int64) ([]BranchPoint, error)
 		ParentID string  `db:"parent_id"`
 		Child    string  `db:"child"`
 		Kind     *string `db:"kind"`
+		PathKind *string `db:"path_kind"`
 	}
-	err := d.db.SelectContext(ctx, &rows, `SELECT c.parent_id, c.entry_id AS child, c.kind
+	err := d.db.SelectContext(ctx, &rows, `SELECT c.parent_id, c.entry_id AS child, c.kind, c.path_kind
 		FROM entries c JOIN (
 			SELECT p.entry_id, min(p.seq) AS pseq FROM entries p
 			WHERE p.sid = ?1 AND (SELECT count(*) FROM entries k INDEXED BY entries_by_parent WHERE k.sid = ?1 AND k.parent_id = p.entry_id) >= 2
@@ -128,6 +126,7 @@ func (d *DB) BranchPoints(ctx context.Context, sid int64) ([]BranchPoint, error)
 			k = *r.Kind
 		}
 		b.Kinds = append(b.Kinds, k)
+		b.Real = append(b.Real, r.PathKind == nil)
 	}
 	return out, nil
 }

@@ -216,7 +216,9 @@ func Kinds(d Dialect, entries []Entry, active string) KindsResult {
 // entry i (entry i's own kind included), KindBranch when there is none:
 // an entry with OnPath KindBranch is on a real branch. A leaf is real when
 // its OnPath is KindBranch; a branch point (the first entry with its id)
-// is real when RealChildren counts two or more.
+// is real when RealChildren counts two or more: two of its children are
+// on real branches (a branch point below a child of another kind has
+// none).
 //
 // The parent of an entry is the first entry with its parent id; an entry
 // whose parent is missing starts its path, and the members of a cycle that
@@ -224,7 +226,7 @@ func Kinds(d Dialect, entries []Entry, active string) KindsResult {
 type KindsResult struct {
 	Kind         []Kind
 	OnPath       []Kind
-	RealChildren []int // per entry: how many of the entries naming its id as parent are KindBranch (0 for a later entry with a repeated id)
+	RealChildren []int // per entry: how many of the entries naming its id as parent have OnPath KindBranch (0 for a later entry with a repeated id)
 }
 
 // DecideKinds decides the kinds of SPEC §4.2 from the facts of a file's
@@ -268,11 +270,6 @@ func DecideKinds(facts []KindFacts, active string) KindsResult {
 		if len(children[p]) >= 2 {
 			k.decide(p, res.Kind, onActive)
 		}
-		for _, c := range children[p] {
-			if res.Kind[c] == KindBranch {
-				res.RealChildren[p]++
-			}
-		}
 	}
 	// OnPath: from each entry up to one already known, then down again.
 	state := make([]uint8, n) // 0 unknown, 1 on the current walk, 2 known
@@ -296,6 +293,11 @@ func DecideKinds(facts []KindFacts, active string) KindsResult {
 			}
 			res.OnPath[e] = above
 			state[e] = 2
+		}
+	}
+	for i := range facts {
+		if p := parent[i]; p >= 0 && res.OnPath[i] == KindBranch {
+			res.RealChildren[p]++
 		}
 	}
 	return res
@@ -342,9 +344,32 @@ func (k *kinder) decide(p int, kinds []Kind, onActive []bool) {
 			commands++
 		}
 	}
+	// carryOn[i]: whether kids[i] carries the conversation on, itself or
+	// below it; asked only beside a parallel or progress candidate.
+	carryOn := make([]int8, len(kids)) // 0 not asked, 1 yes, 2 no
+	another := func(c int) bool {
+		for i, s := range kids {
+			if s == c {
+				continue
+			}
+			if carryOn[i] == 0 {
+				carryOn[i] = 2
+				if k.carrier(s, msgs, tools) || k.carries(s, msgs, tools) {
+					carryOn[i] = 1
+				}
+			}
+			if carryOn[i] == 1 {
+				return true
+			}
+		}
+		return false
+	}
 	anyBranch := false
 	for _, c := range kids {
 		kind := k.candidate(p, c, kids, tools, commands)
+		if (kind == KindParallel || kind == KindProgress) && !another(c) {
+			kind = KindBranch // beside nothing that carries on: no artifact
+		}
 		if kind != KindBranch && (onActive[c] || k.carries(c, msgs, tools)) {
 			kind = KindBranch
 		}
@@ -393,6 +418,23 @@ func (k *kinder) candidate(p, c int, kids []int, tools map[string]bool, commands
 	return KindBranch
 }
 
+// carrier reports whether entry i itself carries the conversation on
+// beyond the batch of msgs and tools: an assistant line of another API
+// message, or a user line other than meta, local-command or the results
+// of the batch's own tool calls.
+func (k *kinder) carrier(i int, msgs, tools map[string]bool) bool {
+	f := &k.facts[i]
+	switch f.Class {
+	case classAssistant:
+		return f.Msg == "" || !msgs[f.Msg]
+	case classPrompt:
+		return true
+	case classResults:
+		return !ownResults(f.Tools, tools)
+	}
+	return false
+}
+
 // ownResults reports whether every id of a results line is one of the
 // batch's tool calls.
 func ownResults(ids []string, tools map[string]bool) bool {
@@ -415,19 +457,8 @@ func (k *kinder) carries(c int, msgs, tools map[string]bool) bool {
 	for len(q) > 0 {
 		i := q[0]
 		q = q[1:]
-		if f := &k.facts[i]; i != c {
-			switch f.Class {
-			case classAssistant:
-				if f.Msg == "" || !msgs[f.Msg] {
-					return true
-				}
-			case classPrompt:
-				return true
-			case classResults:
-				if !ownResults(f.Tools, tools) {
-					return true
-				}
-			}
+		if i != c && k.carrier(i, msgs, tools) {
+			return true
 		}
 		for _, x := range k.children[i] {
 			if k.mark[x] != k.stamp {

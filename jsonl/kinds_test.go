@@ -177,8 +177,8 @@ func TestKinds_ClaudeArtifacts(t *testing.T) {
 		want: map[string]string{},
 		real: []string{"a3", "r1"},
 	}, {
-		// No child carries on: the one written last is the branch.
-		name: "last written",
+		// Progress lines beside nothing that carries on are no artifacts.
+		name: "progress alone",
 		lines: []string{
 			prompt("u1", "", 0, "look"),
 			assistant("a1", "u1", 1, "m1", ""),
@@ -186,8 +186,35 @@ func TestKinds_ClaudeArtifacts(t *testing.T) {
 			other("p2", "a1", "attachment", 2),
 			prompt("u2", "", 3, "a second root is the active leaf"),
 		},
-		want: map[string]string{"p1": "progress"},
-		real: []string{"p2", "u2"},
+		want: map[string]string{},
+		real: []string{"p1", "p2", "u2"},
+	}, {
+		// A tool result beside a `!` shell line: no child carries the
+		// conversation on, so the result is no parallel artifact (a
+		// /rewind to run a shell command instead).
+		name: "result beside a shell line",
+		lines: []string{
+			prompt("u1", "", 0, "look"),
+			assistant("a1", "u1", 1, "m1", "t1"),
+			result("r1", "a1", 2, "t1"),
+			prompt("u2", "a1", 9, "<bash-input>git status</bash-input>"),
+			prompt("u3", "", 10, "a second root is the active leaf"),
+		},
+		want: map[string]string{},
+		real: []string{"r1", "u2", "u3"},
+	}, {
+		// Two replays, nothing below either: the one written last is the
+		// branch.
+		name: "last written",
+		lines: []string{
+			prompt("u1", "", 0, "look"),
+			assistant("a1", "u1", 1, "m1", ""),
+			prompt("x1", "a1", 2, "same"),
+			prompt("x2", "a1", 2, "same"),
+			prompt("u2", "", 3, "a second root is the active leaf"),
+		},
+		want: map[string]string{"x1": "replay"},
+		real: []string{"x2", "u2"},
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -32,6 +32,7 @@ func branchesCommand(g *env) *cli.Command {
 type branchJSON struct {
 	ID      string `json:"id"`
 	Leaves  int    `json:"leaves"`
+	Kind    string `json:"kind"` // SPEC §4.2: branch, parallel, progress, replay or command
 	Preview string `json:"preview"`
 }
 
@@ -67,7 +68,7 @@ func runBranches(ctx context.Context, g *env, f archive.Filter) error {
 		}
 		for _, br := range b.Branches {
 			j.Children = append(j.Children, br.ID)
-			j.Branches = append(j.Branches, branchJSON{ID: br.ID, Leaves: br.Leaves, Preview: br.Preview})
+			j.Branches = append(j.Branches, branchJSON{ID: br.ID, Leaves: br.Leaves, Kind: br.Kind, Preview: br.Preview})
 		}
 		out = append(out, j)
 	}
@@ -91,7 +92,11 @@ func runBranches(ctx context.Context, g *env, f archive.Filter) error {
 			if k == len(b.Branches)-1 {
 				edge = "└── "
 			}
-			fmt.Fprintf(tw, "\t\t%s%s\t%d\t\t%s\n", edge, idCell(br.ID), br.Leaves, cell(br.Preview))
+			kind := ""
+			if br.Kind != "branch" {
+				kind = " (" + br.Kind + ")"
+			}
+			fmt.Fprintf(tw, "\t\t%s%s%s\t%d\t\t%s\n", edge, idCell(br.ID), kind, br.Leaves, cell(br.Preview))
 		}
 	}
 	if err := tw.Flush(); err != nil {

@@ -36,6 +36,7 @@ type leafJSON struct {
 	Depth     *int   `json:"depth"`
 	Timestamp any    `json:"timestamp"`
 	Active    bool   `json:"active"`
+	Kind      string `json:"kind"` // branch for a real leaf, else the first other kind on its path (SPEC §4.2)
 	Preview   string `json:"preview"`
 	Label     any    `json:"label"`
 	Name      string `json:"session_name"`    // the session's pi name, "" if none
@@ -59,7 +60,7 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 	out := []leafJSON{}
 	for _, l := range leaves {
 		j := leafJSON{Session: l.Session.SessionID, ID: l.EntryID, Line: l.Line, Type: l.Type, Depth: l.Depth,
-			Timestamp: rfc3339(l.TsMs), Active: l.Active, Preview: l.Preview, Name: l.Session.Name, Path: l.Session.Path, Stale: l.Stale}
+			Timestamp: rfc3339(l.TsMs), Active: l.Active, Kind: l.PathKind, Preview: l.Preview, Name: l.Session.Name, Path: l.Session.Path, Stale: l.Stale}
 		if l.Role != nil {
 			j.Role = *l.Role
 		}
@@ -77,7 +78,11 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 	}
 	sid := shortIDs(ids)
 	tw := table(g.stdout)
-	fmt.Fprintln(tw, "TIME (UTC)\tSESSION\tNAME\tLEAF\tLINE\tTYPE\tDEPTH\tLABEL\tLAST USER MESSAGE")
+	kindHead := ""
+	if f.All {
+		kindHead = "KIND\t"
+	}
+	fmt.Fprintln(tw, "TIME (UTC)\tSESSION\tNAME\tLEAF\tLINE\tTYPE\t"+kindHead+"DEPTH\tLABEL\tLAST USER MESSAGE")
 	for _, l := range leaves {
 		id := idCell(l.EntryID)
 		if l.Active {
@@ -91,8 +96,12 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 		if l.Depth != nil {
 			depth = fmt.Sprint(*l.Depth)
 		}
+		typ = cell(typ)
+		if f.All {
+			typ += "\t" + l.PathKind
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", short(l.TsMs), idCell(sid[l.Session.SessionID]), clipWidth(cell(orDash(l.Session.Name)), nameColumns),
-			id, l.Line, cell(typ), depth, clipWidth(cell(orDash(l.Label)), nameColumns), cell(l.Preview))
+			id, l.Line, typ, depth, clipWidth(cell(orDash(l.Label)), nameColumns), cell(l.Preview))
 	}
 	if len(leaves) == 0 {
 		return noneInPicked(ctx, g, a, "leaves", f)

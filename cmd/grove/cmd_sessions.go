@@ -18,6 +18,7 @@ func sessionsCommand(g *env) *cli.Command {
 		Usage: "list indexed sessions, most recently modified first, those without entries last (sub-agents and forks right under their parent), then the diagnostics of each session that has any",
 		Flags: []cli.Flag{workspaceFlag(),
 			dialectFlag(),
+			&cli.BoolFlag{Name: "all", Usage: "count every leaf in LEAVES, also what the agent recorded beside the branches a person made (SPEC §4.2)"},
 			&cli.StringFlag{Name: "first", Usage: "only sessions whose first user message (its first 200 characters) contains this text, ignoring case"},
 		},
 		Action: func(c *cli.Context) error {
@@ -95,6 +96,11 @@ func runSessions(ctx context.Context, g *env, f archive.Filter, first string) er
 		sessions = firstContains(sessions, first)
 	}
 	sessions, depth := underParents(sessions)
+	if f.All {
+		for i := range sessions {
+			sessions[i].Leaves = sessions[i].AllLeaves
+		}
+	}
 	out := []sessionJSON{}
 	for _, s := range sessions {
 		j := sessionJSON{ID: s.SessionID, Source: s.Source, Path: s.Path, Dialect: string(s.Dialect), Workspace: s.Workspace, Name: s.Name, FirstMessage: s.FirstMessage, ParentSession: s.ParentSession,

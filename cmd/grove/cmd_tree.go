@@ -19,6 +19,12 @@ indentation; the children of a branch point hang under it with ├── and └
 in file order. Each line shows an entry's id, its role (messages) or type,
 a one-line preview, its [label], "(leaf ...)" on a leaf and "← active" on the
 active leaf (the last entry of the file), with the leaf's time (UTC).
+Without --all, what an agent recorded beside the branches a person made
+(SPEC §4.2: a Claude Code tool call's result beside the rest of its API
+message, hook progress, compaction replays, extra /commands) is left out,
+so the leaves and branch points drawn are the real ones; --all draws it,
+each such child marked "(parallel)", "(progress)", "(replay)" or
+"(command)".
 Lines are clipped to about 120 columns (a long label to 40, a preview to
 no less than 24, so marks may push a line past it); control characters in
 ids, labels and previews are shown as escapes (\x1b), in a pipe too; a preview drops
@@ -37,8 +43,9 @@ drawn after the roots, under "unreachable from any root"; a duplicated id is
 marked on each of its entries, and children hang under the first.
 
 --json writes {"session","roots":[node...]}, each node
-{"id","type","role","label","active","preview","children":[node...]}, with
-role and label null when absent. A node whose id is null is no entry:
+{"id","type","role","label","active","kind","preview","children":[node...]},
+with role and label null when absent and kind the entry's kind as a child
+of a branch point ("branch", "parallel", "progress", "replay", "command"). A node whose id is null is no entry:
 type "fold" stands for "folded" entries of a run, between its parent and
 its one child; type "cut" for what --depth cut below a branch point, with
 "folded" entries, "leaves" and "branches", and no children. Damaged entries
@@ -60,6 +67,7 @@ func treeCommand(g *env) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "full", Usage: "show every entry: fold no linear run"},
 			&cli.BoolFlag{Name: "flat", Usage: "with --json: one flat list of nodes, each naming its parent node, instead of nested children (for decoders with a depth limit)"},
+			&cli.BoolFlag{Name: "all", Usage: "also draw what the agent recorded beside the branches a person made (parallel tool calls, progress lines, replays, commands), each marked with its kind"},
 			&cli.IntFlag{Name: "depth", Usage: "show `N` levels of branching (a linear chain is one level, a branch point's children one deeper); deeper branches are summarized on one line; 0 = no limit"},
 		},
 		Action: func(c *cli.Context) error {
@@ -72,7 +80,7 @@ func treeCommand(g *env) *cli.Command {
 			if c.Bool("flat") && !g.json {
 				return usagef("tree: --flat shapes the JSON; give --json too")
 			}
-			return runTree(c.Context, g, c.Args().First(), archive.TreeOptions{Full: c.Bool("full"), Depth: c.Int("depth")}, c.Bool("flat"))
+			return runTree(c.Context, g, c.Args().First(), archive.TreeOptions{Full: c.Bool("full"), Depth: c.Int("depth"), All: c.Bool("all")}, c.Bool("flat"))
 		},
 	}
 }
@@ -113,7 +121,14 @@ func writeTreeText(w io.Writer, s *archive.Session, t *archive.Tree) error {
 	if s.Workspace != "" {
 		head += "  " + cell(s.Workspace)
 	}
-	head += fmt.Sprintf("  %s, %s", plural.Count(len(t.Entries), "entry", "entries"), plural.Count(s.Leaves, "leaf", "leaves"))
+	leaves := s.Leaves // the real ones (SPEC §4.2), unless --all drew every entry
+	if len(t.Entries) == s.Entries {
+		leaves = s.AllLeaves
+	}
+	head += fmt.Sprintf("  %s, %s", plural.Count(len(t.Entries), "entry", "entries"), plural.Count(leaves, "leaf", "leaves"))
+	if beside := s.Entries - len(t.Entries); beside > 0 {
+		head += fmt.Sprintf(" (and %s the agent recorded beside them: --all)", plural.Count(beside, "entry", "entries"))
+	}
 	if s.State != "" && s.State != "ok" {
 		head += "  (" + string(s.State) + ")"
 	}
@@ -188,6 +203,9 @@ func (tw *treeWriter) line(prefix string, n *archive.TreeNode) {
 	if n.Label != "" {
 		marks = append(marks, "["+clipWidth(cell(n.Label), 40)+"]")
 	}
+	if k := branchKind(e.Kind); k != "branch" {
+		marks = append(marks, "("+k+")")
+	}
 	if n.Missing {
 		marks = append(marks, "‼ parent "+idCell(deref(e.ParentID))+" missing")
 	}
@@ -219,6 +237,15 @@ func (tw *treeWriter) line(prefix string, n *archive.TreeNode) {
 	}
 	w.WriteString(strings.TrimRight(text, " "))
 	w.WriteString("\n")
+}
+
+// branchKind is an entry's kind as a child of a branch point (SPEC §4.2):
+// "branch" when the entry says none.
+func branchKind(k string) string {
+	if k == "" {
+		return "branch"
+	}
+	return k
 }
 
 // kindOf is what a line says an entry is: a message's role, else its type.

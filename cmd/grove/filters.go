@@ -32,7 +32,14 @@ func filterFlags() []cli.Flag {
 		&cli.StringFlag{Name: "session", Usage: "only this session (id, unique id prefix of 4+ characters, or file path)"},
 		workspaceFlag(),
 		dialectFlag(),
+		allFlag(),
 	}
+}
+
+// allFlag is --all of the listings of leaves and branch points (SPEC
+// §4.2): every one, each with its kind, not only the real ones.
+func allFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "all", Usage: "also list what the agent recorded beside the branches a person made (parallel tool calls, progress lines, replays, commands), each with its kind"}
 }
 
 // filterOf is the --session, --workspace and --dialect filter of c, its
@@ -44,7 +51,7 @@ func filterOf(c *cli.Context) (archive.Filter, error) {
 		return archive.Filter{}, err
 	}
 	ws, err := workspaceOf(c)
-	return archive.Filter{Session: c.String("session"), Workspace: ws, Dialect: c.String("dialect")}, err
+	return archive.Filter{Session: c.String("session"), Workspace: ws, Dialect: c.String("dialect"), All: c.Bool("all")}, err
 }
 
 // workspaceOf is c's --workspace as given, "" when the flag is not given;

@@ -78,7 +78,7 @@ func TestScriptsPostgres(t *testing.T) {
 // fastPostgresScripts are the scripts TestScriptsPostgres runs outside the
 // full set: the PostgreSQL one, and those that cover indexing, listings,
 // paths, context, search and damage in one go.
-var fastPostgresScripts = []string{"postgres", "index_and_sessions", "chapter_tree", "context", "search", "search_totals", "duplicate_ids", "pi_fixtures", "verify", "workspace_windows", "listing_order"}
+var fastPostgresScripts = []string{"postgres", "index_and_sessions", "chapter_tree", "context", "search", "search_totals", "duplicate_ids", "pi_fixtures", "verify", "workspace_windows", "listing_order", "kinds"}
 
 func runScripts(t *testing.T, postgres bool) {
 	fixtures, err := filepath.Abs(filepath.Join("..", "..", "testdata"))

@@ -88,12 +88,12 @@ func (jw *treeJSON) members(i int) {
 	w := jw.w
 	switch n.Kind {
 	case archive.NodeFold:
-		w.WriteString(`{"id":null,"type":"fold","role":null,"label":null,"active":false,"preview":`)
+		w.WriteString(`{"id":null,"type":"fold","role":null,"label":null,"active":false,"kind":null,"preview":`)
 		jw.str("… " + plural.Count(n.Folded, "entry", "entries") + " …")
 		fmt.Fprintf(w, `,"folded":%d`, n.Folded)
 		return
 	case archive.NodeCut:
-		w.WriteString(`{"id":null,"type":"cut","role":null,"label":null,"active":false,"preview":`)
+		w.WriteString(`{"id":null,"type":"cut","role":null,"label":null,"active":false,"kind":null,"preview":`)
 		jw.str(cutText(n))
 		fmt.Fprintf(w, `,"folded":%d,"leaves":%d,"branches":%d`, n.Folded, n.Leaves, n.Branches)
 		return
@@ -107,7 +107,9 @@ func (jw *treeJSON) members(i int) {
 	jw.strOrNull(deref(e.Role))
 	w.WriteString(`,"label":`)
 	jw.strOrNull(n.Label)
-	fmt.Fprintf(w, `,"active":%t,"preview":`, n.Active)
+	fmt.Fprintf(w, `,"active":%t,"kind":`, n.Active)
+	jw.str(branchKind(e.Kind))
+	w.WriteString(`,"preview":`)
 	jw.str(archive.ClipRunes(n.Preview, archive.PreviewWidth))
 	var problems []string
 	if n.Missing {

@@ -44,6 +44,12 @@ type workspaceView struct {
 	// AllSessions counts the workspace's sessions; Sessions holds the
 	// most recent workspaceLimit of them.
 	AllSessions int
+	// All lists every leaf with its kind (?all=1), not only the real ones
+	// (SPEC §4.2); Toggle is this page the other way, offered when some
+	// session has leaves that are not real (Beside).
+	All    bool
+	Beside bool
+	Toggle string
 }
 
 func (s *Server) workspace(w http.ResponseWriter, r *http.Request) {
@@ -53,7 +59,7 @@ func (s *Server) workspace(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, badRequest("/w wants ?path= an absolute directory, a Windows path, or a workspace as / lists it"))
 		return
 	}
-	f := archive.Filter{Workspace: dir}
+	f := archive.Filter{Workspace: dir, All: r.URL.Query().Get("all") == "1"}
 	sessions, err := s.a.Pick(ctx, f)
 	if err != nil {
 		s.fail(w, r, err)
@@ -65,7 +71,17 @@ func (s *Server) workspace(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := workspaceView{page: page{Title: dir, Kind: "workspace"}, Dir: dir, Sessions: rowsOf(sessions[:min(len(sessions), workspaceLimit)], shared),
-		AllSessions: len(sessions)}
+		AllSessions: len(sessions), All: f.All, Toggle: r.URL.RequestURI()}
+	for _, x := range sessions {
+		v.Beside = v.Beside || x.AllLeaves != x.Leaves
+	}
+	if f.All {
+		q := r.URL.Query()
+		q.Del("all")
+		v.Toggle = r.URL.Path + "?" + q.Encode()
+	} else {
+		v.Toggle = withParam(v.Toggle, "all=1")
+	}
 	var leaves []archive.Leaf
 	if len(sessions) > 0 {
 		total := 0

@@ -27,6 +27,12 @@ type treeView struct {
 	Full        bool
 	FullHref    string // this page with every entry
 	FoldHref    string // this page with runs folded
+	// All draws what the agent recorded beside the branches a person made
+	// (?all=1, SPEC §4.2); Beside counts those entries when they are left
+	// out. AllHref and RealHref are this page with and without them.
+	All               bool
+	Beside            int
+	AllHref, RealHref string
 	// Rows of a large tree come TreeRows at a time: this page's first
 	// (1-based) and last, of AllRows, with links to the others.
 	From, To, AllRows           int
@@ -56,7 +62,10 @@ type treeRow struct {
 	Folded   int // fold, cut: entries
 	Leaves   int // cut
 	Branches int // cut: branches
-	node     int // the tree's node, for its preview
+	// BranchKind is the entry's kind as a child of a branch point when it
+	// is not "branch" (SPEC §4.2: parallel, progress, replay, command).
+	BranchKind string
+	node       int // the tree's node, for its preview
 }
 
 func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
@@ -66,9 +75,10 @@ func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	full := r.URL.Query().Get("full") == "1"
+	all := r.URL.Query().Get("all") == "1"
 	var t *archive.Tree
 	err = s.fresh(r, func() (err error) {
-		t, err = s.a.Tree(r.Context(), arg, archive.TreeOptions{Full: full, NoPreviews: true})
+		t, err = s.a.Tree(r.Context(), arg, archive.TreeOptions{Full: full, NoPreviews: true, All: all})
 		return err
 	})
 	if err != nil {
@@ -77,12 +87,19 @@ func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
 	}
 	v := treeView{page: page{Title: title(t.Session), Kind: "tree", Session: t.Session.SessionID}, S: t.Session, Arg: arg,
 		File: r.URL.Query().Get("file"), Duplicates: t.Duplicates, Cycles: -1, Shown: t.Shown, Total: len(t.Entries),
-		Folded: t.Folded, Cut: t.Cut, Full: full}
-	v.FoldHref = sessionHref(v.S.SessionID, v.File)
-	v.FullHref = v.FoldHref + "?full=1"
-	if v.File != "" {
-		v.FullHref = v.FoldHref + "&full=1"
+		Folded: t.Folded, Cut: t.Cut, Full: full, All: all, Beside: t.Session.Entries - len(t.Entries)}
+	base := sessionHref(v.S.SessionID, v.File)
+	v.RealHref, v.AllHref = base, withParam(base, "all=1")
+	if full {
+		v.RealHref, v.AllHref = withParam(v.RealHref, "full=1"), withParam(v.AllHref, "full=1")
 	}
+	if all {
+		base = v.AllHref
+		if full {
+			base = withParam(sessionHref(v.S.SessionID, v.File), "all=1")
+		}
+	}
+	v.FoldHref, v.FullHref = base, withParam(base, "full=1")
 	if t.Session.Diagnostics > 0 {
 		if v.Diagnostics, err = s.a.Diagnostics(r.Context(), t.Session); err != nil {
 			s.fail(w, r, err)
@@ -168,6 +185,9 @@ func rowOf(t *archive.Tree, tr archive.TreeRow, root bool) treeRow {
 	e := &t.Entries[n.Entry]
 	row.Kind, row.ID, row.Preview, row.Label, row.Active, row.Leaf = "entry", e.EntryID, n.Preview, n.Label, n.Active, n.Leaf
 	row.What = e.Type
+	if e.Kind != "" && e.Kind != "branch" {
+		row.BranchKind = e.Kind
+	}
 	if e.Role != nil && e.Type == "message" {
 		row.What = *e.Role
 	}
@@ -199,4 +219,12 @@ func title(s *archive.Session) string {
 		return s.Name
 	}
 	return "Session " + s.SessionID
+}
+
+// withParam is the link h with the query parameter kv (name=value) added.
+func withParam(h, kv string) string {
+	if strings.Contains(h, "?") {
+		return h + "&" + kv
+	}
+	return h + "?" + kv
 }
