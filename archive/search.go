@@ -32,7 +32,8 @@ type SearchOptions struct {
 	Types     []string
 	Since     *time.Time
 	Until     *time.Time
-	Active    bool   // --branch active
+	Active    bool   // --branch active: only entries on their session's active path
+	Abandoned bool   // --branch abandoned: only entries off it on real branches (SPEC §4.2)
 	Sort      string // "recent" (default) or "relevance"
 	Limit     int    // hits to return; 0 means DefaultSearchLimit
 	Offset    int    // hits to skip
@@ -46,6 +47,17 @@ type SearchOptions struct {
 	// names and ids itself; finding the named sessions reads every one).
 	EntriesOnly bool
 }
+
+// Branch values of a Hit (SPEC §4.2).
+const (
+	BranchActive    = "active"
+	BranchAbandoned = "abandoned"
+	BranchArtifact  = "artifact"
+)
+
+// HitLeaves is how many of the leaves an entry reaches a Hit names: a hit
+// near the root of a session of many retries reaches every one of them.
+const HitLeaves = 10
 
 // DefaultSearchLimit is how many hits Search returns when
 // SearchOptions.Limit is 0: `grove search --limit`'s default (SPEC §8).
@@ -90,6 +102,21 @@ type Hit struct {
 	// (pi 1.x's context_edit, SPEC §4.1): the hit's text is no longer what
 	// the model sees. "" otherwise.
 	Edited string
+	// Branch is where the entry lies in its session's tree (SPEC §4.2):
+	// BranchActive on the path to the session's active leaf, as `leaves`
+	// and --branch active see it; BranchArtifact when a child of another
+	// kind than branch lies on the path from its root to it (Artifact
+	// names that kind: parallel, progress, replay or command); else
+	// BranchAbandoned, on another real branch. "" for a session hit.
+	Branch   string
+	Artifact string
+	// Leaves are the ids of the real leaves whose paths hold the entry
+	// (SPEC §4, §4.2; index.DB.LeavesThrough), in file order, the first
+	// HitLeaves of them; LeavesTotal counts them all. None for a session
+	// hit, for an artifact, or when the path to the entry is broken (a
+	// missing parent, a cycle, a duplicated id).
+	Leaves      []string
+	LeavesTotal int
 
 	sid     int64  // the session's row
 	active  bool   // the entry is on its session's active path
@@ -130,7 +157,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 	}
 	limit := cmpOr(o.Limit, DefaultSearchLimit)
 	p := index.SearchParams{Query: q, Workspace: o.Workspace, Dialect: o.Dialect, Roles: o.Roles, Types: o.Types,
-		Active: o.Active, Relevance: o.Sort == "relevance", Limit: limit, Offset: o.Offset, NoDedupe: o.NoDedupe, Source: a.readSource()}
+		Active: o.Active, Abandoned: o.Abandoned, Relevance: o.Sort == "relevance", Limit: limit, Offset: o.Offset, NoDedupe: o.NoDedupe, Source: a.readSource()}
 	if o.Since != nil {
 		ms := o.Since.UnixMilli()
 		p.Since = &ms
@@ -147,7 +174,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		}
 		p.SIDs = []int64{s.SID}
 	}
-	if q.IDLike != "" && len(o.Roles) == 0 && len(o.Types) == 0 && !o.EntriesOnly {
+	if q.IDLike != "" && len(o.Roles) == 0 && len(o.Types) == 0 && !o.EntriesOnly && !o.Abandoned {
 		if ss, err := a.db().SessionsByIDPrefix(ctx, q.IDLike); err == nil && len(ss) == 1 && sessionPasses(&ss[0], &p) {
 			sessionHits = append(sessionHits, sessionHit(&ss[0]))
 		}
@@ -156,7 +183,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 	// Code's custom-title, ai-title, summary; a sub-agent's meta.json) is
 	// found by a query its name matches (SPEC §7: session names;
 	// FORMATS.md §4: title metadata).
-	if len(o.Roles) == 0 && len(o.Types) == 0 && !o.Active && !o.EntriesOnly {
+	if len(o.Roles) == 0 && len(o.Types) == 0 && !o.Active && !o.EntriesOnly && !o.Abandoned {
 		for _, ag := range agent.All {
 			d := string(ag.Dialect())
 			if !ag.Traits().NamedByMetadata || o.Dialect != "" && o.Dialect != d {
@@ -202,6 +229,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		}
 	}()
 	terms := q.Terms()
+	reach := map[int64]*index.Reach{} // by session row, read once per Search
 	for _, h := range res.Hits {
 		sh := hitOf(&h)
 		if h.AmbiguousID && a.db().IsServer() {
@@ -212,6 +240,9 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		if o.NoSnippets {
 			out.Hits = append(out.Hits, sh)
 			continue
+		}
+		if err := a.placeHit(ctx, reach, &sh, &h); err != nil {
+			return nil, err
 		}
 		line, err := a.readHitLine(files, &h)
 		if err != nil {
@@ -238,6 +269,46 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		return nil, err
 	}
 	return out, nil
+}
+
+// placeHit sets sh's Branch and Leaves from the index: its entry's active
+// mark and stored path kind, and the real leaves below it
+// (index.Reach.LeavesThrough, the session's runs read once per Search
+// into reach).
+func (a *Archive) placeHit(ctx context.Context, reach map[int64]*index.Reach, sh *Hit, h *index.Hit) error {
+	kind, err := a.db().PathKindOf(ctx, h.SID, h.Seq)
+	if err != nil {
+		return err
+	}
+	switch {
+	case h.Active:
+		sh.Branch = BranchActive
+	case kind != nil:
+		sh.Branch, sh.Artifact = BranchArtifact, *kind
+		return nil // no real leaf lies below an artifact
+	default:
+		sh.Branch = BranchAbandoned
+	}
+	r, ok := reach[h.SID]
+	if !ok {
+		if r, err = a.db().ReachOf(ctx, h.SID); err != nil {
+			return err
+		}
+		reach[h.SID] = r
+	}
+	leaves, err := r.LeavesThrough(ctx, h.EntryID)
+	if err != nil {
+		return err
+	}
+	for _, l := range leaves {
+		if l.PathKind != nil {
+			continue // an artifact leaf (SPEC §4.2)
+		}
+		if sh.LeavesTotal++; len(sh.Leaves) < HitLeaves {
+			sh.Leaves = append(sh.Leaves, l.EntryID)
+		}
+	}
+	return nil
 }
 
 // UnknownValues returns a warning for each --role or --type value of o that

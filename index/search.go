@@ -22,6 +22,7 @@ type SearchParams struct {
 	Since     *int64   // only entries at or after this Unix time in milliseconds
 	Until     *int64   // only entries before this Unix time in milliseconds
 	Active    bool     // only entries on their session's active path
+	Abandoned bool     // only entries off it on real branches (SPEC §4.2); with Active, none
 	// Relevance ranks by BM25 among the newest RankWindow matches;
 	// otherwise hits come newest first.
 	Relevance bool
@@ -432,6 +433,9 @@ func (p *SearchParams) filters() (string, []any) {
 	}
 	if p.Active {
 		b.WriteString(" AND e.active = 1")
+	}
+	if p.Abandoned {
+		b.WriteString(" AND e.active = 0 AND e.path_kind IS NULL")
 	}
 	return b.String(), args
 }

@@ -40,7 +40,7 @@ func searchCommand(g *env) *cli.Command {
 			&cli.StringSliceFlag{Name: "type", Usage: "only entries of this type (message, compaction, branch_summary, label, ...); repeat or comma-separate"},
 			&cli.StringFlag{Name: "since", Usage: "only entries at or after this time: 2026-01-05, an RFC 3339 time, or a span back from now (30m, 12h, 7d, 2w)"},
 			&cli.StringFlag{Name: "until", Usage: "only entries before this time (a date includes that day)"},
-			&cli.StringFlag{Name: "branch", Value: "all", Usage: "all entries, or only those on their session's active path (active)"},
+			&cli.StringFlag{Name: "branch", Value: "all", Usage: "all entries, only those on their session's active path (active), or only those on its other real branches (abandoned: artifacts are in neither)"},
 			&cli.StringFlag{Name: "sort", Value: "recent", Usage: "recent (newest first) or relevance (BM25 over the newest 10,000 matches)"},
 			&cli.IntFlag{Name: "limit", Value: archive.DefaultSearchLimit, Usage: "hits to show"},
 			&cli.IntFlag{Name: "offset", Usage: "hits to skip (the next page)"},
@@ -73,8 +73,10 @@ func searchCommand(g *env) *cli.Command {
 			case "all":
 			case "active":
 				o.Active = true
+			case "abandoned":
+				o.Abandoned = true
 			default:
-				return usagef("--branch must be active or all, not %q", c.String("branch"))
+				return usagef("--branch must be active, abandoned or all, not %q", c.String("branch"))
 			}
 			if o.Sort != "recent" && o.Sort != "relevance" {
 				return usagef("--sort must be recent or relevance, not %q", o.Sort)
@@ -128,6 +130,9 @@ func describeSearch(o archive.SearchOptions) string {
 	}
 	if o.Active {
 		parts = append(parts, "on active paths")
+	}
+	if o.Abandoned {
+		parts = append(parts, "on abandoned branches")
 	}
 	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), " and ")
 }
@@ -197,6 +202,12 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 		default:
 			fmt.Fprintf(marked, "    %s\n", mark(cell(h.Snippet)))
 		}
+		switch h.Branch {
+		case archive.BranchAbandoned:
+			fmt.Fprintf(g.stdout, "    off the active path: %s\n", reachText(h))
+		case archive.BranchArtifact:
+			fmt.Fprintf(g.stdout, "    on an artifact (%s), not on a branch a person made\n", h.Artifact)
+		}
 		if len(h.AlsoIn) > 0 {
 			also := h.AlsoIn
 			if h.AmbiguousID {
@@ -235,6 +246,23 @@ func editedNote(edited string) string {
 		return ""
 	}
 	return "  [edited: " + edited + "]"
+}
+
+// reachText says which leaves an abandoned hit's entry reaches: "leaf
+// X", "leaves X, Y and 3 more", or that its path is broken.
+func reachText(h archive.Hit) string {
+	if h.LeavesTotal == 0 {
+		return "on no whole path (its path is broken)"
+	}
+	ids := make([]string, len(h.Leaves))
+	for i, id := range h.Leaves {
+		ids[i] = idCell(id)
+	}
+	s := plural.Noun(h.LeavesTotal, "leaf", "leaves") + " " + strings.Join(ids, ", ")
+	if more := h.LeavesTotal - len(h.Leaves); more > 0 {
+		s += fmt.Sprintf(" and %d more", more)
+	}
+	return s
 }
 
 // newOpener is the jsondoc.Opener of g's index: grove with --db when the

@@ -25,6 +25,12 @@ type Hit struct {
 	Stale     bool              `json:"stale,omitempty"`  // the file changed since indexing: no snippet; run grove index
 	Edited    string            `json:"edited,omitempty"` // "replaced" or "removed": a context edit on the active path changed what the model sees of it
 	Open      map[string]string `json:"open"`
+	// Branch, Leaves and LeavesTotal place an entry hit in its session's
+	// tree (archive.Hit); a session hit has none of them.
+	Branch      string    `json:"branch,omitempty"`
+	Artifact    string    `json:"artifact,omitempty"` // an artifact's kind: parallel, progress, replay or command
+	Leaves      *[]string `json:"leaves,omitempty"`
+	LeavesTotal *int      `json:"leaves_total,omitempty"`
 }
 
 // Search is `grove search --json`: {"hits","text_pending","total",
@@ -50,6 +56,13 @@ func SearchOf(res *archive.SearchResult, op Opener) *Search {
 			j.Role = *h.Role
 		}
 		j.AlsoFiles = h.AlsoInFiles
+		if h.Branch != "" {
+			leaves, total := h.Leaves, h.LeavesTotal
+			if leaves == nil {
+				leaves = []string{}
+			}
+			j.Branch, j.Artifact, j.Leaves, j.LeavesTotal = h.Branch, h.Artifact, &leaves, &total
+		}
 		if j.AlsoIn == nil {
 			j.AlsoIn, j.AlsoFiles = []string{}, []string{}
 		}

@@ -23,7 +23,7 @@ type SearchArgs struct {
 	Type      []string `json:"type,omitempty" jsonschema:"only entries of these types (message, compaction, branch_summary, label, ...; each may also be comma-separated)"`
 	Since     string   `json:"since,omitempty" jsonschema:"only entries at or after this time: a date (2026-01-05), an RFC 3339 time, or a span back from now (30m, 12h, 7d, 2w)"`
 	Until     string   `json:"until,omitempty" jsonschema:"only entries before this time (a date includes that day)"`
-	Branch    string   `json:"branch,omitempty" jsonschema:"all (every entry) or active (only entries on their session's active path)"`
+	Branch    string   `json:"branch,omitempty" jsonschema:"all (every entry), active (only entries on their session's active path) or abandoned (only those on its other real branches; artifacts are in neither)"`
 	Sort      string   `json:"sort,omitempty" jsonschema:"recent (newest first) or relevance (BM25 over the newest 10,000 matches)"`
 	Limit     int      `json:"limit,omitempty" jsonschema:"hits to answer (1 or more)"`
 	Offset    int      `json:"offset,omitempty" jsonschema:"hits to skip (the next hits: offset plus the hits given)"`
@@ -62,8 +62,10 @@ func (s *Server) search(ctx context.Context, a *archive.Archive, in *SearchArgs,
 	case "all":
 	case "active":
 		o.Active = true
+	case "abandoned":
+		o.Abandoned = true
 	default:
-		return nil, usage("branch: want active or all, not %q", in.Branch)
+		return nil, usage("branch: want active, abandoned or all, not %q", in.Branch)
 	}
 	if o.Sort != "recent" && o.Sort != "relevance" {
 		return nil, usage("sort: want recent or relevance, not %q", o.Sort)

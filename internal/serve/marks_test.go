@@ -148,7 +148,7 @@ func TestTree_Pages(t *testing.T) {
 	if _, _, _, err := w.IndexFile(context.Background(), long, true); err != nil {
 		t.Fatal(err)
 	}
-	rows := regexp.MustCompile(`<a class="id" href="[^"]*">(u\d+)</a> <span class="what">user</span> <span class="pv">entry (\d+)</span>`)
+	rows := regexp.MustCompile(`<a class="id" href="[^"]*" title="(?:u\d+)">(u\d+)</a> <span class="what">user</span> <span class="pv">entry (\d+)</span>`)
 	for _, c := range []struct {
 		query       string
 		first, last string
@@ -194,7 +194,7 @@ func TestTranscript_ManySiblings(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, body := staleGet(t, ts.URL+"/s/star-0001/r100")
-	listed := regexp.MustCompile(`<li(?: class="here")?><a class="(?:this|sib)"[^>]*><code>(r\d+)</code>`).FindAllStringSubmatch(body, -1)
+	listed := regexp.MustCompile(`<li(?: class="here")?><a class="(?:this|sib)"[^>]*><code title="r\d+">(r\d+)</code>`).FindAllStringSubmatch(body, -1)
 	if len(listed) != 51 || listed[0][1] != "r075" || listed[50][1] != "r125" {
 		t.Fatalf("branch box lists %d branches (%v…), want the 51 from r075 to r125", len(listed), first(flat(listed)))
 	}

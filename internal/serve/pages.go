@@ -41,6 +41,7 @@ func parsePages() map[string]*template.Template {
 		"sessHref":  sessionHref,
 		"qual":      qualified,
 		"entryHref": entryHref,
+		"short":     shortID,
 		"lastOf":    func(from, n int) int { return from + n - 1 },
 	}
 	base := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html"))
@@ -264,6 +265,26 @@ func entryHref(session, entry string, file ...string) string {
 		h += "?file=" + url.QueryEscape(file[0])
 	}
 	return h + "#entry-" + url.PathEscape(entry)
+}
+
+// ShortID is how many characters of an entry id the tree and the branch
+// boxes show (pi's ids are 8 hex digits; a Claude Code UUID's first 8
+// are its first group). The full id is in each link and in the title a
+// pointer shows, so two ids that share their first 8 characters still
+// lead to their own entries.
+const ShortID = 8
+
+// shortID is id's first ShortID characters (runes, so no character is
+// cut in half), or id itself when it is no longer.
+func shortID(id string) string {
+	n := 0
+	for i := range id {
+		if n == ShortID {
+			return id[:i]
+		}
+		n++
+	}
+	return id
 }
 
 // segment is s as one segment of a URL path: escaped, and "." and ".."

@@ -51,6 +51,9 @@ type hitView struct {
 	ByID      bool
 	Stale     bool
 	Edited    string // "replaced" or "removed": a context edit on the active path changed what the model sees of it
+	Abandoned bool   // the entry is not on its session's active path (SPEC §4.2)
+	Leaves    int    // the real leaves whose paths hold it
+	Artifact  string // the kind of the artifact the entry is on (parallel, progress, replay, command); "" on a real branch
 }
 
 func (s *Server) search(w http.ResponseWriter, r *http.Request) {
@@ -133,8 +136,10 @@ func searchOptions(f searchForm, offset string) (archive.SearchOptions, error) {
 	case "", "all":
 	case "active":
 		o.Active = true
+	case "abandoned":
+		o.Abandoned = true
 	default:
-		return o, badRequest("branch must be active or all, not " + strconv.Quote(f.Branch))
+		return o, badRequest("branch must be active, abandoned or all, not " + strconv.Quote(f.Branch))
 	}
 	if f.Dialect != "" {
 		known := false
@@ -199,7 +204,8 @@ func hitOf(h archive.Hit) hitView {
 		file = h.Path
 	}
 	v := hitView{Session: h.SessionID, Workspace: h.Workspace, What: h.Type, Time: when(h.TsMs), AlsoIn: len(h.AlsoIn),
-		ByID: h.ByID, Stale: h.Stale, Edited: h.Edited, Snippet: marked(h.Snippet)}
+		ByID: h.ByID, Stale: h.Stale, Edited: h.Edited, Snippet: marked(h.Snippet),
+		Abandoned: h.Branch == archive.BranchAbandoned, Leaves: h.LeavesTotal, Artifact: h.Artifact}
 	if h.Role != nil {
 		v.What = *h.Role
 	}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/errs"
 )
 
 // PageEntries is how many entries of a path one transcript page shows at
@@ -36,6 +37,18 @@ type transcriptView struct {
 	BranchPoints int // on the path
 	TreeURL      string
 	Resume       resumeView // the command that goes on from Leaf
+	// OffAt is the first entry of the path that is not on the path to the
+	// session's active leaf (SPEC §4.2: the path is an abandoned branch
+	// from there on), "" when the path is the active one or the active
+	// leaf's path is broken; OffAfter is the last entry the two paths
+	// share ("" when they share none), OffCount how many entries are off.
+	OffAt, OffAfter string
+	OffCount        int
+	ActiveHref      string // the active leaf's transcript, when OffAt is set
+	// Artifact is the kind of the artifact the path ends on (SPEC §4.2:
+	// parallel, progress, replay, command) when its last entry is on one,
+	// else "": then the path off the active path is an abandoned branch.
+	Artifact string
 }
 
 // branchView is one branch at a branch point, or one way the path goes on.
@@ -46,6 +59,7 @@ type branchView struct {
 	Leaves  int
 	Preview string
 	OnPath  bool
+	Active  bool // on the path to the session's active leaf
 }
 
 func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
@@ -77,6 +91,21 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 		Leaf: p.Leaf, Entries: n, IsLeaf: len(next) == 0, BranchPoints: len(points), TreeURL: sessionHref(sid, file)}
 	v.Active = p.Session.ActiveLeaf != nil && *p.Session.ActiveLeaf == p.Leaf
 	v.Resume = s.resumeOf(ctx, p)
+	onActive, off, err := s.activeOf(r, arg, p)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if off >= 0 {
+		v.OffAt, v.OffCount, v.ActiveHref = p.Entries[off].EntryID, n-off, entryHref(sid, *p.Session.ActiveLeaf, file)
+		if off > 0 {
+			v.OffAfter = p.Entries[off-1].EntryID
+		}
+		if v.Artifact, err = s.a.PathKind(ctx, p.Session, p.Entries[n-1].Seq); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
 	// The page: the one holding ?at=ENTRY, else the leaf's. Pages are cut
 	// back from the leaf, so the leaf's page is always a full one.
 	at := n - 1
@@ -112,7 +141,7 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 		v.Later, v.Last = page(end), page(n-1)
 	}
 	for _, c := range next[:min(len(next), 2*archive.PreviewSiblings+1)] {
-		v.Next = append(v.Next, s.branch(sid, file, c))
+		v.Next = append(v.Next, s.branch(sid, file, c, onActive))
 	}
 	v.NextMore = len(next) - len(v.Next)
 	boundary, err := s.a.ContextStart(ctx, p)
@@ -138,10 +167,15 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 			lo, hi := max(here-archive.PreviewSiblings, 0), min(here+archive.PreviewSiblings+1, len(b.Branches))
 			bv.Before, bv.After, bv.All = lo, len(b.Branches)-hi, len(b.Branches)
 			for _, c := range b.Branches[lo:hi] {
-				bv.Branches = append(bv.Branches, s.branch(sid, file, c))
+				bv.Branches = append(bv.Branches, s.branch(sid, file, c, onActive))
 			}
 			if err := s.pages["transcript"].ExecuteTemplate(&nav, "branches", bv); err != nil {
 				log.Printf("grove serve: branches: %v", err)
+			}
+		}
+		if off >= 0 && i+1 == off {
+			if err := s.pages["transcript"].ExecuteTemplate(&nav, "off", v); err != nil {
+				log.Printf("grove serve: off the active path: %v", err)
 			}
 		}
 		if i+1 == boundary {
@@ -191,10 +225,41 @@ type branchPointView struct {
 	Tree     string
 }
 
+// activeOf is the set of the entry ids on the path to the session's
+// active leaf, and the index in p of the first entry of p not in it: -1
+// when p is all on it, or when there is no active leaf or its path is
+// broken (then nothing is marked). The active leaf's path is read by
+// archive.Path, as the CLI's; its errors other than a broken path are
+// returned.
+func (s *Server) activeOf(r *http.Request, arg string, p *archive.Path) (map[string]bool, int, error) {
+	a := p.Session.ActiveLeaf
+	if a == nil || *a == p.Leaf {
+		return nil, -1, nil
+	}
+	ap, err := s.a.Path(r.Context(), arg, *a)
+	if err != nil {
+		switch errs.CodeOf(err) {
+		case errs.CodeDuplicateID, errs.CodeMissingParent, errs.CodeCycle, errs.CodeUnknownEntry:
+			return nil, -1, nil // no whole active path: nothing to mark
+		}
+		return nil, -1, err
+	}
+	on := make(map[string]bool, len(ap.Entries))
+	for _, e := range ap.Entries {
+		on[e.EntryID] = true
+	}
+	for i, e := range p.Entries {
+		if !on[e.EntryID] {
+			return on, i, nil
+		}
+	}
+	return on, -1, nil
+}
+
 // branch is the view of a branch: a link to the transcript of its newest
 // leaf, at the branch's first entry.
-func (s *Server) branch(sid, file string, c archive.Branch) branchView {
-	v := branchView{ID: c.ID, Leaf: c.Leaf, Leaves: c.Leaves, Preview: c.Preview, OnPath: c.OnPath}
+func (s *Server) branch(sid, file string, c archive.Branch, onActive map[string]bool) branchView {
+	v := branchView{ID: c.ID, Leaf: c.Leaf, Leaves: c.Leaves, Preview: c.Preview, OnPath: c.OnPath, Active: onActive[c.ID]}
 	if c.Leaf != "" {
 		q := url.Values{}
 		if file != "" {
