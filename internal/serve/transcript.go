@@ -106,10 +106,28 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	// The page: the one holding ?at=ENTRY, else the leaf's. Pages are cut
-	// back from the leaf, so the leaf's page is always a full one.
+	from, end := v.pageOf(p, r.URL.Query().Get("at"))
+	for _, c := range next[:min(len(next), 2*archive.PreviewSiblings+1)] {
+		v.Next = append(v.Next, s.branch(sid, file, c, onActive))
+	}
+	v.NextMore = len(next) - len(v.Next)
+	boundary, err := s.a.ContextStart(ctx, p)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	after := s.navAfter(p, points, &v, onActive, off, boundary)
+	s.writeTranscript(w, r, t, &v, from, end, after)
+}
+
+// pageOf sets v's page of the path p (the PageEntries entries holding
+// the entry id, else the leaf's; pages are cut back from the leaf, so the
+// leaf's page is always a full one) and its links to the pages around
+// it; from and end are the page's entries, end one past its last.
+func (v *transcriptView) pageOf(p *archive.Path, id string) (from, end int) {
+	n := len(p.Entries)
 	at := n - 1
-	if id := r.URL.Query().Get("at"); id != "" {
+	if id != "" {
 		for i, e := range p.Entries {
 			if e.EntryID == id {
 				at = i
@@ -117,9 +135,10 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	end := n - ((n-1-at)/PageEntries)*PageEntries // one past the page's last entry
-	from := max(end-PageEntries, 0)
+	end = n - ((n-1-at)/PageEntries)*PageEntries // one past the page's last entry
+	from = max(end-PageEntries, 0)
 	v.From, v.To = from+1, end
+	file, sid := v.File, p.Session.SessionID
 	page := func(i int) string { // the page holding entry i
 		q := url.Values{}
 		if file != "" {
@@ -140,19 +159,19 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 	if end < n {
 		v.Later, v.Last = page(end), page(n-1)
 	}
-	for _, c := range next[:min(len(next), 2*archive.PreviewSiblings+1)] {
-		v.Next = append(v.Next, s.branch(sid, file, c, onActive))
-	}
-	v.NextMore = len(next) - len(v.Next)
-	boundary, err := s.a.ContextStart(ctx, p)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+	return from, end
+}
+
+// navAfter is the HTML after entry i of the path p on the page of v: the
+// branch boxes of a branch point there (points), the mark where the path
+// leaves the active one (off, -1 for none) and the compaction boundary
+// (the entry boundary starts the context).
+func (s *Server) navAfter(p *archive.Path, points []archive.PathBranchPoint, v *transcriptView, onActive map[string]bool, off, boundary int) func(i int) template.HTML {
 	byAt := map[int]archive.PathBranchPoint{}
 	for _, b := range points {
 		byAt[b.At] = b
 	}
+	sid, file := p.Session.SessionID, v.File
 	var nav bytes.Buffer
 	after := func(i int) template.HTML {
 		nav.Reset()
@@ -174,7 +193,7 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if off >= 0 && i+1 == off {
-			if err := s.pages["transcript"].ExecuteTemplate(&nav, "off", v); err != nil {
+			if err := s.pages["transcript"].ExecuteTemplate(&nav, "off", *v); err != nil {
 				log.Printf("grove serve: off the active path: %v", err)
 			}
 		}
@@ -185,8 +204,16 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 		}
 		return template.HTML(nav.String()) // made by html/template: escaped
 	}
+	return after
+}
+
+// writeTranscript writes the page of v: its head, the entries from to end
+// of t rendered as export renders them (after each, after's HTML), its
+// foot. A HEAD request gets the headers only; a rendering error after the
+// head is written is shown in the page.
+func (s *Server) writeTranscript(w http.ResponseWriter, r *http.Request, t *archive.Transcript, v *transcriptView, from, end int, after func(int) template.HTML) {
 	var head, foot bytes.Buffer
-	if err := s.pages["transcript"].ExecuteTemplate(&head, "head", v); err != nil {
+	if err := s.pages["transcript"].ExecuteTemplate(&head, "head", *v); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -202,12 +229,12 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 	bw := bufio.NewWriterSize(vw, 64<<10)
 	bw.Write(head.Bytes())
 	if err := t.HTMLFragment(bw, archive.Fragment{From: from, To: end, Anchor: "entry-", After: after}); err != nil {
-		if ctx.Err() != nil {
+		if r.Context().Err() != nil {
 			return
 		}
 		s.pages["transcript"].ExecuteTemplate(bw, "broken", err.Error())
 	}
-	if err := s.pages["transcript"].ExecuteTemplate(&foot, "foot", v); err != nil {
+	if err := s.pages["transcript"].ExecuteTemplate(&foot, "foot", *v); err != nil {
 		log.Printf("grove serve: transcript foot: %v", err)
 	}
 	bw.Write(foot.Bytes())
