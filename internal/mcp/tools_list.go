@@ -12,6 +12,7 @@ type SessionsArgs struct {
 	Workspace string `json:"workspace,omitempty" jsonschema:"only sessions whose workspace (the directory the session worked in) is this directory or below it: /a/b takes /a/b and /a/b/c, not /a/bc; a Windows path or a workspace as workspaces lists it is taken as written; a relative path is from grove mcp's working directory"`
 	Dialect   string `json:"dialect,omitempty" jsonschema:"only sessions of this dialect: pi, plain, messages, claude (Claude Code) or codex"`
 	First     string `json:"first,omitempty" jsonschema:"only sessions whose first user message (its first 200 characters) contains this text, ignoring case"`
+	All       bool   `json:"all,omitempty" jsonschema:"count every leaf, the agent's recording artifacts too (parallel tool results, hook progress lines, compaction replays, /command siblings); by default leaves counts the real leaves, the branches a person made"`
 	Paging
 }
 
@@ -27,6 +28,7 @@ type FilterArgs struct {
 	Session   string `json:"session,omitempty" jsonschema:"only this session: its id, a unique prefix of its id (4+ characters) or its file's path, as sessions lists them"`
 	Workspace string `json:"workspace,omitempty" jsonschema:"only sessions whose workspace (the directory the session worked in) is this directory or below it: /a/b takes /a/b and /a/b/c, not /a/bc; a Windows path or a workspace as workspaces lists it is taken as written; a relative path is from grove mcp's working directory"`
 	Dialect   string `json:"dialect,omitempty" jsonschema:"only sessions of this dialect: pi, plain, messages, claude (Claude Code) or codex"`
+	All       bool   `json:"all,omitempty" jsonschema:"every leaf and branch point with its kind (branch, parallel, progress, replay, command); by default only the real ones, the branches a person made"`
 	Paging
 }
 
@@ -50,7 +52,7 @@ func (s *Server) addListTools() error {
 			if err != nil {
 				return nil, err
 			}
-			doc, err := jsondoc.ListSessions(ctx, a, archive.Filter{Workspace: ws, Dialect: in.Dialect}, in.First)
+			doc, err := jsondoc.ListSessions(ctx, a, archive.Filter{Workspace: ws, Dialect: in.Dialect, All: in.All}, in.First)
 			if err != nil {
 				return nil, err
 			}
@@ -130,5 +132,5 @@ func filterOf(ctx context.Context, a *archive.Archive, in *FilterArgs) (archive.
 		return archive.Filter{}, err
 	}
 	ws, err := workspace(ctx, a, in.Workspace)
-	return archive.Filter{Session: in.Session, Workspace: ws, Dialect: in.Dialect}, err
+	return archive.Filter{Session: in.Session, Workspace: ws, Dialect: in.Dialect, All: in.All}, err
 }

@@ -34,6 +34,7 @@ type TreeArgs struct {
 	Full    bool   `json:"full,omitempty" jsonschema:"every entry: fold no linear run (by default of the entries between two shown ones on a chain only the last two are shown, the rest one fold node)"`
 	Depth   int    `json:"depth,omitempty" jsonschema:"show this many levels of branching (a linear chain is one level); deeper branches become one cut node; 0 = no limit"`
 	Flat    bool   `json:"flat,omitempty" jsonschema:"one flat list of nodes, each naming its parent node, instead of nested children: pages node by node (a nested tree pages by whole roots)"`
+	All     bool   `json:"all,omitempty" jsonschema:"every entry, the agent's recording artifacts too, each child of a branch point with its kind; by default what lies below a child of another kind than branch is left out"`
 	Paging
 }
 
@@ -113,7 +114,7 @@ func (s *Server) addSessionTools() error {
 			if in.Depth < 0 {
 				return nil, usage("depth: want 0 (no limit) or more, got %d", in.Depth)
 			}
-			t, err := jsondoc.Tree(ctx, a, in.Session, archive.TreeOptions{Full: in.Full, Depth: in.Depth})
+			t, err := jsondoc.Tree(ctx, a, in.Session, archive.TreeOptions{Full: in.Full, Depth: in.Depth, All: in.All})
 			if err != nil {
 				return nil, err
 			}
