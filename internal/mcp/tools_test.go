@@ -226,7 +226,7 @@ func TestTools_BadArguments(t *testing.T) {
 	}{
 		{"search", map[string]any{"query": "JWT", "role": []string{"bogus"}}, []string{`no role "bogus"`, "user, assistant, toolResult"}},
 		{"search", map[string]any{"query": "JWT", "role": []string{"User"}}, []string{`did you mean "user"`}},
-		{"search", map[string]any{"query": "JWT", "branch": "some"}, []string{"active or all"}},
+		{"search", map[string]any{"query": "JWT", "branch": "some"}, []string{"active, abandoned or all"}},
 		{"search", map[string]any{"query": "JWT", "sort": "best"}, []string{"recent or relevance"}},
 		{"search", map[string]any{"query": "JWT", "limit": 0}, []string{"limit must be 1 or more"}},
 		{"search", map[string]any{"query": "JWT", "since": "yesterday-ish"}, []string{"since:"}},
