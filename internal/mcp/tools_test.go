@@ -24,14 +24,14 @@ func TestTools_List(t *testing.T) {
 		args     []string
 	}{
 		"search":     {[]string{"query"}, []string{"workspace", "session", "dialect", "role", "type", "since", "until", "branch", "sort", "limit", "offset", "no-dedupe"}},
-		"sessions":   {nil, []string{"workspace", "dialect", "first"}},
+		"sessions":   {nil, []string{"workspace", "dialect", "first", "all"}},
 		"workspaces": {nil, []string{"workspace", "dialect"}},
-		"leaves":     {nil, []string{"session", "workspace", "dialect"}},
-		"branches":   {nil, []string{"session", "workspace", "dialect"}},
+		"leaves":     {nil, []string{"session", "workspace", "dialect", "all"}},
+		"branches":   {nil, []string{"session", "workspace", "dialect", "all"}},
 		"path":       {[]string{"session"}, []string{"leaf"}},
 		"messages":   {[]string{"session"}, []string{"leaf"}},
 		"context":    {[]string{"session"}, []string{"leaf", "llm"}},
-		"tree":       {[]string{"session"}, []string{"full", "depth", "flat"}},
+		"tree":       {[]string{"session"}, []string{"full", "depth", "flat", "all"}},
 	}
 	var names []string
 	for _, tool := range res.Tools {
