@@ -2,6 +2,7 @@ package archive
 
 import (
 	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/internal/kept"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -19,7 +20,7 @@ const (
 )
 
 // State is what reading a file found (SPEC §2): StateOK, StateNeedsRepair
-// (an unterminated tail) or StateDamaged.
+// (an unterminated tail) or StateDamaged; in the index also StateGone.
 type State = jsonl.State
 
 // The states of a session file.
@@ -27,6 +28,9 @@ const (
 	StateOK          = jsonl.StateOK
 	StateNeedsRepair = jsonl.StateNeedsRepair
 	StateDamaged     = jsonl.StateDamaged
+	// StateGone is a session whose file is gone, answered from its kept
+	// committed bytes (SPEC §11).
+	StateGone State = "gone"
 )
 
 // Dialects lists every dialect in the order --dialect's help names them.
@@ -49,7 +53,7 @@ type Session struct {
 	Entries       int    // committed entries (SPEC §2)
 	Leaves        int    // entries no entry names as parent (SPEC §1)
 	Lines         int    // committed lines, the header and bad lines included
-	State         State  // ok, needs-repair (an unterminated tail, SPEC §2.5) or damaged (bad lines, duplicate ids)
+	State         State  // ok, needs-repair (an unterminated tail, SPEC §2.5), damaged (bad lines, duplicate ids) or gone (the file is gone, SPEC §11)
 	ActiveLeaf    *string
 	// FirstMessage is the first user message's text as `grove sessions`
 	// shows it (at most 200 characters, SPEC §8), "" when there is none; nil
@@ -63,6 +67,7 @@ type Session struct {
 
 	row   *index.Session // the index row it came from
 	store *index.DB      // the index that holds its committed bytes (PostgreSQL), else nil
+	kept  *kept.Store    // the kept store that holds them when its file is gone (SQLite), else nil
 }
 
 // sessionOf is the caller's view of an index row; the row stays inside.
@@ -70,11 +75,15 @@ func sessionOf(s *index.Session) *Session {
 	if s == nil {
 		return nil
 	}
-	return &Session{SessionID: s.SessionID, Source: s.Source, Path: s.Path, Dialect: Dialect(s.Dialect), Version: s.Version,
+	out := &Session{SessionID: s.SessionID, Source: s.Source, Path: s.Path, Dialect: Dialect(s.Dialect), Version: s.Version,
 		Workspace: s.Workspace, Name: s.Name, ParentSession: s.ParentSession, CreatedMs: s.CreatedMs,
 		ModifiedMs: s.ModifiedMs, Entries: s.Entries, Leaves: s.Leaves, Lines: s.Lines, State: State(s.State),
 		ActiveLeaf: s.ActiveLeaf, FirstMessage: s.FirstMessage, FileSize: s.FileSize, Diagnostics: s.Diagnostics,
 		row: s}
+	if s.Gone {
+		out.State = StateGone
+	}
+	return out
 }
 
 func sessionsOf(rows []index.Session) []Session {

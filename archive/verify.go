@@ -316,7 +316,15 @@ func sameEntries(rows []index.Entry, file []FileEntry) string {
 // its file (Load), or in PostgreSQL from the committed bytes the index
 // holds, which are what every answer is read back from (SPEC §10).
 func (a *Archive) loadEntries(s *index.Session) (*File, error) {
+	var f SessionFile
 	f, ok := a.db().OpenStored(s)
+	if !ok && s.Gone {
+		k, err := a.ix.KeptStore().OpenFile(s.Source, s.Path)
+		if err != nil {
+			return nil, errs.Wrap(errs.CodeStaleIndex, err, "the session file is gone and its kept copy cannot be read: "+err.Error()).In(s.Path)
+		}
+		f, ok = k, true
+	}
 	if !ok {
 		return Load(s.Path)
 	}

@@ -57,8 +57,12 @@ type Session struct {
 	// at most 200 characters), "" when the session has none; nil when the
 	// file was indexed before schema 5 and not read since (SPEC §8).
 	FirstMessage *string `db:"first_message"`
-	StatKey      int64   `db:"stat_key"`    // StatKey of the file as indexed, 0 when racily clean (see RacyWindowMs)
-	Diagnostics  int     `db:"diagnostics"` // filled by queries, not stored
+	StatKey      int64   `db:"stat_key"` // StatKey of the file as indexed, 0 when racily clean (see RacyWindowMs)
+	// Gone is set when the session file is gone and its committed bytes
+	// are read from the kept store (SPEC §11) or, in PostgreSQL, the
+	// index (MarkGone).
+	Gone        bool `db:"gone"`
+	Diagnostics int  `db:"diagnostics"` // filled by queries, not stored
 }
 
 // Entry is one entry row: the tree edge and where its line is in the file.

@@ -210,7 +210,7 @@ func (w *SessionWriter) AddEntries(ctx context.Context, entries []Entry) error {
 	} else if err := w.insertEntries(ctx, entries); err != nil {
 		return fmt.Errorf("index %s: insert entries: %w", s.Path, err)
 	}
-	if w.b.d.keepBytes {
+	if w.b.d.keepBytes || w.b.d.keeper != nil {
 		for i := range entries {
 			w.lines = append(w.lines, lineSpan{entries[i].Offset, entries[i].Length, entries[i].CRC, entries[i].Line})
 		}
@@ -298,7 +298,7 @@ func (w *SessionWriter) Commit(ctx context.Context) error {
 		entries = :entries, leaves = :leaves, lines = :lines, active_leaf = :active_leaf, duplicate_id = :duplicate_id,
 		file_size = :file_size, file_mtime_ns = :file_mtime_ns, file_dev = :file_dev, file_ino = :file_ino,
 		committed_len = :committed_len, indexed_at_ms = :indexed_at_ms, head_crc = :head_crc, tail_crc = :tail_crc,
-		resumable = :resumable, min_ts_ms = :min_ts_ms, max_ts_ms = :max_ts_ms, stat_key = :stat_key
+		resumable = :resumable, min_ts_ms = :min_ts_ms, max_ts_ms = :max_ts_ms, stat_key = :stat_key, gone = :gone
 		WHERE sid = :sid`, s); err != nil {
 		return fmt.Errorf("index %s: update session: %w", s.Path, err)
 	}
@@ -315,6 +315,11 @@ func (w *SessionWriter) Commit(ctx context.Context) error {
 	if w.b.d.keepBytes && !w.b.keepStored {
 		if err := w.storeBytes(ctx); err != nil {
 			return fmt.Errorf("index %s: store committed bytes: %w", s.Path, err)
+		}
+	}
+	if k := w.b.d.keeper; k != nil && !w.b.keepStored {
+		if err := k.Keep(ctx, s, w.bytesFrom, func(sink func(int64, []byte) error) error { return w.streamBytes(sink) }); err != nil {
+			return fmt.Errorf("index %s: keep committed bytes: %w", s.Path, err)
 		}
 	}
 	if w.sp != "" {

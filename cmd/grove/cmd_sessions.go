@@ -115,6 +115,10 @@ func runSessions(ctx context.Context, g *env, f archive.Filter, first string) er
 	if g.json {
 		return writeJSON(g.stdout, map[string]any{"sessions": out})
 	}
+	cost, kept, err := a.KeptCost(ctx)
+	if err != nil {
+		return err
+	}
 	if len(out) == 0 {
 		filters := describe(f)
 		if first != "" {
@@ -151,6 +155,9 @@ func runSessions(ctx context.Context, g *env, f archive.Filter, first string) er
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if kept {
+		fmt.Fprintln(g.stdout, keptLine(cost))
 	}
 	return writeDiagnostics(g, out, many)
 }

@@ -19,6 +19,7 @@ type Indexer struct {
 	db     *index.DB
 	opened os.FileInfo      // the index file when it was opened, for reopenDamaged
 	warn   func(msg string) // OpenForWrite's: notes on stderr; nil for Open
+	keep   bool             // keep committed bytes in the kept store (Keep)
 }
 
 // Open opens (creating if needed) the index at dbPath (index.Open). It

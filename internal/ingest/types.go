@@ -11,14 +11,15 @@ import (
 // IndexSummary is the answer of `grove index` and `grove rebuild` (SPEC §8,
 // plus the counts README "Keeping the index current" describes).
 type IndexSummary struct {
-	Files     int   `json:"files"`      // session files found
-	Indexed   int   `json:"indexed"`    // files read and stored, whole or from their committed length
-	Appended  int   `json:"appended"`   // of those, files read only from their committed length (grown by appending)
-	Unchanged int   `json:"unchanged"`  // files skipped because size, mtime, device and inode match the index
-	Damaged   int   `json:"damaged"`    // files whose state is damaged or needs-repair
-	Entries   int   `json:"entries"`    // entries stored by this run
-	Removed   int   `json:"removed"`    // sessions dropped because their file is gone
-	BytesRead int64 `json:"bytes_read"` // bytes of session files read
+	Files     int   `json:"files"`          // session files found
+	Indexed   int   `json:"indexed"`        // files read and stored, whole or from their committed length
+	Appended  int   `json:"appended"`       // of those, files read only from their committed length (grown by appending)
+	Unchanged int   `json:"unchanged"`      // files skipped because size, mtime, device and inode match the index
+	Damaged   int   `json:"damaged"`        // files whose state is damaged or needs-repair
+	Entries   int   `json:"entries"`        // entries stored by this run
+	Removed   int   `json:"removed"`        // sessions dropped because their file is gone
+	Gone      int   `json:"gone,omitempty"` // sessions whose file is gone, kept (SPEC §11)
+	BytesRead int64 `json:"bytes_read"`     // bytes of session files read
 	// Failed lists the files, directories and roots that could not be read;
 	// everything else was indexed. Never nil.
 	Failed []Failure `json:"failed"`
@@ -49,6 +50,7 @@ func (s *IndexSummary) add(o IndexSummary) {
 	s.Damaged += o.Damaged
 	s.Entries += o.Entries
 	s.Removed += o.Removed
+	s.Gone += o.Gone
 	s.BytesRead += o.BytesRead
 	s.Failed = append(s.Failed, o.Failed...)
 	s.Unsupported = append(s.Unsupported, o.Unsupported...)
