@@ -36,6 +36,10 @@ type VerifyReport struct {
 	Stale      int       `json:"stale"`
 	Problems   []Problem `json:"problems"`
 	Duplicates int       `json:"-"`
+	// KeptOnly are the files of the sessions that only the kept store (in
+	// PostgreSQL, the index's stored bytes) still holds: their files are
+	// gone (SPEC §11). Deleting the kept store would lose them.
+	KeptOnly []string `json:"kept_only,omitempty"`
 }
 
 // Verify checks every leaf's path both ways, by recursive CTE over the
@@ -88,6 +92,9 @@ func (a *Archive) VerifyDialect(ctx context.Context, session, d string) (*Verify
 		}
 		if err := a.verifySession(ctx, &sessions[i], rep); err != nil {
 			return nil, err
+		}
+		if sessions[i].Gone {
+			rep.KeptOnly = append(rep.KeptOnly, sessions[i].Path)
 		}
 	}
 	return rep, nil

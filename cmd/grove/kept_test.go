@@ -301,3 +301,57 @@ func TestKept_KilledWhileKeeping(t *testing.T) {
 		mustKeptEqualsFiles(t, db, files, fmt.Sprintf("round %d (killed after %v)", round, wait))
 	}
 }
+
+// TestKept_RewriteKeepsEarlierVersion: a session file rewritten (another
+// content at its path), then truncated, keeps each earlier content as an
+// earlier version in the kept store, and the new content as the current
+// one; the index answers the current one (SPEC §11).
+func TestKept_RewriteKeepsEarlierVersion(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "sessions")
+	os.MkdirAll(root, 0o700)
+	file := filepath.Join(root, "s.jsonl")
+	first, _ := os.ReadFile(testutil.Testdata(t, "pi/v3-tree.jsonl"))
+	second, _ := os.ReadFile(testutil.Testdata(t, "pi/v2-branches.jsonl"))
+	third := second[:bytes.IndexByte(second, '\n')+1]
+	third = append(third, second[len(third):][:bytes.IndexByte(second[len(third):], '\n')+1]...)
+	db := filepath.Join(dir, "index", "index.db")
+	var want [][]byte
+	for i, content := range [][]byte{first, second, third} {
+		if err := os.WriteFile(file, content, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(file, time.Unix(int64(1000+i), 0), time.Unix(int64(1000+i), 0))
+		if code, _, e := keptRun(t, nil, "--db", db, "index", "--root", root); code != 0 {
+			t.Fatalf("grove index: exit %d\n%s", code, e)
+		}
+		want = append(want, content)
+	}
+	st := kept.Open(kept.Dir(db))
+	list, err := st.List()
+	if err != nil || len(list) != 1 {
+		t.Fatalf("kept store lists %+v, %v; want one file", list, err)
+	}
+	e := list[0]
+	if n := st.Versions(e.Source, e.Path); n != 2 {
+		t.Fatalf("%d earlier versions, want 2", n)
+	}
+	read := func(f *kept.File, err error) []byte {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		b := make([]byte, f.Size())
+		f.ReadAt(b, 0)
+		return b
+	}
+	for i := 1; i <= 2; i++ {
+		if got := read(st.OpenVersion(e.Source, e.Path, i)); !bytes.Equal(got, want[i-1]) {
+			t.Errorf("earlier version %d: %d bytes, want the %d of content %d", i, len(got), len(want[i-1]), i)
+		}
+	}
+	if got := read(st.OpenFile(e.Source, e.Path)); !bytes.Equal(got, third) {
+		t.Errorf("current version: %d bytes, want %d", len(got), len(third))
+	}
+}
