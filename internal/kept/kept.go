@@ -91,12 +91,12 @@ var (
 func codecs() (*zstd.Encoder, *zstd.Decoder) {
 	encOnce.Do(func() {
 		var err error
-		enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true),
+		enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true),
 			zstd.WithWindowSize(256<<10), zstd.WithLowerEncoderMem(true))
 		if err != nil {
 			panic(err) // only for options that are wrong
 		}
-		dec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<31))
+		dec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxFrame))
 		if err != nil {
 			panic(err)
 		}

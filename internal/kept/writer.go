@@ -12,7 +12,7 @@ import (
 )
 
 // FrameMax is the most raw bytes a frame holds: a read back inflates at
-// most this much.
+// most this much. At most maxFrame.
 var FrameMax = 256 << 10
 
 // Writer appends to the kept copy of one session file. A torn frame left
@@ -20,7 +20,17 @@ var FrameMax = 256 << 10
 type Writer struct {
 	*File
 	st  *Store
-	buf []byte // a frame as written, reused
+	buf []byte   // a frame as written, reused
+	idx *os.File // the frame index, open once a frame was appended
+}
+
+// Close closes the kept file and its frame index.
+func (w *Writer) Close() error {
+	if w.idx != nil {
+		w.idx.Close()
+		w.idx = nil
+	}
+	return w.File.Close()
 }
 
 // Writer opens the kept copy of path for appending, creating it (and its
@@ -109,6 +119,10 @@ func (w *Writer) cutTorn() error {
 
 // writeIndex writes the frame index whole.
 func (w *Writer) writeIndex() error {
+	if w.idx != nil {
+		w.idx.Close()
+		w.idx = nil
+	}
 	b := make([]byte, 0, len(w.frames)*idxRecord)
 	for _, fr := range w.frames {
 		b = binary.LittleEndian.AppendUint64(b, uint64(fr.raw))
@@ -157,15 +171,14 @@ func (w *Writer) appendFrame(p []byte) error {
 	fr := frame{raw: w.rawEnd, off: w.offEnd}
 	rec := binary.LittleEndian.AppendUint64(nil, uint64(fr.raw))
 	rec = binary.LittleEndian.AppendUint64(rec, uint64(fr.off))
-	idx, err := os.OpenFile(w.base+idxExt, os.O_WRONLY|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
+	if w.idx == nil {
+		idx, err := os.OpenFile(w.base+idxExt, os.O_WRONLY|os.O_CREATE, 0o600)
+		if err != nil {
+			return err
+		}
+		w.idx = idx
 	}
-	_, err = idx.WriteAt(rec, int64(len(w.frames))*idxRecord)
-	if cerr := idx.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if _, err := w.idx.WriteAt(rec, int64(len(w.frames))*idxRecord); err != nil {
 		return err
 	}
 	w.frames = append(w.frames, fr)
@@ -198,6 +211,10 @@ func (w *Writer) Cut(n int64) (int64, error) {
 func (w *Writer) Retire() error {
 	if w.rawEnd == 0 {
 		return nil
+	}
+	if w.idx != nil {
+		w.idx.Close()
+		w.idx = nil
 	}
 	n := w.st.Versions(w.Source, w.Path) + 1
 	to := fmt.Sprintf("%s.v%d", w.base, n)
