@@ -289,7 +289,9 @@ func (w *SessionWriter) Commit(ctx context.Context) error {
 	s.WorkspaceKey = WorkspaceKey(s.Workspace)
 	s.IndexedAtMs = time.Now().UnixMilli()
 	s.StatKey = 0
-	if s.IndexedAtMs-s.FileMtimeNs/1e6 >= RacyWindowMs {
+	if s.Gone {
+		s.StatKey = GoneKey // no file to look at (MarkGone)
+	} else if s.IndexedAtMs-s.FileMtimeNs/1e6 >= RacyWindowMs {
 		s.StatKey = StatKey(s.FileSize, s.FileMtimeNs, s.FileDev, s.FileIno)
 	}
 	if _, err := tx.NamedExecContext(ctx, `UPDATE sessions SET
