@@ -139,21 +139,29 @@ func (k *keeper) Keep(ctx context.Context, s *index.Session, from int64, pieces 
 	return err
 }
 
-// keepFromFile appends [from, to) of the session file path to w.
+// keepFromFile appends [from, to) of the session file path to w, in
+// blocks of 256 KiB; to must be a line end (a committed length).
 func keepFromFile(w *kept.Writer, path string, from, to int64) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return errs.Wrap(errs.CodeIO, err, "cannot read the session file again to keep its committed bytes: "+errs.PathReason(err)).In(path)
 	}
 	defer f.Close()
-	b := make([]byte, to-from)
-	if _, err := f.ReadAt(b, from); err != nil {
-		return errs.Wrap(errs.CodeIO, err, "cannot read the session file again to keep its committed bytes: "+errs.PathReason(err)).In(path)
+	b := make([]byte, min(to-from, 256<<10))
+	for at := from; at < to; {
+		p := b[:min(int64(len(b)), to-at)]
+		if _, err := f.ReadAt(p, at); err != nil {
+			return errs.Wrap(errs.CodeIO, err, "cannot read the session file again to keep its committed bytes: "+errs.PathReason(err)).In(path)
+		}
+		at += int64(len(p))
+		if at == to && p[len(p)-1] != '\n' {
+			return errs.New(errs.CodeIO, fmt.Sprintf("the session file changed while grove read it: byte %d is no line end", to-1)).In(path).WithHint("run `grove index` again")
+		}
+		if err := w.Append(p); err != nil {
+			return err
+		}
 	}
-	if len(b) > 0 && b[len(b)-1] != '\n' {
-		return errs.New(errs.CodeIO, fmt.Sprintf("the session file changed while grove read it: byte %d is no line end", to-1)).In(path).WithHint("run `grove index` again")
-	}
-	return w.Append(b)
+	return nil
 }
 
 // goneKept reports whether the sessions of the gone file path stay, marked

@@ -110,3 +110,56 @@ func TestKeep_DiskFull(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestKeep_TurnedOnLater: files indexed with keeping off, then one grown
+// by an append and indexed with keeping on: the grown file's kept copy is
+// its whole committed bytes (what the store lacked before the append read
+// again from the file), once.
+func TestKeep_TurnedOnLater(t *testing.T) {
+	ctx := context.Background()
+	root := filepath.Join(t.TempDir(), "sessions")
+	if _, err := corpusgen.Generate(ctx, root, corpusgen.Options{Seed: 4, Size: 256 << 10, BigSession: 700 << 10}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := ingest.OpenForWrite(ctx, filepath.Join(t.TempDir(), "index.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Index(ctx, ingest.IndexOptions{Roots: []string{root}}); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := ix.DB().Sessions(ctx, index.SessionFilter{})
+	var grown string
+	for _, s := range rows {
+		if s.CommittedLen > 600<<10 {
+			grown = s.Path
+		}
+	}
+	f, err := os.OpenFile(grown, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"custom","customType":"keep-test","id":"keep-later","parentId":null,"timestamp":"2026-11-30T00:00:00.000Z","data":{}}` + "\n")
+	f.Close()
+	ix.Keep(true)
+	sum, err := ix.Index(ctx, ingest.IndexOptions{Roots: []string{root}})
+	if err != nil || sum.Appended != 1 {
+		t.Fatalf("Index after the append: %+v, %v; want 1 file appended", sum, err)
+	}
+	s, _ := ix.DB().SessionByPath(ctx, grown)
+	n, err := ix.KeptStore().Len(s.Source, s.Path)
+	if err != nil || n != s.CommittedLen {
+		t.Fatalf("kept %d bytes of %s, %v; want its %d committed", n, grown, err, s.CommittedLen)
+	}
+	kf, err := ix.KeptStore().OpenFile(s.Source, s.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kf.Close()
+	got := make([]byte, n)
+	kf.ReadAt(got, 0)
+	if want, _ := os.ReadFile(grown); !bytes.Equal(got, want[:n]) {
+		t.Errorf("the kept copy of %s is not its committed bytes", grown)
+	}
+}
