@@ -30,8 +30,11 @@ func keepOn(noKeep bool) bool {
 	return true
 }
 
-// keptLine is what the kept store costs, as `grove sessions` and `grove
-// serve` say it under their listing (SPEC §11).
+// keptLine is what the kept store costs, as `grove sessions` says it under
+// its table when a session is gone (SPEC §11).
 func keptLine(c archive.KeptCost) string {
+	if c.Files == 0 { // PostgreSQL: the bytes are in the index
+		return fmt.Sprintf("kept: %s gone, answered from the committed bytes the index holds", plural.Count(c.Gone, "session", "sessions"))
+	}
 	return fmt.Sprintf("kept: %s for %s; %s gone", megabytes(c.Bytes), plural.Count(c.Files, "session file", "session files"), plural.Count(c.Gone, "session", "sessions"))
 }
