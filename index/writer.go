@@ -262,6 +262,14 @@ func (w *SessionWriter) SetLabel(target, label string) {
 // DB.BeginAppend).
 func (w *SessionWriter) Commit(ctx context.Context) error {
 	s, tx, sid := w.s, w.tx, w.s.SID
+	// The kept bytes first (SPEC §11), before any statement of the commit:
+	// a Ctrl-C while they are written fails the statements that follow, as
+	// it would anywhere else in the commit.
+	if k := w.b.d.keeper; k != nil && !w.b.keepStored {
+		if err := k.Keep(ctx, s, w.bytesFrom, func(sink func(int64, []byte) error) error { return w.streamBytes(sink) }); err != nil {
+			return fmt.Errorf("index %s: keep committed bytes: %w", s.Path, err)
+		}
+	}
 	for _, t := range w.order {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM labels WHERE sid = ? AND target_id = ?", sid, t); err != nil {
 			return fmt.Errorf("index %s: labels: %w", s.Path, err)
@@ -317,11 +325,6 @@ func (w *SessionWriter) Commit(ctx context.Context) error {
 	if w.b.d.keepBytes && !w.b.keepStored {
 		if err := w.storeBytes(ctx); err != nil {
 			return fmt.Errorf("index %s: store committed bytes: %w", s.Path, err)
-		}
-	}
-	if k := w.b.d.keeper; k != nil && !w.b.keepStored {
-		if err := k.Keep(ctx, s, w.bytesFrom, func(sink func(int64, []byte) error) error { return w.streamBytes(sink) }); err != nil {
-			return fmt.Errorf("index %s: keep committed bytes: %w", s.Path, err)
 		}
 	}
 	if w.sp != "" {
