@@ -14,13 +14,12 @@ import (
 // A Keeper keeps the committed bytes of each session file a writer stores
 // (SPEC §11: the kept store beside a SQLite index; PostgreSQL keeps them
 // in file_bytes instead). Keep is called as a session writer commits,
-// before its rows are released into the batch, with the session as it is
-// committed, the offset from which this writer read the file (0: read
-// whole; CommittedLen before it: an append) and the bytes [from,
-// s.CommittedLen) in blocks (streamBytes: a block may end inside a line,
-// the last ends at a line end), read again from the file and checked
-// against the CRC-32 of every entry line; a block must not be kept after
-// the sink returns. An error
+// before any statement of the commit, with the session as read, the
+// offset from which this writer read the file (0: read whole; the old
+// CommittedLen: an append) and the bytes [from, s.CommittedLen) in blocks
+// (streamBytes: a block may end inside a line, the last ends at a line
+// end), read again from the file and checked against the CRC-32 of every
+// entry line; a block must not be kept after the sink returns. An error
 // from Keep fails the commit: the session's rows are not stored.
 type Keeper interface {
 	Keep(ctx context.Context, s *Session, from int64, pieces func(sink func(at int64, piece []byte) error) error) error
