@@ -211,7 +211,7 @@ func (a *Archive) resolveID(ctx context.Context, arg string) (*index.Session, er
 // error naming the file. A Session that did not come from the index (no
 // row) is taken as fresh.
 func Fresh(s *Session) error {
-	if s.row == nil || s.store != nil {
+	if s.row == nil || s.store != nil || s.row.Gone {
 		return nil
 	}
 	return fresh(s.row)

@@ -135,7 +135,7 @@ func TestIndex_MigrationRereadsCodexEvents(t *testing.T) {
 	mustSQL(t, db, "UPDATE entries SET role = 'user_message' WHERE entry_id = 'L4' AND type = 'event_msg'",
 		"UPDATE entries SET role = 'agent_message' WHERE entry_id = 'L7' AND type = 'event_msg'",
 		"UPDATE sessions SET first_message = '' WHERE dialect = 'codex'",
-		"DROP INDEX sessions_by_workspace_key", "ALTER TABLE sessions DROP COLUMN workspace_key", "ALTER TABLE entries DROP COLUMN kind", "ALTER TABLE entries DROP COLUMN path_kind", "ALTER TABLE sessions DROP COLUMN real_leaves", "PRAGMA user_version = 9")
+		"DROP INDEX sessions_by_workspace_key", "ALTER TABLE sessions DROP COLUMN workspace_key", "ALTER TABLE entries DROP COLUMN kind", "ALTER TABLE entries DROP COLUMN path_kind", "ALTER TABLE sessions DROP COLUMN real_leaves", "ALTER TABLE sessions DROP COLUMN gone", "PRAGMA user_version = 9")
 
 	a = mustOpenArchive(t, db)
 	sum, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}})
@@ -173,7 +173,7 @@ func TestIndex_MigrationRereadsPlainFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.Close()
-	mustSQL(t, db, "UPDATE sessions SET dialect = 'plain', first_message = '' WHERE session_id = '5d0c1e9a'", "ALTER TABLE entries DROP COLUMN kind", "ALTER TABLE entries DROP COLUMN path_kind", "ALTER TABLE sessions DROP COLUMN real_leaves", "PRAGMA user_version = 10")
+	mustSQL(t, db, "UPDATE sessions SET dialect = 'plain', first_message = '' WHERE session_id = '5d0c1e9a'", "ALTER TABLE entries DROP COLUMN kind", "ALTER TABLE entries DROP COLUMN path_kind", "ALTER TABLE sessions DROP COLUMN real_leaves", "ALTER TABLE sessions DROP COLUMN gone", "PRAGMA user_version = 10")
 
 	a = mustOpenArchive(t, db)
 	sum, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}})

@@ -370,7 +370,7 @@ func TestContext_MigrationRereadsVersion1Files(t *testing.T) {
 	a.Close()
 	mustSQL(t, db, "DROP INDEX entries_by_run", "ALTER TABLE entries DROP COLUMN pos", "ALTER TABLE entries DROP COLUMN run",
 		"ALTER TABLE entries DROP COLUMN first_kept", "ALTER TABLE sessions DROP COLUMN first_message",
-		"ALTER TABLE sessions DROP COLUMN activity_ms", "DROP INDEX entries_by_copy", "ALTER TABLE entries DROP COLUMN copy_crc", "ALTER TABLE entries DROP COLUMN side", "ALTER TABLE sessions DROP COLUMN source", "DROP INDEX sessions_by_workspace_key", "ALTER TABLE sessions DROP COLUMN workspace_key", "ALTER TABLE entries DROP COLUMN kind", "ALTER TABLE entries DROP COLUMN path_kind", "ALTER TABLE sessions DROP COLUMN real_leaves", "PRAGMA user_version = 3")
+		"ALTER TABLE sessions DROP COLUMN activity_ms", "DROP INDEX entries_by_copy", "ALTER TABLE entries DROP COLUMN copy_crc", "ALTER TABLE entries DROP COLUMN side", "ALTER TABLE sessions DROP COLUMN source", "DROP INDEX sessions_by_workspace_key", "ALTER TABLE sessions DROP COLUMN workspace_key", "ALTER TABLE entries DROP COLUMN kind", "ALTER TABLE entries DROP COLUMN path_kind", "ALTER TABLE sessions DROP COLUMN real_leaves", "ALTER TABLE sessions DROP COLUMN gone", "PRAGMA user_version = 3")
 
 	a = mustOpenArchive(t, db)
 	if _, _, err := a.Context(ctx, "9d3f6b21", ""); err == nil || !strings.Contains(err.Error(), "stale_index") {

@@ -62,7 +62,7 @@ func TestSessions_MigrationFromSchema4(t *testing.T) {
 	// latest entry time, else the file's mtime.
 	mustSQL(t, db, "DROP INDEX entries_by_run", "ALTER TABLE entries DROP COLUMN pos", "ALTER TABLE entries DROP COLUMN run",
 		"ALTER TABLE sessions DROP COLUMN first_message", "ALTER TABLE sessions DROP COLUMN activity_ms",
-		"UPDATE sessions SET modified_ms = coalesce(max_ts_ms, file_mtime_ns / 1000000)", "DROP INDEX entries_by_copy", "ALTER TABLE entries DROP COLUMN copy_crc", "ALTER TABLE entries DROP COLUMN side", "ALTER TABLE sessions DROP COLUMN source", "DROP INDEX sessions_by_workspace_key", "ALTER TABLE sessions DROP COLUMN workspace_key", "ALTER TABLE entries DROP COLUMN kind", "ALTER TABLE entries DROP COLUMN path_kind", "ALTER TABLE sessions DROP COLUMN real_leaves", "PRAGMA user_version = 4")
+		"UPDATE sessions SET modified_ms = coalesce(max_ts_ms, file_mtime_ns / 1000000)", "DROP INDEX entries_by_copy", "ALTER TABLE entries DROP COLUMN copy_crc", "ALTER TABLE entries DROP COLUMN side", "ALTER TABLE sessions DROP COLUMN source", "DROP INDEX sessions_by_workspace_key", "ALTER TABLE sessions DROP COLUMN workspace_key", "ALTER TABLE entries DROP COLUMN kind", "ALTER TABLE entries DROP COLUMN path_kind", "ALTER TABLE sessions DROP COLUMN real_leaves", "ALTER TABLE sessions DROP COLUMN gone", "PRAGMA user_version = 4")
 
 	a = mustOpenArchive(t, db)
 	before := sessionsByID(t, a)

@@ -61,7 +61,24 @@ func OpenForWrite(ctx context.Context, dbPath string, warn func(msg string)) (*A
 	if err != nil {
 		return nil, err
 	}
+	ix.Keep(true)
 	return &Archive{ix: ix}, nil
+}
+
+// SetKeep turns the kept store on (OpenForWrite's default) or off
+// (`--no-keep`, GROVE_KEEP=0) for this archive's writes (SPEC §11): on,
+// the committed bytes of every session file indexed are kept beside a
+// SQLite index (KeptDir), so that a session whose file is gone still
+// answers. In PostgreSQL the index holds them either way (SPEC §10).
+func (a *Archive) SetKeep(on bool) { a.ix.Keep(on) }
+
+// KeptDir is the kept store's folder beside the index file; "" in
+// PostgreSQL.
+func (a *Archive) KeptDir() string {
+	if st := a.ix.KeptStore(); st != nil {
+		return st.Dir()
+	}
+	return ""
 }
 
 // Index is `grove index` (SPEC §6, §8): it brings the index up to date

@@ -141,7 +141,7 @@ func TestPathRuns_MigrationFromSchema7(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.Close()
-	mustSQL(t, db, "DROP INDEX entries_by_run", "ALTER TABLE entries DROP COLUMN pos", "ALTER TABLE entries DROP COLUMN run", "ALTER TABLE sessions DROP COLUMN source", "DROP INDEX sessions_by_workspace_key", "ALTER TABLE sessions DROP COLUMN workspace_key", "ALTER TABLE entries DROP COLUMN kind", "ALTER TABLE entries DROP COLUMN path_kind", "ALTER TABLE sessions DROP COLUMN real_leaves", "PRAGMA user_version = 7")
+	mustSQL(t, db, "DROP INDEX entries_by_run", "ALTER TABLE entries DROP COLUMN pos", "ALTER TABLE entries DROP COLUMN run", "ALTER TABLE sessions DROP COLUMN source", "DROP INDEX sessions_by_workspace_key", "ALTER TABLE sessions DROP COLUMN workspace_key", "ALTER TABLE entries DROP COLUMN kind", "ALTER TABLE entries DROP COLUMN path_kind", "ALTER TABLE sessions DROP COLUMN real_leaves", "ALTER TABLE sessions DROP COLUMN gone", "PRAGMA user_version = 7")
 
 	check := func(when string, wantRuns bool) {
 		t.Helper()

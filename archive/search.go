@@ -389,8 +389,15 @@ func (a *Archive) readHitLine(files map[[2]string]SessionFile, h *index.Hit) ([]
 	if !ok {
 		var err error
 		if f, err = a.openRow(&index.Session{Source: h.Source, Path: h.Path}); err != nil {
-			files[key] = nil
-			return nil, err
+			// A file gone: its kept copy (SPEC §11), when there is one,
+			// holds the bytes the index's rows were read from (readRow
+			// checks each line's CRC-32 all the same).
+			k, kerr := a.openKept(h.Source, h.Path)
+			if kerr != nil {
+				files[key] = nil
+				return nil, err
+			}
+			f = k
 		}
 		files[key] = f
 	}

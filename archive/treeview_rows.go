@@ -39,8 +39,8 @@ func (t *Tree) ReadPreviews(path string, d Dialect, width int) error {
 func (t *Tree) ReadPreviewsOf(path string, d Dialect, width int, nodes []int) error {
 	var f SessionFile
 	var err error
-	if t.Session != nil && t.Session.store != nil && t.Session.Path == path {
-		f, err = t.Session.open() // the committed bytes the index holds (SPEC §10)
+	if t.Session != nil && (t.Session.store != nil || t.Session.kept != nil) && t.Session.Path == path {
+		f, err = t.Session.open() // the committed bytes the index or the kept store holds (SPEC §10, §11)
 	} else if f, err = os.Open(path); err != nil {
 		err = errs.Wrap(errs.CodeStaleIndex, err, "cannot read the session file: "+errs.PathReason(err)).In(path).WithHint(hintRunIndex)
 	}

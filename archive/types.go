@@ -2,6 +2,7 @@ package archive
 
 import (
 	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/internal/kept"
 	"github.com/grove-sessions/grove/jsonl"
 )
 
@@ -19,7 +20,7 @@ const (
 )
 
 // State is what reading a file found (SPEC §2): StateOK, StateNeedsRepair
-// (an unterminated tail) or StateDamaged.
+// (an unterminated tail) or StateDamaged; in the index also StateGone.
 type State = jsonl.State
 
 // The states of a session file.
@@ -27,6 +28,9 @@ const (
 	StateOK          = jsonl.StateOK
 	StateNeedsRepair = jsonl.StateNeedsRepair
 	StateDamaged     = jsonl.StateDamaged
+	// StateGone is a session whose file is gone, answered from its kept
+	// committed bytes (SPEC §11).
+	StateGone State = "gone"
 )
 
 // Dialects lists every dialect in the order --dialect's help names them.
@@ -50,7 +54,7 @@ type Session struct {
 	Leaves        int    // real leaves: entries no entry names as parent with only branch kinds on their paths (SPEC §1, §4.2)
 	AllLeaves     int    // entries no entry names as parent, whatever their kinds (SPEC §1)
 	Lines         int    // committed lines, the header and bad lines included
-	State         State  // ok, needs-repair (an unterminated tail, SPEC §2.5) or damaged (bad lines, duplicate ids)
+	State         State  // ok, needs-repair (an unterminated tail, SPEC §2.5), damaged (bad lines, duplicate ids) or gone (the file is gone, SPEC §11)
 	ActiveLeaf    *string
 	// FirstMessage is the first user message's text as `grove sessions`
 	// shows it (at most 200 characters, SPEC §8), "" when there is none; nil
@@ -64,6 +68,7 @@ type Session struct {
 
 	row   *index.Session // the index row it came from
 	store *index.DB      // the index that holds its committed bytes (PostgreSQL), else nil
+	kept  *kept.Store    // the kept store that holds them when its file is gone (SQLite), else nil
 }
 
 // sessionOf is the caller's view of an index row; the row stays inside.
@@ -78,6 +83,9 @@ func sessionOf(s *index.Session) *Session {
 		row: s}
 	if s.RealLeaves != nil {
 		out.Leaves = *s.RealLeaves
+	}
+	if s.Gone {
+		out.State = StateGone
 	}
 	return out
 }

@@ -36,6 +36,10 @@ type VerifyReport struct {
 	Stale      int       `json:"stale"`
 	Problems   []Problem `json:"problems"`
 	Duplicates int       `json:"-"`
+	// KeptOnly are the files of the sessions that only the kept store (in
+	// PostgreSQL, the index's stored bytes) still holds: their files are
+	// gone (SPEC §11). Deleting the kept store would lose them.
+	KeptOnly []string `json:"kept_only,omitempty"`
 }
 
 // Verify checks every leaf's path both ways, by recursive CTE over the
@@ -88,6 +92,9 @@ func (a *Archive) VerifyDialect(ctx context.Context, session, d string) (*Verify
 		}
 		if err := a.verifySession(ctx, &sessions[i], rep); err != nil {
 			return nil, err
+		}
+		if sessions[i].Gone {
+			rep.KeptOnly = append(rep.KeptOnly, sessions[i].Path)
 		}
 	}
 	return rep, nil
@@ -316,7 +323,15 @@ func sameEntries(rows []index.Entry, file []FileEntry) string {
 // its file (Load), or in PostgreSQL from the committed bytes the index
 // holds, which are what every answer is read back from (SPEC §10).
 func (a *Archive) loadEntries(s *index.Session) (*File, error) {
+	var f SessionFile
 	f, ok := a.db().OpenStored(s)
+	if !ok && s.Gone {
+		k, err := a.ix.KeptStore().OpenFile(s.Source, s.Path)
+		if err != nil {
+			return nil, errs.Wrap(errs.CodeStaleIndex, err, "the session file is gone and its kept copy cannot be read: "+err.Error()).In(s.Path)
+		}
+		f, ok = k, true
+	}
 	if !ok {
 		return Load(s.Path)
 	}

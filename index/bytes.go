@@ -55,6 +55,19 @@ func (w *SessionWriter) docNumbers(ctx context.Context, n int) (int64, error) {
 // line by line against the CRC-32 of each entry added: a file rewritten
 // in between is an io_error naming the line, and nothing is stored.
 func (w *SessionWriter) storeBytes(ctx context.Context) error {
+	return w.readBytes(func(at int64, piece []byte) error {
+		_, err := w.tx.ExecContext(ctx, "INSERT INTO file_bytes (source, path, offset, data) VALUES (?, ?, ?, ?)", w.s.Source, w.s.Path, at, piece)
+		return err
+	})
+}
+
+// readBytes reads the committed bytes this writer read, [bytesFrom,
+// CommittedLen) of the session file, again from the file, checks them
+// line by line against the CRC-32 of each entry added and hands them to
+// sink in pieces of whole lines of about BytesPiece bytes, in order. A
+// file rewritten in between is an io_error naming the line; the pieces
+// before it were handed on.
+func (w *SessionWriter) readBytes(sink func(at int64, piece []byte) error) error {
 	s := w.s
 	from, to := w.bytesFrom, s.CommittedLen
 	if to <= from {
@@ -83,7 +96,7 @@ func (w *SessionWriter) storeBytes(ctx context.Context) error {
 				return changed(l.line, l.off)
 			}
 		}
-		if _, err := w.tx.ExecContext(ctx, "INSERT INTO file_bytes (source, path, offset, data) VALUES (?, ?, ?, ?)", s.Source, s.Path, at, piece); err != nil {
+		if err := sink(at, piece); err != nil {
 			return err
 		}
 		at += int64(len(piece))

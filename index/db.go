@@ -36,6 +36,8 @@ type DB struct {
 	// keepBytes is set in PostgreSQL: each file's committed bytes are
 	// stored with its rows (file_bytes).
 	keepBytes bool
+	// keeper keeps each file's committed bytes in SQLite (SetKeeper).
+	keeper Keeper
 
 	build *textBuild // a cold build's index (OpenBuild): search text goes there
 

@@ -95,6 +95,9 @@ func (d *DB) FileStates(ctx context.Context) (keys map[string]int64, notOK map[s
 		if err := rows.Scan(&path, &key); err != nil {
 			return nil, nil, fmt.Errorf("read file states: %w", err)
 		}
+		if key == GoneKey {
+			continue // no file to look at (MarkGone)
+		}
 		keys[path] = key
 	}
 	if err := rows.Err(); err != nil {

@@ -65,6 +65,10 @@ type Session struct {
 	FirstMessage *string `db:"first_message"`
 	StatKey      int64   `db:"stat_key"`    // StatKey of the file as indexed, 0 when racily clean (see RacyWindowMs)
 	Diagnostics  int     `db:"diagnostics"` // filled by queries, not stored
+	// Gone is set when the session file is gone and its committed bytes
+	// are read from the kept store (SPEC §11) or, in PostgreSQL, the
+	// index (MarkGone).
+	Gone bool `db:"gone"`
 	// KindFacts, set by the reader of a whole file with kinds before
 	// Commit, are the kind facts of every entry of the session in file
 	// order (jsonl.FactsOf); Commit stores the kinds they decide

@@ -16,7 +16,7 @@ const sessionCols = `s.sid, s.source, s.path, s.session_id, s.dialect, s.version
 	s.created_ms, s.modified_ms, s.entries, s.leaves, s.real_leaves, s.lines, s.state, s.active_leaf, s.duplicate_id,
 	s.file_size, s.file_mtime_ns, s.file_dev, s.file_ino, s.committed_len, s.indexed_at_ms,
 	s.head_crc, s.tail_crc, s.resumable, s.min_ts_ms, s.max_ts_ms, s.header_ms, s.stat_key,
-	s.activity_ms, s.first_message,
+	s.activity_ms, s.first_message, s.gone,
 	(SELECT count(*) FROM diagnostics g WHERE g.sid = s.sid) AS diagnostics`
 
 // SessionFilter narrows Sessions. Each empty field means all.

@@ -210,7 +210,7 @@ func (w *SessionWriter) AddEntries(ctx context.Context, entries []Entry) error {
 	} else if err := w.insertEntries(ctx, entries); err != nil {
 		return fmt.Errorf("index %s: insert entries: %w", s.Path, err)
 	}
-	if w.b.d.keepBytes {
+	if w.b.d.keepBytes || w.b.d.keeper != nil {
 		for i := range entries {
 			w.lines = append(w.lines, lineSpan{entries[i].Offset, entries[i].Length, entries[i].CRC, entries[i].Line})
 		}
@@ -262,6 +262,14 @@ func (w *SessionWriter) SetLabel(target, label string) {
 // DB.BeginAppend).
 func (w *SessionWriter) Commit(ctx context.Context) error {
 	s, tx, sid := w.s, w.tx, w.s.SID
+	// The kept bytes first (SPEC §11), before any statement of the commit:
+	// a Ctrl-C while they are written fails the statements that follow, as
+	// it would anywhere else in the commit.
+	if k := w.b.d.keeper; k != nil && !w.b.keepStored {
+		if err := k.Keep(ctx, s, w.bytesFrom, func(sink func(int64, []byte) error) error { return w.streamBytes(sink) }); err != nil {
+			return fmt.Errorf("index %s: keep committed bytes: %w", s.Path, err)
+		}
+	}
 	for _, t := range w.order {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM labels WHERE sid = ? AND target_id = ?", sid, t); err != nil {
 			return fmt.Errorf("index %s: labels: %w", s.Path, err)
@@ -292,7 +300,9 @@ func (w *SessionWriter) Commit(ctx context.Context) error {
 	s.WorkspaceKey = WorkspaceKey(s.Workspace)
 	s.IndexedAtMs = time.Now().UnixMilli()
 	s.StatKey = 0
-	if s.IndexedAtMs-s.FileMtimeNs/1e6 >= RacyWindowMs {
+	if s.Gone {
+		s.StatKey = GoneKey // no file to look at (MarkGone)
+	} else if s.IndexedAtMs-s.FileMtimeNs/1e6 >= RacyWindowMs {
 		s.StatKey = StatKey(s.FileSize, s.FileMtimeNs, s.FileDev, s.FileIno)
 	}
 	if _, err := tx.NamedExecContext(ctx, `UPDATE sessions SET
@@ -301,7 +311,7 @@ func (w *SessionWriter) Commit(ctx context.Context) error {
 		entries = :entries, leaves = :leaves, real_leaves = :real_leaves, lines = :lines, active_leaf = :active_leaf, duplicate_id = :duplicate_id,
 		file_size = :file_size, file_mtime_ns = :file_mtime_ns, file_dev = :file_dev, file_ino = :file_ino,
 		committed_len = :committed_len, indexed_at_ms = :indexed_at_ms, head_crc = :head_crc, tail_crc = :tail_crc,
-		resumable = :resumable, min_ts_ms = :min_ts_ms, max_ts_ms = :max_ts_ms, stat_key = :stat_key
+		resumable = :resumable, min_ts_ms = :min_ts_ms, max_ts_ms = :max_ts_ms, stat_key = :stat_key, gone = :gone
 		WHERE sid = :sid`, s); err != nil {
 		return fmt.Errorf("index %s: update session: %w", s.Path, err)
 	}

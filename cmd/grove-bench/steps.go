@@ -32,6 +32,7 @@ var steps = []step{
 	{"path", "path", "", (*suite).paths},
 	{"verify", "verify", "index", (*suite).verify},
 	{"refresh", "refresh after append", "index", (*suite).appendRefresh},
+	{"keep", "kept store: cold index and refresh, keeping and --no-keep", "corpus", (*suite).keepStep},
 	{"baseline", "C SQLite baseline", "corpus", (*suite).baseline},
 	{"many-files", "many files: cold index and no-op refresh", "", (*suite).manyFiles},
 	{"watch", "grove watch idle", "", (*suite).watchIdle},

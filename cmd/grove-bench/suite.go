@@ -297,6 +297,7 @@ func removeDB(path string) {
 	for _, suffix := range []string{"", "-wal", "-shm", ".lock", ".sources"} {
 		os.Remove(path + suffix)
 	}
+	os.RemoveAll(filepath.Join(filepath.Dir(path), "kept")) // the kept store beside it (docs/keeping.md)
 }
 
 func fileSize(paths ...string) int64 {

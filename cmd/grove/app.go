@@ -60,6 +60,7 @@ type env struct {
 	writes      bool      // the command writes the index (index, rebuild, watch)
 	source      string    // --source of a command that writes: "" means the host name
 	sourceGiven bool      // --source (or GROVE_SOURCE) was given
+	noKeep      bool      // --no-keep (or GROVE_KEEP=0): no kept store (keepFlag)
 }
 
 // open opens the index for a command that writes it, creating it if
@@ -83,6 +84,7 @@ func (g *env) open(ctx context.Context) (*archive.Archive, error) {
 		a.Close()
 		return nil, err
 	}
+	a.SetKeep(keepOn(g.noKeep))
 	return a, nil
 }
 
@@ -204,8 +206,10 @@ func newApp(g *env) *cli.App {
 		c.OnUsageError = app.OnUsageError
 		c.Flags = append(c.Flags, jsonFlag())
 		switch c.Name {
-		case "index", "rebuild", "watch", "serve", "forget":
+		case "forget":
 			c.Flags = append(c.Flags, sourceFlag())
+		case "index", "rebuild", "watch", "serve":
+			c.Flags = append(c.Flags, sourceFlag(), keepFlag())
 		case "sessions", "leaves", "branches", "tree", "path", "messages", "context", "export", "verify", "search", "mcp", "resume", "pick":
 			c.Flags = append(c.Flags, readSourceFlag())
 		}
@@ -215,6 +219,9 @@ func newApp(g *env) *cli.App {
 			switch cc.Command.Name {
 			case "index", "rebuild", "watch", "serve", "forget":
 				g.writes = true
+			}
+			if hasFlag(cc.Command, "no-keep") {
+				g.noKeep = cc.Bool("no-keep")
 			}
 			if hasFlag(cc.Command, "source") {
 				g.source = cc.String("source")

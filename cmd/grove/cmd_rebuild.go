@@ -48,7 +48,7 @@ func runRebuild(ctx context.Context, g *env, opts indexOptions) error {
 	fresh := errors.Is(statErr, fs.ErrNotExist) || (statErr == nil && fi.Mode().IsRegular() && fi.Size() == 0)
 	var defaults []archive.DefaultRoot
 	ropts := archive.RebuildOptions{Roots: opts.roots, Files: opts.files, PrivateDir: g.dbPath == defaultDB(),
-		Warn: g.warn, Busy: g.busy, Source: g.source,
+		Warn: g.warn, Busy: g.busy, Source: g.source, NoKeep: !keepOn(g.noKeep),
 		Defaults: func(doing string) ([]string, error) {
 			roots, found, err := defaultRoots(doing)
 			if err == nil {

@@ -62,6 +62,10 @@ func runSessions(ctx context.Context, g *env, f archive.Filter, first string) er
 	if g.json {
 		return writeJSON(g.stdout, doc)
 	}
+	cost, kept, err := a.KeptCost(ctx)
+	if err != nil {
+		return err
+	}
 	if len(out) == 0 {
 		filters := describe(f)
 		if first != "" {
@@ -98,6 +102,11 @@ func runSessions(ctx context.Context, g *env, f archive.Filter, first string) er
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if kept && cost.Gone > 0 {
+		// Only then: with nothing gone the answer is what it was, and the
+		// same from SQLite and PostgreSQL (SPEC §11).
+		fmt.Fprintln(g.stdout, keptLine(cost))
 	}
 	return writeDiagnostics(g, out, many)
 }

@@ -58,6 +58,12 @@ func runVerify(ctx context.Context, g *env, session, dialect string) error {
 			summary += fmt.Sprintf("; %s in the files (see `grove recover FILE`)", plural.Count(rep.Duplicates, "duplicated id", "duplicated ids"))
 		}
 		fmt.Fprintln(g.stdout, summary)
+		if n := len(rep.KeptOnly); n > 0 {
+			fmt.Fprintf(g.stdout, "%s only in the kept store (the files are gone):\n", plural.Count(n, "session", "sessions"))
+			for _, p := range rep.KeptOnly {
+				fmt.Fprintf(g.stdout, "  %s\n", cell(p))
+			}
+		}
 	}
 	if rep.Mismatches > 0 || rep.Stale > 0 {
 		if !g.json {

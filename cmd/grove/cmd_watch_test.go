@@ -153,12 +153,14 @@ func piMessage(i int) string {
 
 // TestWatch_Process runs grove watch as a process and changes its root:
 // a new session, an append, a new directory with a session already in it,
-// a removal; the index follows each, and SIGINT ends it with status 0.
+// a removal (with --no-keep: the session leaves the index; kept, it would
+// stay gone, see kept_test.go); the index follows each, and SIGINT ends it
+// with status 0.
 func TestWatch_Process(t *testing.T) {
 	t.Parallel()
 	work, root := mustWatchRoot(t, 0)
 	db := filepath.Join(work, "index.db")
-	p := mustStartWatch(t, db, false, "--root", root, "--debounce", "100ms")
+	p := mustStartWatch(t, db, false, "--root", root, "--debounce", "100ms", "--no-keep")
 	if got := p.stderr.String(); !strings.HasPrefix(got, "grove: watching 1 root (1 directory) for *.jsonl changes; Ctrl-C stops\n") {
 		t.Errorf("start line = %q", got)
 	}

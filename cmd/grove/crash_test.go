@@ -165,6 +165,7 @@ func TestCrash_KillIndexAndRebuild(t *testing.T) {
 		if out, err := runGrove(t, db, "--json", "verify"); err != nil || !strings.Contains(out, `"mismatches":0,"stale":0`) {
 			t.Fatalf("round %d (%s killed after %v): verify: %s %v", round, cmd, wait, out, err)
 		}
+		mustKeptEqualsFiles(t, db, files, fmt.Sprintf("round %d (%s killed after %v)", round, cmd, wait))
 		clean := filepath.Join(dir, fmt.Sprintf("clean-%d.db", round))
 		if _, err := runGrove(t, clean, "index", "--root", root); err != nil {
 			t.Fatal(err)

@@ -247,6 +247,9 @@ func mustNotGrow(t *testing.T, before, after map[string]int64, indexed int, what
 // there is room, the next run completes the index: the same answers as one
 // built with room (SPEC §6, docs/indexing.md "A full disk").
 func TestRun_DiskFullColdIndex(t *testing.T) {
+	// The index's room is measured here: no kept store beside it (a full
+	// disk while keeping is TestKeep_DiskFull, internal/ingest).
+	t.Setenv("GROVE_KEEP", "0")
 	testutil.SkipSlow(t, "./cmd/grove", "indexes 8 MB of sessions into tmpfs of 9 sizes")
 	root, marks := diskFullCorpus(t)
 	ref := filepath.Join(t.TempDir(), "index.db")
@@ -333,6 +336,9 @@ func answerDiff(got, want map[string]string) string {
 // it made could be folded into the index file, so no WAL is left taking
 // the room (docs/indexing.md "A full disk"); with room, the next run completes it.
 func TestRun_DiskFullIncremental(t *testing.T) {
+	// The index's room is measured here: no kept store beside it (a full
+	// disk while keeping is TestKeep_DiskFull, internal/ingest).
+	t.Setenv("GROVE_KEEP", "0")
 	testutil.SkipSlow(t, "./cmd/grove", "indexes 3 MB of sessions into tmpfs of 3 sizes")
 	root := filepath.Join(t.TempDir(), "words")
 	var marks []string
@@ -385,6 +391,9 @@ func TestRun_DiskFullIncremental(t *testing.T) {
 // exit 1, the old index answering as before and no file beside it grown
 // or left (SPEC §6; docs/indexing.md "grove rebuild").
 func TestRun_DiskFullRebuild(t *testing.T) {
+	// The index's room is measured here: no kept store beside it (a full
+	// disk while keeping is TestKeep_DiskFull, internal/ingest).
+	t.Setenv("GROVE_KEEP", "0")
 	testutil.SkipSlow(t, "./cmd/grove", "rebuilds an 8 MB corpus on a disk filled 8 ways")
 	root, marks := diskFullCorpus(t)
 	ref := filepath.Join(t.TempDir(), "index.db")

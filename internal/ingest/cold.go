@@ -92,6 +92,7 @@ func (ix *Indexer) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexS
 		return failed(err)
 	}
 	fresh.db.SetSource(ix.db.Source())
+	ix.keepInto(fresh)
 	defer fresh.Close()
 	// What the index holds besides sessions: the sources it carried over
 	// from a damaged one (carrySources), or remembered before a run that

@@ -22,6 +22,7 @@ type Indexer struct {
 	// forgetters drop a forgotten file from the stores besides the index
 	// (AlsoForget, forget.go).
 	forgetters []Forgetter
+	keep       bool // keep committed bytes in the kept store (Keep)
 }
 
 // Open opens (creating if needed) the index at dbPath (index.Open). It

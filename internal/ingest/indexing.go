@@ -40,6 +40,8 @@ func (ix *Indexer) Index(ctx context.Context, opts IndexOptions) (IndexSummary, 
 	sum, err, cold := ix.coldIndex(ctx, opts)
 	if !cold {
 		sum, err = ix.refresh(ctx, opts)
+	} else if err == nil {
+		err = ix.adoptKeptLocked(ctx, opts.Busy, &sum) // an index made again (SPEC §11)
 	}
 	if damaged := ix.db.Classify(err); errs.CodeOf(damaged) == errs.CodeDamagedIndex {
 		if err := ix.reopenDamaged(ctx, damaged); err != nil {
@@ -97,6 +99,7 @@ func (ix *Indexer) reopenDamaged(ctx context.Context, cause error) error {
 		return err
 	}
 	ix.db = db
+	ix.keepOn(db)
 	ix.opened, _ = os.Stat(dbPath)
 	carrySources(ctx, ix)
 	return nil

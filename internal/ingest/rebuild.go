@@ -193,6 +193,7 @@ func (ix *Indexer) rebuild(ctx context.Context, opts IndexOptions) (IndexSummary
 		return sum, err
 	}
 	fresh.db.SetSource(ix.db.Source())
+	ix.keepInto(fresh)
 	defer removeIndexFiles(tmp)
 	defer fresh.Close()
 	if err := carryForgotten(ctx, ix.db, fresh.db); err != nil {
@@ -200,6 +201,9 @@ func (ix *Indexer) rebuild(ctx context.Context, opts IndexOptions) (IndexSummary
 	}
 	opts.Force, opts.Busy, opts.whole = true, nil, true
 	sum, err = fresh.refresh(ctx, opts)
+	if err == nil {
+		err = fresh.adoptKept(ctx, &sum) // the sessions only the kept store holds (SPEC §11)
+	}
 	if err == nil {
 		err = fresh.db.Finish(ctx)
 	}
@@ -220,7 +224,7 @@ func (ix *Indexer) rebuild(ctx context.Context, opts IndexOptions) (IndexSummary
 		return sum, errs.New(errs.CodeIO, fmt.Sprintf("%d of the files, directories or roots to read could not be read (%s: %s); %s",
 			len(sum.Failed), sum.Failed[0].Path, sum.Failed[0].Message, NotReplaced)).In(sum.Failed[0].Path).WithHint("fix or leave out what cannot be read (grove rebuild --root DIR ... names the roots to read), then run grove rebuild again")
 	}
-	if sum.Files == 0 {
+	if sum.Files == 0 && sum.Gone == 0 {
 		if n, err := ix.db.CountSessions(ctx); err == nil && n > 0 {
 			return sum, errs.New(errs.CodeIO, fmt.Sprintf("no session files found; %s (it holds %s)", NotReplaced, plural.Count(n, "session", "sessions"))).In(strings.Join(opts.Roots, ":")).WithHint("name the roots to read with --root DIR")
 		}

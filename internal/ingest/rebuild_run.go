@@ -36,6 +36,9 @@ type RebuildOptions struct {
 	// Busy and Progress are IndexOptions'.
 	Busy     func(holder string)
 	Progress func(Progress)
+	// NoKeep keeps no committed bytes in the kept store (`--no-keep`,
+	// Indexer.Keep); the sessions it already holds are not read either.
+	NoKeep bool
 	// Source names the machine the sessions read belong to (SPEC §10);
 	// "" means the host name.
 	Source string
@@ -88,6 +91,7 @@ func Rebuild(ctx context.Context, dbPath string, opts RebuildOptions) (sum Index
 		return sum, err
 	}
 	defer func() { ix.Close() }()
+	ix.Keep(!opts.NoKeep)
 	if err := ix.SetSource(ctx, opts.Source); err != nil {
 		return sum, err
 	}

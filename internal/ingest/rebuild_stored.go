@@ -142,7 +142,7 @@ func (ix *Indexer) rebuildOne(ctx context.Context, old *index.Session) (FileResu
 		if err != nil {
 			return nil, err
 		}
-		return &keepTail{SessionWriter: w, tail: tail, name: old.Name}, nil
+		return &keepTail{SessionWriter: w, tail: tail, name: old.Name, gone: old.Gone}, nil
 	}, false, cf, old.CommittedLen, st, &res)
 	if err == nil {
 		err = b.Commit()
@@ -162,12 +162,14 @@ type keepTail struct {
 	*index.SessionWriter
 	tail []index.Diagnostic
 	name string
+	gone bool // the session's file is gone (SPEC §11): it stays so
 }
 
 func (k *keepTail) Commit(ctx context.Context) error {
 	if s := k.Session(); s.Name == "" {
 		s.Name = k.name
 	}
+	k.Session().Gone = k.Session().Gone || k.gone
 	if len(k.tail) > 0 {
 		if err := k.AddDiagnostics(ctx, k.tail); err != nil {
 			return err

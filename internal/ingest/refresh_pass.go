@@ -270,7 +270,8 @@ func appendable(old *index.Session, st FileStat, size int64) bool {
 		size >= old.CommittedLen && size != old.FileSize
 }
 
-// removeGone drops the sessions of gone files in one transaction.
+// removeGone drops the sessions of gone files in one transaction, but
+// those whose committed bytes are kept, which are marked gone (goneKept).
 func (ix *Indexer) removeGone(ctx context.Context, gone []string, sum *IndexSummary) error {
 	if len(gone) == 0 {
 		return nil
@@ -280,15 +281,26 @@ func (ix *Indexer) removeGone(ctx context.Context, gone []string, sum *IndexSumm
 		return err
 	}
 	defer b.Rollback()
+	marked := 0
 	for _, p := range gone {
-		if err := b.Remove(ctx, p); err != nil {
+		kept, err := ix.goneKept(ctx, p)
+		if err != nil {
+			return err
+		}
+		if kept {
+			err, marked = b.MarkGone(ctx, p), marked+1
+		} else {
+			err = b.Remove(ctx, p)
+		}
+		if err != nil {
 			return err
 		}
 	}
 	if err := b.Commit(); err != nil {
 		return err
 	}
-	sum.Removed += len(gone)
+	sum.Removed += len(gone) - marked
+	sum.Gone += marked
 	return nil
 }
 

@@ -11,13 +11,14 @@ import (
 // IndexSummary is the answer of `grove index` and `grove rebuild` (SPEC §8,
 // plus the counts docs/indexing.md "Keeping the index current" describes).
 type IndexSummary struct {
-	Files     int `json:"files"`     // session files found
-	Indexed   int `json:"indexed"`   // files read and stored, whole or from their committed length
-	Appended  int `json:"appended"`  // of those, files read only from their committed length (grown by appending)
-	Unchanged int `json:"unchanged"` // files skipped because size, mtime, device and inode match the index
-	Damaged   int `json:"damaged"`   // files whose state is damaged or needs-repair
-	Entries   int `json:"entries"`   // entries stored by this run
-	Removed   int `json:"removed"`   // sessions dropped because their file is gone
+	Files     int `json:"files"`          // session files found
+	Indexed   int `json:"indexed"`        // files read and stored, whole or from their committed length
+	Appended  int `json:"appended"`       // of those, files read only from their committed length (grown by appending)
+	Unchanged int `json:"unchanged"`      // files skipped because size, mtime, device and inode match the index
+	Damaged   int `json:"damaged"`        // files whose state is damaged or needs-repair
+	Entries   int `json:"entries"`        // entries stored by this run
+	Removed   int `json:"removed"`        // sessions dropped because their file is gone
+	Gone      int `json:"gone,omitempty"` // sessions whose file is gone, kept (SPEC §11)
 	// Forgotten counts the session files found but left out because
 	// `grove forget` removed them and their committed bytes are unchanged
 	// since (SPEC §11); they are not in Files. Left out of the JSON when 0.
@@ -54,6 +55,7 @@ func (s *IndexSummary) add(o IndexSummary) {
 	s.Entries += o.Entries
 	s.Removed += o.Removed
 	s.Forgotten += o.Forgotten
+	s.Gone += o.Gone
 	s.BytesRead += o.BytesRead
 	s.Failed = append(s.Failed, o.Failed...)
 	s.Unsupported = append(s.Unsupported, o.Unsupported...)

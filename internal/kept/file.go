@@ -20,6 +20,7 @@ const (
 	descLen   = 8 + 16     // a descriptor, with its skippable frame header
 	idxRecord = 16         // one frame index record: raw offset, file offset
 	maxHead   = 1 << 16    // the longest head payload read
+	maxFrame  = 64 << 20   // the most raw bytes a frame may say it holds
 )
 
 // head is the payload of a kept file's head.
@@ -171,7 +172,7 @@ func (f *File) descriptor(off, size int64) (rawLen, compLen int64, crc uint32, o
 	rawLen = int64(binary.LittleEndian.Uint64(b[8:]))
 	compLen = int64(binary.LittleEndian.Uint32(b[16:]))
 	crc = binary.LittleEndian.Uint32(b[20:])
-	if rawLen <= 0 || rawLen > 1<<31 || compLen <= 0 || off+descLen+compLen > size {
+	if rawLen <= 0 || rawLen > maxFrame || compLen <= 0 || off+descLen+compLen > size {
 		return 0, 0, 0, false
 	}
 	return rawLen, compLen, crc, true

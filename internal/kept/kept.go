@@ -91,11 +91,12 @@ var (
 func codecs() (*zstd.Encoder, *zstd.Decoder) {
 	encOnce.Do(func() {
 		var err error
-		enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
+		enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true),
+			zstd.WithWindowSize(256<<10), zstd.WithLowerEncoderMem(true))
 		if err != nil {
 			panic(err) // only for options that are wrong
 		}
-		dec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<31))
+		dec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxFrame))
 		if err != nil {
 			panic(err)
 		}
@@ -147,8 +148,15 @@ func (st *Store) List() ([]Entry, error) {
 // Size is the bytes the store takes on disk (every file in it); 0 when
 // it does not exist.
 func (st *Store) Size() (int64, error) {
+	n, _, err := st.Stats()
+	return n, err
+}
+
+// Stats is the bytes the store takes on disk (every file in it) and how
+// many session files it keeps; 0, 0 when it does not exist.
+func (st *Store) Stats() (size int64, files int, err error) {
 	var n int64
-	err := filepath.WalkDir(st.dir, func(p string, d os.DirEntry, err error) error {
+	err = filepath.WalkDir(st.dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) && p == st.dir {
 				return filepath.SkipDir
@@ -159,10 +167,13 @@ func (st *Store) Size() (int64, error) {
 			if fi, err := d.Info(); err == nil {
 				n += fi.Size()
 			}
+			if strings.HasSuffix(p, zstExt) && !isVersion(p) {
+				files++
+			}
 		}
 		return nil
 	})
-	return n, err
+	return n, files, err
 }
 
 // Len is the committed bytes kept of path (the current version); 0 when

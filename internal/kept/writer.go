@@ -1,7 +1,6 @@
 package kept
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -12,16 +11,26 @@ import (
 	"sort"
 )
 
-// FrameMax is the raw bytes past which a frame ends at the next line end:
-// a read back inflates at most this much (more only for a longer line,
-// which is a frame alone).
+// FrameMax is the most raw bytes a frame holds: a read back inflates at
+// most this much. At most maxFrame.
 var FrameMax = 256 << 10
 
 // Writer appends to the kept copy of one session file. A torn frame left
 // by a crash is cut when the writer opens it.
 type Writer struct {
 	*File
-	st *Store
+	st  *Store
+	buf []byte   // a frame as written, reused
+	idx *os.File // the frame index, open once a frame was appended
+}
+
+// Close closes the kept file and its frame index.
+func (w *Writer) Close() error {
+	if w.idx != nil {
+		w.idx.Close()
+		w.idx = nil
+	}
+	return w.File.Close()
 }
 
 // Writer opens the kept copy of path for appending, creating it (and its
@@ -110,6 +119,10 @@ func (w *Writer) cutTorn() error {
 
 // writeIndex writes the frame index whole.
 func (w *Writer) writeIndex() error {
+	if w.idx != nil {
+		w.idx.Close()
+		w.idx = nil
+	}
 	b := make([]byte, 0, len(w.frames)*idxRecord)
 	for _, fr := range w.frames {
 		b = binary.LittleEndian.AppendUint64(b, uint64(fr.raw))
@@ -121,26 +134,13 @@ func (w *Writer) writeIndex() error {
 // Len is the committed bytes kept.
 func (w *Writer) Len() int64 { return w.rawEnd }
 
-// Append appends committed bytes (whole lines: p ends with a line end) as
-// one frame or more. On an error nothing of p is kept: the file is cut
-// back to where it was.
+// Append appends committed bytes as one frame or more, of at most
+// FrameMax bytes each (a frame may end inside a line: reads cross frames).
+// On an error nothing of p is kept: the file is cut back to where it was.
 func (w *Writer) Append(p []byte) error {
-	if len(p) == 0 {
-		return nil
-	}
-	if p[len(p)-1] != '\n' {
-		return fmt.Errorf("%s: kept bytes must end with a line end", w.base+zstExt)
-	}
 	rawEnd, offEnd, nframes := w.rawEnd, w.offEnd, len(w.frames)
 	for len(p) > 0 {
-		n := len(p)
-		if n > FrameMax {
-			if cut := bytes.LastIndexByte(p[:FrameMax], '\n'); cut >= 0 {
-				n = cut + 1
-			} else {
-				n = bytes.IndexByte(p, '\n') + 1
-			}
-		}
+		n := min(len(p), FrameMax)
 		if err := w.appendFrame(p[:n]); err != nil {
 			w.f.Truncate(offEnd) // best effort: Open cuts a torn frame too
 			w.rawEnd, w.offEnd, w.frames = rawEnd, offEnd, w.frames[:nframes]
@@ -155,8 +155,11 @@ func (w *Writer) Append(p []byte) error {
 // appendFrame writes p as one frame, then its frame index record.
 func (w *Writer) appendFrame(p []byte) error {
 	e, _ := codecs()
-	b := make([]byte, descLen, descLen+len(p)/4+64)
-	b = e.EncodeAll(p, b)
+	if cap(w.buf) < descLen+len(p)/2 {
+		w.buf = make([]byte, 0, descLen+len(p)/2+64)
+	}
+	b := e.EncodeAll(p, w.buf[:descLen])
+	w.buf = b[:0]
 	binary.LittleEndian.PutUint32(b[0:], descMagic)
 	binary.LittleEndian.PutUint32(b[4:], 16)
 	binary.LittleEndian.PutUint64(b[8:], uint64(len(p)))
@@ -168,15 +171,14 @@ func (w *Writer) appendFrame(p []byte) error {
 	fr := frame{raw: w.rawEnd, off: w.offEnd}
 	rec := binary.LittleEndian.AppendUint64(nil, uint64(fr.raw))
 	rec = binary.LittleEndian.AppendUint64(rec, uint64(fr.off))
-	idx, err := os.OpenFile(w.base+idxExt, os.O_WRONLY|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
+	if w.idx == nil {
+		idx, err := os.OpenFile(w.base+idxExt, os.O_WRONLY|os.O_CREATE, 0o600)
+		if err != nil {
+			return err
+		}
+		w.idx = idx
 	}
-	_, err = idx.WriteAt(rec, int64(len(w.frames))*idxRecord)
-	if cerr := idx.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if _, err := w.idx.WriteAt(rec, int64(len(w.frames))*idxRecord); err != nil {
 		return err
 	}
 	w.frames = append(w.frames, fr)
@@ -209,6 +211,10 @@ func (w *Writer) Cut(n int64) (int64, error) {
 func (w *Writer) Retire() error {
 	if w.rawEnd == 0 {
 		return nil
+	}
+	if w.idx != nil {
+		w.idx.Close()
+		w.idx = nil
 	}
 	n := w.st.Versions(w.Source, w.Path) + 1
 	to := fmt.Sprintf("%s.v%d", w.base, n)

@@ -165,6 +165,9 @@ type siteOptions struct {
 	// Manual: no watch; the root is indexed once, then only by
 	// site.index, so a test decides when the index catches up.
 	Manual bool
+	// NoKeep: the writer keeps no copy (--no-keep), so a session whose
+	// file is removed leaves the index (docs/keeping.md).
+	NoKeep bool
 }
 
 // mustSite serves siteFiles as grove serve does: a writer archive
@@ -205,6 +208,9 @@ func mustSiteOf(tb testing.TB, o siteOptions) *site {
 		tb.Fatalf("Open(%s): %v", db, err)
 	}
 	s.R, s.w = r, w
+	if o.NoKeep {
+		w.SetKeep(false)
+	}
 	watched := make(chan error, 1)
 	if o.Manual {
 		s.index(tb)

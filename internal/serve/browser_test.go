@@ -422,7 +422,7 @@ func shownCodex(tb testing.TB, a *archive.Archive, session, leaf string, shown [
 // transcript of the old leaf (its path now goes on) and / (the session's
 // entry count).
 func TestBrowser_LiveUpdate(t *testing.T) {
-	s := mustSite(t)
+	s := mustSiteOf(t, siteOptions{Files: siteFiles, NoKeep: true}) // a removed file's session leaves
 	sess, err := s.R.Resolve(context.Background(), v3Session)
 	if err != nil {
 		t.Fatal(err)

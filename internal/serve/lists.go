@@ -2,10 +2,12 @@ package serve
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"path/filepath"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/plural"
 )
 
 // homeView is /: every workspace, and the most recent sessions.
@@ -15,6 +17,8 @@ type homeView struct {
 	Recent     []sessionRow
 	Sessions   int // sessions in the index
 	Pending    bool
+	// Kept says what the kept store costs (SPEC §11), "" when there is none.
+	Kept string
 }
 
 func (s *Server) home(w http.ResponseWriter, r *http.Request) {
@@ -32,6 +36,9 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 	v := homeView{page: page{Title: "grove", Kind: "home"}, Workspaces: ws, Sessions: len(all)}
 	v.Recent = rowsOf(all[:min(len(all), recentSessions)], sharedIDs(all))
 	s.parentLinks(ctx, v.Recent)
+	if c, ok, err := s.a.KeptCost(ctx); err == nil && ok {
+		v.Kept = fmt.Sprintf("Kept: %.1f MB for %s; %s gone.", float64(c.Bytes)/1e6, plural.Count(c.Files, "session file", "session files"), plural.Count(c.Gone, "session", "sessions"))
+	}
 	s.render(w, http.StatusOK, "home", v)
 }
 

@@ -1,0 +1,165 @@
+package ingest_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/grove-sessions/grove/errs"
+	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/internal/corpusgen"
+	"github.com/grove-sessions/grove/internal/ingest"
+	"github.com/grove-sessions/grove/internal/kept"
+)
+
+// mustKeptMatchesIndex checks every session of ix against its file and
+// its kept copy: the kept copy holds at least the committed bytes the
+// index knows, and they are the file's; with exact, exactly those.
+func mustKeptMatchesIndex(t *testing.T, ix *ingest.Indexer, exact bool, what string) {
+	t.Helper()
+	rows, err := ix.DB().Sessions(context.Background(), index.SessionFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := ix.KeptStore()
+	for _, s := range rows {
+		file, err := os.ReadFile(s.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := st.OpenFile(s.Source, s.Path)
+		if err != nil {
+			t.Errorf("%s: %s is indexed but not kept: %v", what, s.Path, err)
+			continue
+		}
+		got := make([]byte, f.Size())
+		f.ReadAt(got, 0)
+		f.Close()
+		if int64(len(got)) < s.CommittedLen || !bytes.Equal(got[:s.CommittedLen], file[:s.CommittedLen]) {
+			t.Errorf("%s: %s: kept %d bytes that are not the %d committed bytes indexed", what, s.Path, len(got), s.CommittedLen)
+		}
+		if exact && int64(len(got)) != s.CommittedLen {
+			t.Errorf("%s: %s: kept %d bytes, want the %d committed", what, s.Path, len(got), s.CommittedLen)
+		}
+	}
+}
+
+// TestKeep_DiskFull: the disk fills while a file's committed bytes are
+// kept, in the middle of a file larger than one block. The run is
+// disk_full, and nothing is claimed that is not kept: every session the
+// index holds has its committed bytes in the kept store, the file that
+// did not fit is not indexed. With room again, the next run indexes every
+// file and keeps each exactly once (SPEC §6, §11).
+func TestKeep_DiskFull(t *testing.T) {
+	ctx := context.Background()
+	root := filepath.Join(t.TempDir(), "sessions")
+	if _, err := corpusgen.Generate(ctx, root, corpusgen.Options{Seed: 3, Size: 1 << 20, MaxSession: 200 << 10, BigSession: 800 << 10}); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	var big string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".jsonl") {
+			files = append(files, p)
+			if fi, _ := d.Info(); fi != nil && fi.Size() > 600<<10 && big == "" {
+				big = p
+			}
+		}
+		return err
+	})
+	if big == "" {
+		t.Fatal("the generated corpus has no file larger than two blocks")
+	}
+	big, _ = filepath.EvalSymlinks(big)
+	ix, err := ingest.OpenForWrite(ctx, filepath.Join(t.TempDir(), "index.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ix.Keep(true)
+	ingest.OnKeep(func(path string, at int64) error {
+		if path == big && at > 0 {
+			return faultErr(path, syscall.ENOSPC)
+		}
+		return nil
+	})
+	defer ingest.OnKeep(nil)
+	sum, err := ix.Index(ctx, ingest.IndexOptions{Roots: []string{root}})
+	if errs.CodeOf(err) != errs.CodeDiskFull || sum.Indexed >= len(files) {
+		t.Fatalf("Index with the disk full while keeping: %+v, %v; want disk_full with files not indexed", sum, err)
+	}
+	if s, _ := ix.DB().SessionByPath(ctx, big); s != nil {
+		t.Errorf("%s is indexed, but its bytes were not kept", big)
+	}
+	mustKeptMatchesIndex(t, ix, false, "after the full disk")
+
+	ingest.OnKeep(nil)
+	sum, err = ix.Index(ctx, ingest.IndexOptions{Roots: []string{root}})
+	if err != nil {
+		t.Fatalf("Index with room again: %v", err)
+	}
+	if n, _ := ix.DB().CountSessions(ctx); n != len(files) {
+		t.Errorf("%d sessions indexed, want %d", n, len(files))
+	}
+	mustKeptMatchesIndex(t, ix, true, "with room again")
+	if _, err := kept.Open(kept.Dir(ix.File())).List(); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestKeep_TurnedOnLater: files indexed with keeping off, then one grown
+// by an append and indexed with keeping on: the grown file's kept copy is
+// its whole committed bytes (what the store lacked before the append read
+// again from the file), once.
+func TestKeep_TurnedOnLater(t *testing.T) {
+	ctx := context.Background()
+	root := filepath.Join(t.TempDir(), "sessions")
+	if _, err := corpusgen.Generate(ctx, root, corpusgen.Options{Seed: 4, Size: 256 << 10, BigSession: 700 << 10}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := ingest.OpenForWrite(ctx, filepath.Join(t.TempDir(), "index.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Index(ctx, ingest.IndexOptions{Roots: []string{root}}); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := ix.DB().Sessions(ctx, index.SessionFilter{})
+	var grown string
+	for _, s := range rows {
+		if s.CommittedLen > 600<<10 {
+			grown = s.Path
+		}
+	}
+	f, err := os.OpenFile(grown, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"custom","customType":"keep-test","id":"keep-later","parentId":null,"timestamp":"2026-11-30T00:00:00.000Z","data":{}}` + "\n")
+	f.Close()
+	ix.Keep(true)
+	sum, err := ix.Index(ctx, ingest.IndexOptions{Roots: []string{root}})
+	if err != nil || sum.Appended != 1 {
+		t.Fatalf("Index after the append: %+v, %v; want 1 file appended", sum, err)
+	}
+	s, _ := ix.DB().SessionByPath(ctx, grown)
+	n, err := ix.KeptStore().Len(s.Source, s.Path)
+	if err != nil || n != s.CommittedLen {
+		t.Fatalf("kept %d bytes of %s, %v; want its %d committed", n, grown, err, s.CommittedLen)
+	}
+	kf, err := ix.KeptStore().OpenFile(s.Source, s.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kf.Close()
+	got := make([]byte, n)
+	kf.ReadAt(got, 0)
+	if want, _ := os.ReadFile(grown); !bytes.Equal(got, want[:n]) {
+		t.Errorf("the kept copy of %s is not its committed bytes", grown)
+	}
+}
