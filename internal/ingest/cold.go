@@ -94,36 +94,9 @@ func (ix *Indexer) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexS
 	fresh.db.SetSource(ix.db.Source())
 	ix.keepInto(fresh)
 	defer fresh.Close()
-	// What the index holds besides sessions: the sources it carried over
-	// from a damaged one (carrySources), or remembered before a run that
-	// was killed while its search text was built.
-	srcs, err := ix.db.Sources(ctx)
-	if err == nil {
-		err = fresh.db.AddSources(ctx, srcs)
-	}
-	if err == nil {
-		err = carryForgotten(ctx, ix.db, fresh.db)
-	}
+	o, err := ix.coldOptions(ctx, fresh, opts, n)
 	if err != nil {
 		return failed(err)
-	}
-	o := opts
-	o.Busy, o.whole = nil, true
-	if n > 0 {
-		// Built again over sessions whose text a killed run left pending:
-		// their files are read too, whatever this run names, so that none
-		// leaves the index (those gone since are left out).
-		known, _, err := ix.db.FileStates(ctx)
-		if err != nil {
-			return failed(err)
-		}
-		o.Files = slices.Clone(opts.Files)
-		for p := range known {
-			if _, err := os.Lstat(p); err == nil {
-				o.Files = append(o.Files, p)
-			}
-		}
-		slices.Sort(o.Files[len(opts.Files):])
 	}
 	sum, err = fresh.refresh(ctx, o)
 	stopped := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
@@ -135,18 +108,7 @@ func (ix *Indexer) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexS
 	}
 	keep := context.WithoutCancel(ctx) // a Ctrl-C keeps the files finished
 	if stopped {
-		// Nothing waits for the text to be built: it goes in with the rows,
-		// less those of the file whose read was stopped part-way.
-		if ferr := fresh.db.Finish(keep); ferr != nil {
-			return failed(ferr)
-		}
-		if _, ferr := fresh.db.DropUnfinished(keep); ferr != nil {
-			return failed(ferr)
-		}
-		if ferr := fresh.Close(); ferr != nil {
-			return failed(ferr)
-		}
-		if ferr := ix.swapIn(keep, tmp); ferr != nil {
+		if ferr := ix.keepStopped(keep, fresh, tmp); ferr != nil {
 			return failed(ferr)
 		}
 		return sum, err, true
@@ -201,6 +163,68 @@ func (ix *Indexer) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexS
 		return IndexSummary{Failed: []Failure{}, Unsupported: []Failure{}}, ix.db.Classify(ferr), true
 	}
 	return sum, nil, true
+}
+
+// coldOptions is what the cold build reads: opts whole and without its
+// Busy, and, over n sessions whose text a killed run left pending, their
+// files too (those still there). It first carries into the build (fresh)
+// what the index holds besides sessions: the sources carried over from a
+// damaged one or remembered before a run that was killed, and the files
+// grove forget left out.
+func (ix *Indexer) coldOptions(ctx context.Context, fresh *Indexer, opts IndexOptions, n int) (o IndexOptions, err error) {
+	// What the index holds besides sessions: the sources it carried over
+	// from a damaged one (carrySources), or remembered before a run that
+	// was killed while its search text was built.
+	srcs, err := ix.db.Sources(ctx)
+	if err == nil {
+		err = fresh.db.AddSources(ctx, srcs)
+	}
+	if err == nil {
+		err = carryForgotten(ctx, ix.db, fresh.db)
+	}
+	if err != nil {
+		return o, err
+	}
+	o = opts
+	o.Busy, o.whole = nil, true
+	if n > 0 {
+		// Built again over sessions whose text a killed run left pending:
+		// their files are read too, whatever this run names, so that none
+		// leaves the index (those gone since are left out).
+		known, _, err := ix.db.FileStates(ctx)
+		if err != nil {
+			return o, err
+		}
+		o.Files = slices.Clone(opts.Files)
+		for p := range known {
+			if _, err := os.Lstat(p); err == nil {
+				o.Files = append(o.Files, p)
+			}
+		}
+		slices.Sort(o.Files[len(opts.Files):])
+	}
+	return o, nil
+}
+
+// keepStopped keeps what a cold build stopped by ctx finished: its rows
+// and their text go in together (fresh's text done at once, the file whose
+// read was stopped part-way dropped), and the build at tmp is swapped in.
+func (ix *Indexer) keepStopped(keep context.Context, fresh *Indexer, tmp string) error {
+	// Nothing waits for the text to be built: it goes in with the rows,
+	// less those of the file whose read was stopped part-way.
+	if ferr := fresh.db.Finish(keep); ferr != nil {
+		return ferr
+	}
+	if _, ferr := fresh.db.DropUnfinished(keep); ferr != nil {
+		return ferr
+	}
+	if ferr := fresh.Close(); ferr != nil {
+		return ferr
+	}
+	if ferr := ix.swapIn(keep, tmp); ferr != nil {
+		return ferr
+	}
+	return nil
 }
 
 // swapIn swaps the complete index at src in (index.DB.RestoreFrom), removes

@@ -129,52 +129,8 @@ func Rebuild(ctx context.Context, dbPath string, opts RebuildOptions) (sum Index
 	}
 	roots, files := opts.Roots, opts.Files
 	if !given {
-		if roots, files, err = ix.Sources(ctx); err != nil {
-			cause := ix.db.Classify(err)
-			if errs.CodeOf(cause) != errs.CodeDamagedIndex {
-				return sum, cause
-			}
-			// Damage deeper than Open looks, in the sources table itself.
-			if err := ix.reopenDamaged(ctx, cause); err != nil {
-				return sum, err
-			}
-			roots, files, damaged = nil, nil, true
-		}
-		if len(known) == 0 || knownErr != nil {
-			// The sources table is unreadable: the copy beside the index.
-			known, knownErr = ReadSourcesFile(dbPath)
-		}
-		if len(roots) == 0 && len(files) == 0 && knownErr == nil && len(known) > 0 {
-			for _, s := range known {
-				if s.Kind == "root" {
-					roots = append(roots, s.Path)
-				} else {
-					files = append(files, s.Path)
-				}
-			}
-		} else if len(roots) == 0 && len(files) == 0 {
-			switch {
-			case fresh:
-				warn("no index at " + dbPath + " yet; reading the default roots (name them with --root DIR)")
-			case damaged || knownErr != nil:
-				warn("the damaged index does not say what it was asked to read; reading the default roots (name them with --root DIR)")
-			default:
-				warn("the index does not say what it was asked to read; reading the default roots (name them with --root DIR)")
-			}
-		}
-		// A single file indexed once and deleted since is no reason to
-		// refuse; a root that is gone is (a disk not mounted?).
-		files = slices.DeleteFunc(files, func(f string) bool {
-			_, err := os.Stat(f)
-			return errors.Is(err, fs.ErrNotExist)
-		})
-		if !damaged {
-			roots = ix.skipForgottenRoots(ctx, roots, warn)
-		}
-		if len(roots) == 0 && len(files) == 0 && opts.Defaults != nil {
-			if roots, err = opts.Defaults(NotReplaced); err != nil {
-				return sum, err
-			}
+		if roots, files, damaged, err = ix.rebuildSources(ctx, dbPath, known, knownErr, fresh, damaged, warn, opts.Defaults); err != nil {
+			return sum, err
 		}
 	}
 	// Damage in a page no query above read (the full-text pages, an
@@ -194,6 +150,65 @@ func Rebuild(ctx context.Context, dbPath string, opts RebuildOptions) (sum Index
 		damaged = true
 	}
 	return ix.rebuild(ctx, IndexOptions{Roots: roots, Files: files, Busy: opts.Busy, Progress: opts.Progress, partial: damaged})
+}
+
+// rebuildSources is what a rebuild given no roots or files reads: the
+// roots and files the index was asked to read (its sources table, else
+// known, the copy beside it), less single files deleted since and roots
+// whose every file was forgotten; the default roots (defaults) when it
+// says none, with a warning saying why. damaged comes back set when
+// damage is met in the sources table itself: the index is then set aside
+// and a new one opened in its place (reopenDamaged).
+func (ix *Indexer) rebuildSources(ctx context.Context, dbPath string, known []index.Source, knownErr error, fresh, damaged bool,
+	warn func(string), defaults func(doing string) ([]string, error)) (roots, files []string, _ bool, err error) {
+	if roots, files, err = ix.Sources(ctx); err != nil {
+		cause := ix.db.Classify(err)
+		if errs.CodeOf(cause) != errs.CodeDamagedIndex {
+			return nil, nil, damaged, cause
+		}
+		// Damage deeper than Open looks, in the sources table itself.
+		if err := ix.reopenDamaged(ctx, cause); err != nil {
+			return nil, nil, damaged, err
+		}
+		roots, files, damaged = nil, nil, true
+	}
+	if len(known) == 0 || knownErr != nil {
+		// The sources table is unreadable: the copy beside the index.
+		known, knownErr = ReadSourcesFile(dbPath)
+	}
+	if len(roots) == 0 && len(files) == 0 && knownErr == nil && len(known) > 0 {
+		for _, s := range known {
+			if s.Kind == "root" {
+				roots = append(roots, s.Path)
+			} else {
+				files = append(files, s.Path)
+			}
+		}
+	} else if len(roots) == 0 && len(files) == 0 {
+		switch {
+		case fresh:
+			warn("no index at " + dbPath + " yet; reading the default roots (name them with --root DIR)")
+		case damaged || knownErr != nil:
+			warn("the damaged index does not say what it was asked to read; reading the default roots (name them with --root DIR)")
+		default:
+			warn("the index does not say what it was asked to read; reading the default roots (name them with --root DIR)")
+		}
+	}
+	// A single file indexed once and deleted since is no reason to
+	// refuse; a root that is gone is (a disk not mounted?).
+	files = slices.DeleteFunc(files, func(f string) bool {
+		_, err := os.Stat(f)
+		return errors.Is(err, fs.ErrNotExist)
+	})
+	if !damaged {
+		roots = ix.skipForgottenRoots(ctx, roots, warn)
+	}
+	if len(roots) == 0 && len(files) == 0 && defaults != nil {
+		if roots, err = defaults(NotReplaced); err != nil {
+			return nil, nil, damaged, err
+		}
+	}
+	return roots, files, damaged, nil
 }
 
 // missingDirs returns dir and those of its parents that do not exist, the
