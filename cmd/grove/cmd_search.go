@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/cliutil"
 	"github.com/grove-sessions/grove/internal/jsondoc"
 	"github.com/grove-sessions/grove/internal/plural"
 )
@@ -67,7 +68,7 @@ func searchCommand(g *env) *cli.Command {
 				return err
 			}
 			o := archive.SearchOptions{Query: strings.Join(c.Args().Slice(), " "), Workspace: ws, Dialect: c.String("dialect"),
-				Session: c.String("session"), Roles: splitList(c.StringSlice("role")), Types: splitList(c.StringSlice("type")),
+				Session: c.String("session"), Roles: cliutil.SplitList(c.StringSlice("role")), Types: cliutil.SplitList(c.StringSlice("type")),
 				Sort: c.String("sort"), Limit: c.Int("limit"), Offset: c.Int("offset"), NoDedupe: c.Bool("no-dedupe")}
 			switch c.String("branch") {
 			case "all":
@@ -135,19 +136,6 @@ func describeSearch(o archive.SearchOptions) string {
 		parts = append(parts, "on abandoned branches")
 	}
 	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), " and ")
-}
-
-// splitList accepts repeated and comma-separated values.
-func splitList(vs []string) []string {
-	var out []string
-	for _, v := range vs {
-		for _, p := range strings.Split(v, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
 }
 
 func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {

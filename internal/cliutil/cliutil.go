@@ -18,3 +18,18 @@ func IsFlagError(err error) bool {
 		strings.Contains(msg, "flag needs an argument") ||
 		strings.HasPrefix(msg, "Required flag")
 }
+
+// SplitList is the values of a repeatable list flag (or an argument that
+// stands for one): each value may also be comma-separated; blanks around
+// an item are dropped, and empty items with them.
+func SplitList(vs []string) []string {
+	var out []string
+	for _, v := range vs {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}

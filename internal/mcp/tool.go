@@ -192,20 +192,6 @@ func needSession(s string) error {
 	return nil
 }
 
-// splitList accepts each value also comma-separated, as the command
-// line's repeatable flags do.
-func splitList(vs []string) []string {
-	var out []string
-	for _, v := range vs {
-		for _, p := range strings.Split(v, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
-}
-
 // argumentErrors makes the SDK's own refusals of a call's arguments (a
 // wrong type, an unknown name: isError results of text alone) grove's
 // error results, code usage, naming the arguments the tool takes.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/grove-sessions/grove/archive"
+	"github.com/grove-sessions/grove/internal/cliutil"
 	"github.com/grove-sessions/grove/internal/jsondoc"
 	"github.com/grove-sessions/grove/internal/plural"
 )
@@ -56,7 +57,7 @@ func (s *Server) search(ctx context.Context, a *archive.Archive, in *SearchArgs,
 	if err := checkDialect(in.Dialect); err != nil {
 		return nil, err
 	}
-	o := archive.SearchOptions{Query: in.Query, Dialect: in.Dialect, Session: in.Session, Roles: splitList(in.Role), Types: splitList(in.Type),
+	o := archive.SearchOptions{Query: in.Query, Dialect: in.Dialect, Session: in.Session, Roles: cliutil.SplitList(in.Role), Types: cliutil.SplitList(in.Type),
 		Sort: in.Sort, Limit: in.Limit, Offset: in.Offset, NoDedupe: in.NoDedupe}
 	switch in.Branch {
 	case "all":
