@@ -109,6 +109,9 @@ func reportIndex(g *env, dbFile string, sum archive.IndexSummary) error {
 	if sum.Removed > 0 {
 		fmt.Fprintf(g.stdout, ", %d removed (file gone)", sum.Removed)
 	}
+	if sum.Gone > 0 {
+		fmt.Fprintf(g.stdout, ", %d gone (file deleted; kept, still answered)", sum.Gone)
+	}
 	if sum.Forgotten > 0 {
 		fmt.Fprintf(g.stdout, ", %d left out (forgotten, unchanged since)", sum.Forgotten)
 	}
