@@ -146,10 +146,11 @@ func TestDialects_IndexAgrees(t *testing.T) {
 		if s.ActiveLeaf != nil {
 			active = *s.ActiveLeaf
 		}
+		// The manifest counts every leaf; Leaves is the real ones (SPEC §4.2).
 		if s.SessionID != f.Session || string(s.Dialect) != f.Dialect || s.Workspace != ws || s.Entries != f.Entries ||
-			s.Leaves != f.Leaves || active != f.ActiveLeaf || s.Name != name {
+			s.AllLeaves != f.Leaves || active != f.ActiveLeaf || s.Name != name {
 			t.Errorf("%s: index says id %s dialect %s workspace %s entries %d leaves %d active %s name %q;\n\tmanifest %s %s %s %d %d %s %q",
-				f.Path, s.SessionID, s.Dialect, s.Workspace, s.Entries, s.Leaves, active, s.Name,
+				f.Path, s.SessionID, s.Dialect, s.Workspace, s.Entries, s.AllLeaves, active, s.Name,
 				f.Session, f.Dialect, ws, f.Entries, f.Leaves, f.ActiveLeaf, name)
 		}
 		if f.Subagent && s.ParentSession != f.ParentSession {
