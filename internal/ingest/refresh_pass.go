@@ -438,7 +438,7 @@ func (r *ingestRun) one(w work, queue []work) (redo []work, err error) {
 	if dead {
 		r.b = nil
 	}
-	if r.ctx.Err() != nil {
+	if r.ctx.Err() != nil && err != nil {
 		r.sum.BytesRead += res.BytesRead
 		r.commit() // this file was rolled back; keep those before it
 		return nil, r.ctx.Err()
@@ -487,6 +487,12 @@ func (r *ingestRun) one(w work, queue []work) (redo []work, err error) {
 	r.p.Path = w.path
 	if r.opts.Progress != nil {
 		r.opts.Progress(r.p)
+	}
+	if r.ctx.Err() != nil {
+		// Stopped after this file was stored whole: it is counted and
+		// kept with those before it, as the run says.
+		r.commit()
+		return nil, r.ctx.Err()
 	}
 	return nil, nil
 }
