@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
@@ -50,6 +51,21 @@ var keepFault func(path string, at int64) error
 // the next write of that file and read again, never kept twice.
 type keeper struct {
 	st *kept.Store
+
+	mu      sync.Mutex
+	retired []kept.Entry // files whose kept copy became an earlier version (adoptRetired)
+}
+
+// retire makes the kept copy behind w the earlier version of s's file
+// (kept.Writer.Retire) and notes the file, for adoptRetired to index it.
+func (k *keeper) retire(w *kept.Writer, s *index.Session) error {
+	if err := w.Retire(); err != nil {
+		return err
+	}
+	k.mu.Lock()
+	k.retired = append(k.retired, kept.Entry{Source: s.Source, Path: s.Path})
+	k.mu.Unlock()
+	return nil
 }
 
 // Keep keeps [from, s.CommittedLen) of s's file (index.Keeper). What the
@@ -115,7 +131,7 @@ func (k *keeper) Keep(ctx context.Context, s *index.Session, from int64, pieces 
 				return w.Append(p[n:])
 			}
 			same = false
-			if err := w.Retire(); err != nil {
+			if err := k.retire(w, s); err != nil {
 				return err
 			}
 			if at > 0 {
@@ -132,7 +148,7 @@ func (k *keeper) Keep(ctx context.Context, s *index.Session, from int64, pieces 
 	if err == nil && same && had > s.CommittedLen {
 		// The file holds less than was kept (truncated): what was kept is
 		// the earlier version.
-		if err = w.Retire(); err == nil {
+		if err = k.retire(w, s); err == nil {
 			err = keepFromFile(w, s.Path, 0, s.CommittedLen)
 		}
 	}
@@ -211,6 +227,9 @@ func (ix *Indexer) adoptKept(ctx context.Context, sum *IndexSummary) error {
 		}
 		if e.Len == 0 {
 			continue
+		}
+		if err := ix.adoptVersions(ctx, st, e.Source, e.Path); err != nil {
+			return err
 		}
 		if _, err := os.Lstat(e.Path); err == nil {
 			continue // not gone: its file is indexed when its root is
