@@ -111,7 +111,7 @@ func (k *keeper) Keep(ctx context.Context, s *index.Session, from int64, pieces 
 			return err
 		}
 		if at < from {
-			if err := keepFromFile(w, s.Path, at, from); err != nil {
+			if err := keepFromFile(w, s.Path, at, from, true); err != nil {
 				return err
 			}
 		}
@@ -135,7 +135,7 @@ func (k *keeper) Keep(ctx context.Context, s *index.Session, from int64, pieces 
 				return err
 			}
 			if at > 0 {
-				if err := keepFromFile(w, s.Path, 0, at); err != nil {
+				if err := keepFromFile(w, s.Path, 0, at, false); err != nil {
 					return err
 				}
 			}
@@ -149,15 +149,17 @@ func (k *keeper) Keep(ctx context.Context, s *index.Session, from int64, pieces 
 		// The file holds less than was kept (truncated): what was kept is
 		// the earlier version.
 		if err = k.retire(w, s); err == nil {
-			err = keepFromFile(w, s.Path, 0, s.CommittedLen)
+			err = keepFromFile(w, s.Path, 0, s.CommittedLen, true)
 		}
 	}
 	return err
 }
 
 // keepFromFile appends [from, to) of the session file path to w, in
-// blocks of 256 KiB; to must be a line end (a committed length).
-func keepFromFile(w *kept.Writer, path string, from, to int64) error {
+// blocks of 256 KiB. With lineEnd, to is a committed length and must be a
+// line end; without, it is where the next block of the same bytes starts
+// (kept frames may end inside a line).
+func keepFromFile(w *kept.Writer, path string, from, to int64, lineEnd bool) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return errs.Wrap(errs.CodeIO, err, "cannot read the session file again to keep its committed bytes: "+errs.PathReason(err)).In(path)
@@ -170,7 +172,7 @@ func keepFromFile(w *kept.Writer, path string, from, to int64) error {
 			return errs.Wrap(errs.CodeIO, err, "cannot read the session file again to keep its committed bytes: "+errs.PathReason(err)).In(path)
 		}
 		at += int64(len(p))
-		if at == to && p[len(p)-1] != '\n' {
+		if lineEnd && at == to && p[len(p)-1] != '\n' {
 			return errs.New(errs.CodeIO, fmt.Sprintf("the session file changed while grove read it: byte %d is no line end", to-1)).In(path).WithHint("run `grove index` again")
 		}
 		if err := w.Append(p); err != nil {
