@@ -21,6 +21,9 @@ import (
 // adoptRetired indexes the earlier versions the keeper of ix's index made
 // during this run (keeper.retired), each as a gone session; run under the
 // index's lock at the end of a refresh. Nothing when nothing was retired.
+// A run killed between the retire and this indexes nothing of the
+// version: it stays in the kept store, and adoptKept (a rebuild, an index
+// made again) indexes it.
 func (ix *Indexer) adoptRetired(ctx context.Context) error {
 	k, _ := ix.db.Keeper().(*keeper)
 	if k == nil {
