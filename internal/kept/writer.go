@@ -216,7 +216,7 @@ func (w *Writer) Retire() error {
 		w.idx.Close()
 		w.idx = nil
 	}
-	n := 1 // after the highest kept: one left out never has its number taken again
+	n := 1 // after the highest kept: never over a version still kept
 	if vs := w.st.VersionNumbers(w.Source, w.Path); len(vs) > 0 {
 		n = vs[len(vs)-1] + 1
 	}
