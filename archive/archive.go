@@ -15,6 +15,7 @@ import (
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/agent"
 	"github.com/grove-sessions/grove/internal/ingest"
+	"github.com/grove-sessions/grove/internal/kept"
 	"github.com/grove-sessions/grove/internal/plural"
 )
 
@@ -179,13 +180,30 @@ func (a *Archive) ofOwnSource(found []index.Session) *index.Session {
 	return own
 }
 
+// currentFirst is found less the earlier versions of session files
+// (StateEarlier) when it holds any other session: a prefix of a session's
+// id names its current version, as it did before the file was rewritten;
+// an earlier one is named by its whole id ("…@vN") or path (SPEC §11).
+func currentFirst(found []index.Session) []index.Session {
+	var out []index.Session
+	for _, s := range found {
+		if !(s.Gone && kept.IsEarlier(s.Path, s.SessionID)) {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return found
+	}
+	return out
+}
+
 // resolveID is ResolveID with the index row.
 func (a *Archive) resolveID(ctx context.Context, arg string) (*index.Session, error) {
 	found, err := a.db().SessionsByIDPrefix(ctx, arg)
 	if err != nil {
 		return nil, err
 	}
-	found = a.ofReadAs(found)
+	found = currentFirst(a.ofReadAs(found))
 	switch len(found) {
 	case 0:
 		return nil, UnknownSession(arg, a.readAs)

@@ -105,24 +105,34 @@ func (a *Archive) openKept(source, path string) (SessionFile, error) {
 }
 
 // KeptCost is what the kept store costs (SPEC §11): its bytes on disk,
-// the session files it keeps, and the sessions of the index whose file is
-// gone (answered from the kept bytes, or in PostgreSQL from the index's).
+// the session files it keeps, the sessions of the index whose file is
+// gone (answered from the kept bytes, or in PostgreSQL from the index's)
+// and the earlier versions of rewritten files it answers (StateEarlier).
 type KeptCost struct {
-	Bytes int64 `json:"bytes"`
-	Files int   `json:"files"`
-	Gone  int   `json:"gone"`
+	Bytes   int64 `json:"bytes"`
+	Files   int   `json:"files"`
+	Gone    int   `json:"gone"`
+	Earlier int   `json:"earlier,omitempty"`
 }
 
 // KeptCost measures the kept store beside the index. ok is false when
 // there is none (never written, or PostgreSQL with no session gone).
 func (a *Archive) KeptCost(ctx context.Context) (c KeptCost, ok bool, err error) {
-	if c.Gone, err = a.db().CountGone(ctx); err != nil {
+	rows, err := a.db().GoneSessions(ctx)
+	if err != nil {
 		return c, false, err
+	}
+	for _, r := range rows {
+		if kept.IsEarlier(r.Path, r.SessionID) {
+			c.Earlier++
+		} else {
+			c.Gone++
+		}
 	}
 	if st := a.ix.KeptStore(); st != nil {
 		if c.Bytes, c.Files, err = st.Stats(); err != nil {
 			return c, false, err
 		}
 	}
-	return c, c.Files > 0 || c.Gone > 0, nil
+	return c, c.Files > 0 || c.Gone > 0 || c.Earlier > 0, nil
 }

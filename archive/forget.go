@@ -8,6 +8,7 @@ import (
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/ingest"
+	"github.com/grove-sessions/grove/internal/kept"
 )
 
 // Forgetter is a store besides the index that holds session files' bytes
@@ -55,7 +56,7 @@ func (a *Archive) ForgetPick(ctx context.Context, f ForgetFilter) ([]Session, er
 				out = append(out, *sessionOf(s))
 			}
 		}
-		return out, nil
+		return a.withEarlier(ctx, out, seen)
 	}
 	if f.Workspace == "" && f.Before.IsZero() {
 		return nil, errors.New("forget: name sessions, or pick them with --workspace or --before")
@@ -69,12 +70,44 @@ func (a *Archive) ForgetPick(ctx context.Context, f ForgetFilter) ([]Session, er
 		return nil, err
 	}
 	var out []Session
+	seen := map[int64]bool{}
 	for i := range rows {
 		m := rows[i].ModifiedMs
 		if !f.Before.IsZero() && (m == nil || *m >= f.Before.UnixMilli()) {
 			continue
 		}
+		seen[rows[i].SID] = true
 		out = append(out, *sessionOf(&rows[i]))
+	}
+	return a.withEarlier(ctx, out, seen)
+}
+
+// withEarlier is picked and, after each session, the earlier versions of
+// its file that the index holds (StateEarlier, SPEC §11): forgetting a
+// session forgets every version of it; seen holds the sids in picked.
+func (a *Archive) withEarlier(ctx context.Context, picked []Session, seen map[int64]bool) ([]Session, error) {
+	st := a.ix.KeptStore()
+	if st == nil {
+		return picked, nil // PostgreSQL keeps no earlier version
+	}
+	var out []Session
+	for _, s := range picked {
+		out = append(out, s)
+		if s.row == nil || kept.IsEarlier(s.Path, s.SessionID) {
+			continue
+		}
+		for _, n := range st.VersionNumbers(s.row.Source, s.Path) {
+			rows, err := a.db().SessionsAtPath(ctx, kept.VersionPath(s.Path, n))
+			if err != nil {
+				return nil, err
+			}
+			for i := range rows {
+				if rows[i].Source == s.row.Source && !seen[rows[i].SID] {
+					seen[rows[i].SID] = true
+					out = append(out, *a.sessionOf(&rows[i]))
+				}
+			}
+		}
 	}
 	return out, nil
 }

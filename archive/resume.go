@@ -82,6 +82,10 @@ func (a *Archive) Resume(ctx context.Context, session, leaf string, opts ResumeO
 		return nil, err
 	}
 	s := p.Session
+	if s.State == StateEarlier { // its bytes are only in the kept store, under no agent's name
+		return nil, errs.New(errs.CodeCannotResume, "this is an earlier version of a rewritten session file, kept by grove; the agent knows only the file's current version").In(s.Path).
+			WithHint("grove export --format jsonl --out DIR makes a new pi session of its path; or resume the current version")
+	}
 	ag := agent.Of(s.Dialect)
 	at := agent.ResumeAt{SessionID: s.SessionID, Path: s.Path, Workspace: s.Workspace, Parent: s.ParentSession,
 		Leaf: p.Leaf, Active: s.ActiveLeaf != nil && *s.ActiveLeaf == p.Leaf, Prompt: opts.Prompt, Plan: opts.Plan}

@@ -20,7 +20,7 @@ const (
 )
 
 // State is what reading a file found (SPEC §2): StateOK, StateNeedsRepair
-// (an unterminated tail) or StateDamaged; in the index also StateGone.
+// (an unterminated tail) or StateDamaged; in the index also StateGone and StateEarlier.
 type State = jsonl.State
 
 // The states of a session file.
@@ -31,6 +31,10 @@ const (
 	// StateGone is a session whose file is gone, answered from its kept
 	// committed bytes (SPEC §11).
 	StateGone State = "gone"
+	// StateEarlier is an earlier version of a session file, kept when the
+	// file was rewritten, truncated or replaced, and answered from the kept
+	// store; its path and session id end in "@vN" (SPEC §11).
+	StateEarlier State = "earlier"
 )
 
 // Dialects lists every dialect in the order --dialect's help names them.
@@ -86,6 +90,9 @@ func sessionOf(s *index.Session) *Session {
 	}
 	if s.Gone {
 		out.State = StateGone
+		if kept.IsEarlier(s.Path, s.SessionID) {
+			out.State = StateEarlier
+		}
 	}
 	return out
 }

@@ -52,15 +52,6 @@ func (b *Batch) MarkGone(ctx context.Context, path string) error {
 	return nil
 }
 
-// CountGone is how many sessions of the index are gone (MarkGone).
-func (d *DB) CountGone(ctx context.Context) (int, error) {
-	var n int
-	if err := d.db.GetContext(ctx, &n, "SELECT count(*) FROM sessions WHERE gone = ?", true); err != nil {
-		return 0, fmt.Errorf("count gone sessions: %w", err)
-	}
-	return n, nil
-}
-
 // keepBlock is the size of the blocks streamBytes reads.
 const keepBlock = 256 << 10
 
@@ -118,4 +109,32 @@ func (w *SessionWriter) streamBytes(sink func(at int64, block []byte) error) err
 		at = end
 	}
 	return nil
+}
+
+// MarkEarlier marks the session stored at path as an earlier version of
+// a session file (SPEC §11): gone, as MarkGone does, and its session id
+// followed by mark (the version's "@vN"), so that the session's own id
+// still names the current version alone.
+func (b *Batch) MarkEarlier(ctx context.Context, path, mark string) error {
+	mine, args := b.d.mine("")
+	if _, err := b.tx.ExecContext(ctx, "UPDATE sessions SET gone = ?, stat_key = ?, session_id = session_id || ? WHERE path = ?"+mine, append([]any{true, GoneKey, mark, path}, args...)...); err != nil {
+		return fmt.Errorf("index %s: mark earlier version: %w", path, err)
+	}
+	return nil
+}
+
+// GoneRow is a gone session's path and id (GoneSessions).
+type GoneRow struct {
+	Path      string `db:"path"`
+	SessionID string `db:"session_id"`
+}
+
+// GoneSessions is the path and id of every session of the index that is
+// gone (MarkGone, MarkEarlier), in no order.
+func (d *DB) GoneSessions(ctx context.Context) ([]GoneRow, error) {
+	var out []GoneRow
+	if err := d.db.SelectContext(ctx, &out, "SELECT path, session_id FROM sessions WHERE gone = ?", true); err != nil {
+		return nil, fmt.Errorf("list gone sessions: %w", err)
+	}
+	return out, nil
 }

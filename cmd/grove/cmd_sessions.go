@@ -103,7 +103,7 @@ func runSessions(ctx context.Context, g *env, f archive.Filter, first string) er
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if kept && cost.Gone > 0 {
+	if kept && (cost.Gone > 0 || cost.Earlier > 0) {
 		// Only then: with nothing gone the answer is what it was, and the
 		// same from SQLite and PostgreSQL (SPEC §11).
 		fmt.Fprintln(g.stdout, keptLine(cost))

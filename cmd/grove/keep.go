@@ -31,10 +31,19 @@ func keepOn(noKeep bool) bool {
 }
 
 // keptLine is what the kept store costs, as `grove sessions` says it under
-// its table when a session is gone (SPEC §11).
+// its table when a session is gone or an earlier version kept (SPEC §11).
 func keptLine(c archive.KeptCost) string {
 	if c.Files == 0 { // PostgreSQL: the bytes are in the index
 		return fmt.Sprintf("kept: %s gone, answered from the committed bytes the index holds", plural.Count(c.Gone, "session", "sessions"))
 	}
-	return fmt.Sprintf("kept: %s for %s; %s gone", megabytes(c.Bytes), plural.Count(c.Files, "session file", "session files"), plural.Count(c.Gone, "session", "sessions"))
+	return fmt.Sprintf("kept: %s for %s; %s gone", megabytes(c.Bytes), plural.Count(c.Files, "session file", "session files"), plural.Count(c.Gone, "session", "sessions")) + earlierNote(c)
+}
+
+// earlierNote is "; N earlier versions" when the kept store answers
+// earlier versions of rewritten files (archive.StateEarlier), else "".
+func earlierNote(c archive.KeptCost) string {
+	if c.Earlier == 0 {
+		return ""
+	}
+	return "; " + plural.Count(c.Earlier, "earlier version", "earlier versions")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
@@ -50,6 +51,21 @@ var keepFault func(path string, at int64) error
 // the next write of that file and read again, never kept twice.
 type keeper struct {
 	st *kept.Store
+
+	mu      sync.Mutex
+	retired []kept.Entry // files whose kept copy became an earlier version (adoptRetired)
+}
+
+// retire makes the kept copy behind w the earlier version of s's file
+// (kept.Writer.Retire) and notes the file, for adoptRetired to index it.
+func (k *keeper) retire(w *kept.Writer, s *index.Session) error {
+	if err := w.Retire(); err != nil {
+		return err
+	}
+	k.mu.Lock()
+	k.retired = append(k.retired, kept.Entry{Source: s.Source, Path: s.Path})
+	k.mu.Unlock()
+	return nil
 }
 
 // Keep keeps [from, s.CommittedLen) of s's file (index.Keeper). What the
@@ -95,7 +111,7 @@ func (k *keeper) Keep(ctx context.Context, s *index.Session, from int64, pieces 
 			return err
 		}
 		if at < from {
-			if err := keepFromFile(w, s.Path, at, from); err != nil {
+			if err := keepFromFile(w, s.Path, at, from, true); err != nil {
 				return err
 			}
 		}
@@ -115,11 +131,11 @@ func (k *keeper) Keep(ctx context.Context, s *index.Session, from int64, pieces 
 				return w.Append(p[n:])
 			}
 			same = false
-			if err := w.Retire(); err != nil {
+			if err := k.retire(w, s); err != nil {
 				return err
 			}
 			if at > 0 {
-				if err := keepFromFile(w, s.Path, 0, at); err != nil {
+				if err := keepFromFile(w, s.Path, 0, at, false); err != nil {
 					return err
 				}
 			}
@@ -132,16 +148,18 @@ func (k *keeper) Keep(ctx context.Context, s *index.Session, from int64, pieces 
 	if err == nil && same && had > s.CommittedLen {
 		// The file holds less than was kept (truncated): what was kept is
 		// the earlier version.
-		if err = w.Retire(); err == nil {
-			err = keepFromFile(w, s.Path, 0, s.CommittedLen)
+		if err = k.retire(w, s); err == nil {
+			err = keepFromFile(w, s.Path, 0, s.CommittedLen, true)
 		}
 	}
 	return err
 }
 
 // keepFromFile appends [from, to) of the session file path to w, in
-// blocks of 256 KiB; to must be a line end (a committed length).
-func keepFromFile(w *kept.Writer, path string, from, to int64) error {
+// blocks of 256 KiB. With lineEnd, to is a committed length and must be a
+// line end; without, it is where the next block of the same bytes starts
+// (kept frames may end inside a line).
+func keepFromFile(w *kept.Writer, path string, from, to int64, lineEnd bool) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return errs.Wrap(errs.CodeIO, err, "cannot read the session file again to keep its committed bytes: "+errs.PathReason(err)).In(path)
@@ -154,7 +172,7 @@ func keepFromFile(w *kept.Writer, path string, from, to int64) error {
 			return errs.Wrap(errs.CodeIO, err, "cannot read the session file again to keep its committed bytes: "+errs.PathReason(err)).In(path)
 		}
 		at += int64(len(p))
-		if at == to && p[len(p)-1] != '\n' {
+		if lineEnd && at == to && p[len(p)-1] != '\n' {
 			return errs.New(errs.CodeIO, fmt.Sprintf("the session file changed while grove read it: byte %d is no line end", to-1)).In(path).WithHint("run `grove index` again")
 		}
 		if err := w.Append(p); err != nil {
@@ -211,6 +229,9 @@ func (ix *Indexer) adoptKept(ctx context.Context, sum *IndexSummary) error {
 		}
 		if e.Len == 0 {
 			continue
+		}
+		if err := ix.adoptVersions(ctx, st, e.Source, e.Path); err != nil {
+			return err
 		}
 		if _, err := os.Lstat(e.Path); err == nil {
 			continue // not gone: its file is indexed when its root is

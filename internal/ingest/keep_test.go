@@ -163,3 +163,75 @@ func TestKeep_TurnedOnLater(t *testing.T) {
 		t.Errorf("the kept copy of %s is not its committed bytes", grown)
 	}
 }
+
+// TestKeep_RewriteBeyondFirstBlock: a file larger than two blocks is
+// rewritten past its first block (its first lines kept, a new line after
+// them, as pi's branch delete rewrites a file). The next Index keeps the
+// old bytes as earlier version 1, indexed at kept.VersionPath(path, 1)
+// and marked gone, and the new bytes as the current version (SPEC §11).
+func TestKeep_RewriteBeyondFirstBlock(t *testing.T) {
+	ctx := context.Background()
+	root := filepath.Join(t.TempDir(), "sessions")
+	if _, err := corpusgen.Generate(ctx, root, corpusgen.Options{Seed: 5, Size: 256 << 10, BigSession: 700 << 10}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := ingest.OpenForWrite(ctx, filepath.Join(t.TempDir(), "index.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ix.Keep(true)
+	if _, err := ix.Index(ctx, ingest.IndexOptions{Roots: []string{root}}); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := ix.DB().Sessions(ctx, index.SessionFilter{})
+	var big *index.Session
+	for i := range rows {
+		if rows[i].CommittedLen > 600<<10 {
+			big = &rows[i]
+		}
+	}
+	if big == nil {
+		t.Fatal("the generated corpus has no file larger than two blocks")
+	}
+	old, err := os.ReadFile(big.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(old[:big.CommittedLen], []byte("\n"))
+	var head []byte
+	for _, l := range lines {
+		if len(head) > 400<<10 {
+			break
+		}
+		head = append(head, l...)
+	}
+	rewritten := append(head, `{"type":"custom","customType":"keep-test","id":"rewritten1","parentId":null,"timestamp":"2026-11-30T00:00:00.000Z","data":{}}`+"\n"...)
+	if err := os.WriteFile(big.Path, rewritten, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Index(ctx, ingest.IndexOptions{Roots: []string{root}}); err != nil {
+		t.Fatalf("Index after the rewrite: %v", err)
+	}
+	st := ix.KeptStore()
+	read := func(f *kept.File, err error) []byte {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		b := make([]byte, f.Size())
+		f.ReadAt(b, 0)
+		return b
+	}
+	if got := read(st.OpenVersion(big.Source, big.Path, 1)); !bytes.Equal(got, old[:big.CommittedLen]) {
+		t.Errorf("earlier version 1: %d bytes, want the %d committed before the rewrite", len(got), big.CommittedLen)
+	}
+	if got := read(st.OpenFile(big.Source, big.Path)); !bytes.Equal(got, rewritten) {
+		t.Errorf("current version: %d bytes, want the %d rewritten", len(got), len(rewritten))
+	}
+	v, err := ix.DB().SessionByPath(ctx, kept.VersionPath(big.Path, 1))
+	if err != nil || v == nil || !v.Gone || v.SessionID != big.SessionID+"@v1" || v.CommittedLen != big.CommittedLen || v.Entries != big.Entries {
+		t.Fatalf("the index holds %+v, %v at the earlier version's path; want the old session, gone, id %s@v1", v, err, big.SessionID)
+	}
+}

@@ -36,6 +36,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -190,21 +191,32 @@ func (st *Store) Len(source, path string) (int64, error) {
 	return f.Size(), nil
 }
 
-// OpenFile opens the kept copy of path for reading back by offset. A torn
-// frame at its end is left out (not cut: readers never write). Errors:
-// ErrNotKept, ErrCorrupt, the file system's.
+// OpenFile opens the kept copy of path for reading back by offset; for a
+// VersionPath of which no file of that very name is kept, that earlier
+// version. A torn frame at its end is left out
+// (not cut: readers never write). Errors: ErrNotKept, ErrCorrupt, the file
+// system's.
 func (st *Store) OpenFile(source, path string) (*File, error) {
 	f, err := openFile(st.Name(source, path), false)
+	if p, n, ok := SplitVersion(path); ok && errors.Is(err, ErrNotKept) {
+		return st.OpenVersion(source, p, n) // no file of that very name is kept
+	}
 	if err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
-// Remove removes every version of the kept copy of path; none is no error.
+// Remove removes every version of the kept copy of path; for a
+// VersionPath of which no file of that very name is kept, that earlier
+// version alone. None is no error.
 func (st *Store) Remove(source, path string) error {
 	base := st.Name(source, path)
 	names, _ := filepath.Glob(base + ".*")
+	if p, n, ok := SplitVersion(path); ok && len(names) == 0 {
+		v := fmt.Sprintf("%s.v%d", st.Name(source, p), n)
+		names = []string{v + zstExt, v + idxExt}
+	}
 	for _, n := range names {
 		if err := os.Remove(n); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
@@ -240,4 +252,52 @@ func diskBytes(base string) int64 {
 		}
 	}
 	return n
+}
+
+// versionMark separates a session file's path from the number of one of
+// its earlier versions in the path the index gives that version
+// (VersionPath). Session files are found by their names' endings (.jsonl
+// and the like, SPEC §3), so no session file's path ends in a mark.
+const versionMark = "@v"
+
+// VersionPath is the path under which earlier version n (1 is the oldest)
+// of the session file path is indexed and named on the command line:
+// path + "@v" + n, e.g. /home/u/.pi/s.jsonl@v1 (SPEC §11).
+func VersionPath(path string, n int) string { return path + versionMark + strconv.Itoa(n) }
+
+// SplitVersion is the session file's path and the version's number of a
+// VersionPath; ok is false for any other path.
+func SplitVersion(p string) (path string, n int, ok bool) {
+	i := strings.LastIndex(p, versionMark)
+	if i <= 0 {
+		return p, 0, false
+	}
+	n, err := strconv.Atoi(p[i+len(versionMark):])
+	if err != nil || n < 1 || strconv.Itoa(n) != p[i+len(versionMark):] {
+		return p, 0, false
+	}
+	return p[:i], n, true
+}
+
+// VersionNumbers are the numbers of the earlier versions of path that are
+// kept (Writer.Retire), in increasing order.
+func (st *Store) VersionNumbers(source, path string) []int {
+	base := st.Name(source, path)
+	names, _ := filepath.Glob(base + ".v*" + zstExt)
+	var out []int
+	for _, name := range names {
+		v := strings.TrimSuffix(strings.TrimPrefix(name, base+".v"), zstExt)
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
+			out = append(out, n)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// IsEarlier reports whether the index row of path and sessionID is an
+// earlier version (VersionPath): both end in the same "@vN".
+func IsEarlier(path, sessionID string) bool {
+	_, n, ok := SplitVersion(path)
+	return ok && strings.HasSuffix(sessionID, versionMark+strconv.Itoa(n))
 }

@@ -216,7 +216,10 @@ func (w *Writer) Retire() error {
 		w.idx.Close()
 		w.idx = nil
 	}
-	n := w.st.Versions(w.Source, w.Path) + 1
+	n := 1 // after the highest kept: never over a version still kept
+	if vs := w.st.VersionNumbers(w.Source, w.Path); len(vs) > 0 {
+		n = vs[len(vs)-1] + 1
+	}
 	to := fmt.Sprintf("%s.v%d", w.base, n)
 	if err := os.Rename(w.base+idxExt, to+idxExt); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err

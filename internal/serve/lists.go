@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"strings"
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/internal/plural"
@@ -38,6 +39,9 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 	s.parentLinks(ctx, v.Recent)
 	if c, ok, err := s.a.KeptCost(ctx); err == nil && ok {
 		v.Kept = fmt.Sprintf("Kept: %.1f MB for %s; %s gone.", float64(c.Bytes)/1e6, plural.Count(c.Files, "session file", "session files"), plural.Count(c.Gone, "session", "sessions"))
+		if c.Earlier > 0 {
+			v.Kept = strings.TrimSuffix(v.Kept, ".") + "; " + plural.Count(c.Earlier, "earlier version", "earlier versions") + "."
+		}
 	}
 	s.render(w, http.StatusOK, "home", v)
 }
