@@ -3,8 +3,10 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sync"
 
@@ -211,13 +213,17 @@ func (ix *Indexer) goneKept(ctx context.Context, path string) (bool, error) {
 // files are gone and which the index does not hold (SPEC §11: the index is
 // made again from the session files and the kept store together), each
 // marked gone. It runs after a rebuild and after the first index of an
-// empty index; nothing is read when there is no kept store, or with
-// keeping off (Keep). A kept copy
+// empty index; nothing is read when there is no kept store. With keeping
+// off (Keep, --no-keep) nothing new is kept, but what was kept before is
+// still read: a rebuild never loses a gone session. A kept copy
 // that cannot be read is an error naming it: the run's other work stays.
 func (ix *Indexer) adoptKept(ctx context.Context, sum *IndexSummary) error {
 	st := ix.KeptStore()
-	if st == nil || !ix.keep {
-		return nil // --no-keep: the store is left alone
+	if st == nil {
+		return nil
+	}
+	if _, err := os.Stat(st.Dir()); errors.Is(err, fs.ErrNotExist) {
+		return nil // nothing was ever kept
 	}
 	list, err := st.List()
 	if err != nil {
