@@ -72,6 +72,9 @@ type Resume struct {
 // one has written to since, is resumed instead (Reused), so asking twice
 // writes one fork. With opts.Plan nothing is written and NeedsFork says so.
 //
+// A session whose file is gone (StateGone) is resumed from a fork of its
+// kept bytes by an agent that forks (pi), and refused by the others.
+//
 // Errors: those of Path; cannot_resume when the agent has no command for
 // that entry (the agent's reason, naming what would work) or when the
 // command would run in a workspace that is unknown or not a directory
@@ -99,6 +102,16 @@ func (a *Archive) Resume(ctx context.Context, session, leaf string, opts ResumeO
 	r, ok := ag.(agent.Resumer)
 	if !ok {
 		return nil, errs.New(errs.CodeCannotResume, "grove knows no command of "+ag.Name()+" that resumes a session").In(s.Path)
+	}
+	if s.State == StateGone {
+		// The file is gone; only grove's kept copy holds the session
+		// (SPEC §11). An agent that goes on in a fork goes on in one made
+		// of the kept bytes; the others would look for the file.
+		if _, ok := r.(agent.ForkResumer); !ok {
+			return nil, errs.New(errs.CodeCannotResume, "the session's file is gone ("+ag.Name()+" no longer has it); grove keeps its bytes, so it still answers path, messages and export, but "+ag.Name()+" cannot go on from it").In(s.Path).
+				WithHint("grove export --format md shows it; start a new session from what it says")
+		}
+		at.Active = false
 	}
 	if fr, ok := r.(agent.ForkResumer); ok && !at.Active {
 		if err := runHere(s); err != nil {
