@@ -94,3 +94,44 @@ func TestMCP_BadLinesAnsweredSessionGoesOn(t *testing.T) {
 		t.Errorf("tools/list after the bad lines lists no search tool: %s", last.Result)
 	}
 }
+
+// A client that writes its requests and closes its end at once (a pipe:
+// `printf … | grove mcp`) gets every answer before grove mcp exits 0: the
+// end of the input waits for the requests already read.
+func TestMCP_AnswersBeforeInputEnds(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "index.db")
+	root := t.TempDir()
+	copyTree(t, root, "pi")
+	if _, err := runGrove(t, db, "index", "--root", root); err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+	}
+	for id := 2; id <= 9; id++ {
+		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"sessions","arguments":{}}}`, id))
+	}
+	cmd := exec.Command(mustGroveBinary(t), "--db", db, "mcp")
+	cmd.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("grove mcp: %v\n%s", err, errb.String())
+	}
+	answered := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var r struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal([]byte(line), &r) == nil && r.Result != nil {
+			answered[string(r.ID)] = true
+		}
+	}
+	for id := 1; id <= 9; id++ {
+		if !answered[fmt.Sprint(id)] {
+			t.Errorf("request %d got no answer before grove mcp exited; stdout:\n%.2000s", id, out.String())
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,9 +28,14 @@ const MaxLine = sdk.DefaultMaxLineLength
 // would end the session (JSON-RPC 2.0 §5.1: "Parse error", "Invalid
 // Request"). Every other line reaches the SDK as it came. Responses, the
 // SDK's and the guard's, are written to out one whole line at a time.
+//
+// At the end of in, the requests read and not yet answered are answered
+// before the SDK is told the input ended (it would cancel them): a client
+// that writes its requests and closes its end gets every answer.
 func Stdio(in io.Reader, out io.Writer) sdk.Transport {
 	pr, pw := io.Pipe()
-	w := &lineWriter{w: out}
+	w := &lineWriter{w: out, open: map[string]bool{}}
+	w.idle = sync.NewCond(&w.mu)
 	go guard(in, pw, w)
 	return &sdk.IOTransport{Reader: pr, Writer: w}
 }
@@ -43,13 +49,17 @@ func guard(in io.Reader, pw *io.PipeWriter, w *lineWriter) {
 		if len(bytes.TrimSpace(line)) > 0 || long {
 			if why, code := check(line, long); why != "" {
 				w.reply(idOf(line), code, why)
-			} else if _, werr := pw.Write(append(line, '\n')); werr != nil {
-				return // the server stopped reading
+			} else {
+				w.asked(line)
+				if _, werr := pw.Write(append(line, '\n')); werr != nil {
+					return // the server stopped reading
+				}
 			}
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				err = nil
+				w.wait()
 			}
 			pw.CloseWithError(err)
 			return
@@ -114,16 +124,72 @@ func idOf(line []byte) any {
 }
 
 // lineWriter writes each Write whole, one at a time: the SDK writes a
-// message and its LF in one call, and so does reply.
+// message and its LF in one call, and so does reply. It keeps the ids of
+// the requests passed to the SDK that no response has answered yet.
 type lineWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu   sync.Mutex
+	w    io.Writer
+	open map[string]bool // request ids (their JSON) not answered yet
+	idle *sync.Cond      // signalled when open empties
 }
 
 func (l *lineWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if len(l.open) > 0 {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(p, &m) == nil && m.Method == "" && len(m.ID) > 0 {
+			delete(l.open, string(m.ID))
+			if len(l.open) == 0 {
+				l.idle.Broadcast()
+			}
+		}
+	}
 	return l.w.Write(p)
+}
+
+// asked notes the id of a request line (one with a method and an id) that
+// goes to the SDK.
+func (l *lineWriter) asked(line []byte) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method == "" || len(m.ID) == 0 || string(m.ID) == "null" {
+		return
+	}
+	l.mu.Lock()
+	l.open[string(m.ID)] = true
+	l.mu.Unlock()
+}
+
+// answerWait bounds how long the end of the input waits for answers.
+const answerWait = 5 * time.Minute
+
+// wait returns once every request asked has been answered, or after
+// answerWait.
+func (l *lineWriter) wait() {
+	done := make(chan struct{})
+	timer := time.AfterFunc(answerWait, func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		close(done)
+		l.idle.Broadcast()
+	})
+	defer timer.Stop()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for len(l.open) > 0 {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		l.idle.Wait()
+	}
 }
 
 func (l *lineWriter) Close() error { return nil }
