@@ -222,7 +222,7 @@ func (a *Archive) forkOnce(ctx context.Context, s *Session, leaf, dir string, no
 		return nil, err
 	}
 	body := made.Bytes()[bytes.IndexByte(made.Bytes(), '\n')+1:]
-	if found := findFork(dir, s.Path, body); found != "" {
+	if found := findFork(dir, s.Path, body, f.Entries); found != "" {
 		f.Out, f.reused = found, true
 		return f, nil
 	}
@@ -230,9 +230,11 @@ func (a *Archive) forkOnce(ctx context.Context, s *Session, leaf, dir string, no
 }
 
 // findFork is the file in dir whose first line is a pi header with
-// parentSession source and whose bytes after it are body; "" for none.
-// Files that cannot be read are passed over: they are not that fork.
-func findFork(dir, source string, body []byte) string {
+// parentSession source and whose lines after it are body's: its first
+// copied lines (the path) byte for byte, and the label lines Fork adds
+// after them alike but for their fresh id, parentId and timestamp; "" for
+// none. Files that cannot be read are passed over: they are not that fork.
+func findFork(dir, source string, body []byte, copied int) string {
 	names, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	for _, name := range names {
 		fi, err := os.Stat(name)
@@ -244,7 +246,7 @@ func findFork(dir, source string, body []byte) string {
 			continue
 		}
 		nl := bytes.IndexByte(b, '\n')
-		if nl < 0 || !bytes.Equal(b[nl+1:], body) {
+		if nl < 0 || !sameFork(b[nl+1:], body, copied) {
 			continue
 		}
 		var h struct {
@@ -256,4 +258,38 @@ func findFork(dir, source string, body []byte) string {
 		}
 	}
 	return ""
+}
+
+// sameFork reports whether got holds the lines of want: the first copied
+// byte for byte, the others equal but for id, parentId and timestamp.
+func sameFork(got, want []byte, copied int) bool {
+	if bytes.Equal(got, want) {
+		return true
+	}
+	g, w := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
+	if len(g) != len(w) {
+		return false
+	}
+	for i := range w {
+		if i < copied || bytes.Equal(g[i], w[i]) {
+			if !bytes.Equal(g[i], w[i]) {
+				return false
+			}
+			continue
+		}
+		var gm, wm map[string]any
+		if json.Unmarshal(g[i], &gm) != nil || json.Unmarshal(w[i], &wm) != nil {
+			return false
+		}
+		for _, k := range []string{"id", "parentId", "timestamp"} {
+			delete(gm, k)
+			delete(wm, k)
+		}
+		gb, _ := json.Marshal(gm)
+		wb, _ := json.Marshal(wm)
+		if !bytes.Equal(gb, wb) {
+			return false
+		}
+	}
+	return true
 }

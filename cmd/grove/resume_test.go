@@ -120,6 +120,11 @@ func TestResume_PiForkIsExport(t *testing.T) {
 	if forks < 4 {
 		t.Fatalf("%d non-active leaves forked, want at least 4: %s", forks, out)
 	}
+	// Each leaf was resumed twice (--json, then the line): the second went
+	// on in the first's fork, labels and all, so one fork a leaf.
+	if ents, err := os.ReadDir(forkDir); err != nil || len(ents) != forks {
+		t.Errorf("%d forks in %s after resuming %d leaves twice each, want one a leaf (%v)", len(ents), forkDir, forks, err)
+	}
 }
 
 // sameForkLines reports whether two forks of one path hold the same
