@@ -53,6 +53,7 @@ const (
 	BranchActive    = "active"
 	BranchAbandoned = "abandoned"
 	BranchArtifact  = "artifact"
+	BranchSubAgent  = "sub-agent"
 )
 
 // HitLeaves is how many of the leaves an entry reaches a Hit names: a hit
@@ -107,7 +108,10 @@ type Hit struct {
 	// and --branch active see it; BranchArtifact when a child of another
 	// kind than branch lies on the path from its root to it (Artifact
 	// names that kind: parallel, progress, replay or command); else
-	// BranchAbandoned, on another real branch. "" for a session hit.
+	// BranchSubAgent for an entry of an inline sub-agent run (a sidechain
+	// entry of a session whose active leaf is on the main chain, SPEC
+	// §3.4); else BranchAbandoned, on another real branch. "" for a session
+	// hit.
 	Branch   string
 	Artifact string
 	// Leaves are the ids of the real leaves whose paths hold the entry
@@ -279,6 +283,18 @@ func (a *Archive) placeHit(ctx context.Context, reach map[int64]*index.Reach, sh
 	kind, err := a.db().PathKindOf(ctx, h.SID, h.Seq)
 	if err != nil {
 		return err
+	}
+	if !h.Active && h.Dialect == string(Claude) {
+		// An entry of an inline sub-agent run (SPEC §3.4): neither on the
+		// conversation's active path nor a branch a person made.
+		run, err := a.db().InRun(ctx, h.SID, h.EntryID)
+		if err != nil {
+			return err
+		}
+		if run {
+			sh.Branch = BranchSubAgent
+			return nil
+		}
 	}
 	switch {
 	case h.Active:

@@ -191,6 +191,17 @@ func (d *DB) Sidechain(ctx context.Context, sid int64, entryID string) (bool, er
 	return len(side) > 0 && side[0], nil
 }
 
+// InRun reports whether the entry entryID of session sid belongs to an
+// inline sub-agent run: a sidechain entry (isSidechain: true) of a session
+// whose active leaf is on the main chain (SPEC §3.4). In a file of
+// sidechain entries only (a sub-agent's own file) none does.
+func (d *DB) InRun(ctx context.Context, sid int64, entryID string) (bool, error) {
+	var n []int
+	err := d.db.SelectContext(ctx, &n, `SELECT 1 FROM entries e JOIN sessions s ON s.sid = e.sid JOIN entries a ON a.sid = s.sid AND a.entry_id = s.active_leaf
+		WHERE e.sid = ? AND e.entry_id = ? AND e.side = 1 AND a.side = 0 LIMIT 1`, sid, entryID)
+	return len(n) > 0, err
+}
+
 // Diagnostics returns the stored diagnostics of session sid in file order
 // (by line; on one line, in the order they were found). A duplicate_id
 // diagnostic (one per duplicated id, on the line of its second entry)

@@ -435,7 +435,12 @@ func (p *SearchParams) filters() (string, []any) {
 		b.WriteString(" AND e.active = 1")
 	}
 	if p.Abandoned {
-		b.WriteString(" AND e.active = 0 AND e.path_kind IS NULL")
+		// Off the active path, on no artifact, and no entry of an inline
+		// sub-agent run: a sidechain entry of a session whose active leaf
+		// is on the main chain (SPEC §3.4) is the run's, not a branch.
+		b.WriteString(` AND e.active = 0 AND e.path_kind IS NULL AND (e.side = 0 OR NOT EXISTS (
+			SELECT 1 FROM sessions s2 JOIN entries a ON a.sid = s2.sid AND a.entry_id = s2.active_leaf
+			WHERE s2.sid = e.sid AND a.side = 0))`)
 	}
 	return b.String(), args
 }

@@ -195,6 +195,8 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 			fmt.Fprintf(g.stdout, "    off the active path: %s\n", reachText(h))
 		case archive.BranchArtifact:
 			fmt.Fprintf(g.stdout, "    on an artifact (%s), not on a branch a person made\n", h.Artifact)
+		case archive.BranchSubAgent:
+			fmt.Fprintf(g.stdout, "    in a sub-agent run (a Task call's), not on a branch of the conversation\n")
 		}
 		if len(h.AlsoIn) > 0 {
 			also := h.AlsoIn
