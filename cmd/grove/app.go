@@ -222,6 +222,9 @@ func newApp(g *env) *cli.App {
 			}
 			if hasFlag(cc.Command, "no-keep") {
 				g.noKeep = cc.Bool("no-keep")
+				if err := checkKeepEnv(); err != nil {
+					return err
+				}
 			}
 			if hasFlag(cc.Command, "source") {
 				g.source = cc.String("source")

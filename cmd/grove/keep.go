@@ -30,6 +30,16 @@ func keepOn(noKeep bool) bool {
 	return true
 }
 
+// checkKeepEnv refuses a GROVE_KEEP that says neither yes nor no: a typo
+// must not keep (or not keep) against the user's intent silently.
+func checkKeepEnv() error {
+	switch os.Getenv("GROVE_KEEP") {
+	case "", "0", "false", "no", "off", "1", "true", "yes", "on":
+		return nil
+	}
+	return usagef("GROVE_KEEP=%q: want 0 (or false, no, off) to keep no copy, 1 (or true, yes, on) or unset to keep one", os.Getenv("GROVE_KEEP"))
+}
+
 // keptLine is what the kept store costs, as `grove sessions` says it under
 // its table when a session is gone or an earlier version kept (SPEC §11).
 func keptLine(c archive.KeptCost) string {
