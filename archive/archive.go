@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/grove-sessions/grove/errs"
@@ -270,6 +271,8 @@ func (a *Archive) Path(ctx context.Context, session, leaf string) (*Path, error)
 			return nil, errs.New(errs.CodeUnknownEntry, "the session has no entries, so no active leaf").In(s.Path)
 		}
 		leaf = *s.ActiveLeaf
+	} else if leaf, err = a.leafByPrefix(ctx, s, leaf); err != nil {
+		return nil, err
 	}
 	entries, err := a.db().Path(ctx, s.SID, leaf)
 	if err != nil {
@@ -280,6 +283,31 @@ func (a *Archive) Path(ctx context.Context, session, leaf string) (*Path, error)
 		return nil, err
 	}
 	return &Path{Session: a.sessionOf(s), Leaf: leaf, Entries: entriesOf(entries)}, nil
+}
+
+// leafByPrefix is the entry id leaf stands for in session s: leaf itself
+// when an entry has that id, else the one id that begins with it when
+// leaf has 4 characters or more (the 8 that grove serve and the tables
+// show, SPEC §9); else leaf, for Path to say it is unknown. Two ids that
+// begin with it are unknown_entry naming both.
+func (a *Archive) leafByPrefix(ctx context.Context, s *index.Session, leaf string) (string, error) {
+	if len([]rune(leaf)) < 4 {
+		return leaf, nil
+	}
+	if e, err := a.db().EntryByID(ctx, s.SID, leaf); err != nil || e != nil {
+		return leaf, err
+	}
+	ids, err := a.db().EntryIDsFrom(ctx, s.SID, leaf)
+	switch {
+	case err != nil:
+		return "", err
+	case len(ids) == 1:
+		return ids[0], nil
+	case len(ids) > 1:
+		return "", errs.New(errs.CodeUnknownEntry, "more than one entry id begins with "+strconv.Quote(leaf)+" ("+ids[0]+", "+ids[1]+", …)").In(s.Path).WithID(leaf).
+			WithHint("give more of the id")
+	}
+	return leaf, nil
 }
 
 // Messages answers `grove messages`: the path by CTE, then the message of

@@ -202,6 +202,16 @@ func (d *DB) InRun(ctx context.Context, sid int64, entryID string) (bool, error)
 	return len(n) > 0, err
 }
 
+// EntryIDsFrom returns up to two distinct entry ids of session sid that
+// begin with prefix (file order): one names the entry a prefix stands for,
+// two say it is ambiguous.
+func (d *DB) EntryIDsFrom(ctx context.Context, sid int64, prefix string) ([]string, error) {
+	var ids []string
+	err := d.db.SelectContext(ctx, &ids, `SELECT entry_id FROM entries WHERE sid = ? AND substr(entry_id, 1, CAST(? AS INTEGER)) = ?
+		GROUP BY entry_id ORDER BY min(seq) LIMIT 2`, sid, len([]rune(prefix)), prefix)
+	return ids, err
+}
+
 // Diagnostics returns the stored diagnostics of session sid in file order
 // (by line; on one line, in the order they were found). A duplicate_id
 // diagnostic (one per duplicated id, on the line of its second entry)
