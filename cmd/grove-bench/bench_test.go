@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,6 +57,10 @@ func TestSuite_Smoke(t *testing.T) {
 		case f.Skipped != "":
 			if !slices.ContainsFunc(allowedSkips, func(r string) bool { return strings.Contains(f.Skipped, r) }) {
 				t.Errorf("%s/%s skipped: %s", f.Section, f.Name, f.Skipped)
+			}
+		case f.Unit == signedMs:
+			if f.Runs == 0 || math.IsNaN(f.Median) || math.IsInf(f.Median, 0) {
+				t.Errorf("%s/%s = %+v: want a measured, finite difference", f.Section, f.Name, f)
 			}
 		case f.Runs == 0 || f.Median < 0 || (f.Median == 0 && !mayBeZero[f.Unit]) || f.Min > f.Median || f.Median > f.Max:
 			t.Errorf("%s/%s = %+v: want runs and min <= median <= max, median > 0", f.Section, f.Name, f)

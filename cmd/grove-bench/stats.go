@@ -23,6 +23,11 @@ type Figure struct {
 	Skipped string `json:"skipped,omitempty"`
 }
 
+// signedMs is the unit of a figure that is a difference of two medians in
+// milliseconds: noise can make it negative, so it is the one unit whose
+// median may be below 0.
+const signedMs = "ms (difference)"
+
 // figureOf summarises samples (already in unit).
 func figureOf(section, name, unit string, samples []float64) Figure {
 	f := Figure{Section: section, Name: name, Unit: unit, Runs: len(samples)}
