@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/grove-sessions/grove/archive"
 )
@@ -75,11 +75,11 @@ func TestKeystrokeToScreen(t *testing.T) {
 		var times []string
 		for _, r := range word {
 			start := time.Now()
-			_, c := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+			_, c := m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
 			run(c)
 			q := strings.TrimSpace(m.input.Value())
 			settle(func() bool { return q == "" || m.textQuery == q && !m.searching })
-			_ = m.View()
+			_ = m.screen()
 			list := time.Since(start)
 			settle(func() bool {
 				s := m.selected()
@@ -90,7 +90,7 @@ func TestKeystrokeToScreen(t *testing.T) {
 				_, bad := m.leavesErr[s.Path]
 				return ok || bad
 			})
-			_ = m.View()
+			_ = m.screen()
 			whole := time.Since(start)
 			lists, wholes = append(lists, list), append(wholes, whole)
 			times = append(times, fmt.Sprintf("%q %s/%s (%d sessions)", q, list.Round(100*time.Microsecond), whole.Round(100*time.Microsecond), len(m.shown)))

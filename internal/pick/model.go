@@ -6,8 +6,8 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/charmbracelet/bubbles/textinput"
-	tea "github.com/charmbracelet/bubbletea"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/grove-sessions/grove/archive"
 )
@@ -144,7 +144,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
-		m.input.Width = max(10, msg.Width-4)
+		m.input.SetWidth(max(10, msg.Width-4))
 		return m, nil
 	case sessionsMsg:
 		if msg.err != nil {
@@ -167,7 +167,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case resumeMsg:
 		return m.resumed(msg)
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		return m.key(msg)
 	}
 	var cmd tea.Cmd
@@ -179,17 +179,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
-func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	switch k.Type {
-	case tea.KeyCtrlC:
+func (m *Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	name := k.String()
+	switch name {
+	case "ctrl+c":
 		return m, tea.Quit
-	case tea.KeyEsc:
+	case "esc":
 		if m.prompting {
 			m.prompting, m.planned, m.status = false, nil, ""
 			return m, nil
 		}
 		return m, tea.Quit
-	case tea.KeyEnter:
+	case "enter":
 		return m, m.enter()
 	}
 	if m.prompting {
@@ -197,30 +198,30 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.prompt, cmd = m.prompt.Update(k)
 		return m, cmd
 	}
-	switch k.Type {
-	case tea.KeyUp, tea.KeyCtrlP:
+	switch name {
+	case "up", "ctrl+p":
 		m.move(-1)
-	case tea.KeyDown, tea.KeyCtrlN:
+		return m, m.loadLeaves()
+	case "down", "ctrl+n":
 		m.move(1)
-	case tea.KeyPgUp:
+		return m, m.loadLeaves()
+	case "pgup":
 		m.move(-m.bodyRows())
-	case tea.KeyPgDown:
+		return m, m.loadLeaves()
+	case "pgdown":
 		m.move(m.bodyRows())
-	case tea.KeyTab, tea.KeyRight:
-		if k.Type == tea.KeyRight && m.input.Position() < len([]rune(m.input.Value())) {
+		return m, m.loadLeaves()
+	case "tab", "right":
+		if name == "right" && m.input.Position() < len([]rune(m.input.Value())) {
 			break // → moves in the query until its end
 		}
 		m.focusLeaf = true
 		return m, nil
-	case tea.KeyShiftTab, tea.KeyLeft:
+	case "shift+tab", "left":
 		if m.focusLeaf {
 			m.focusLeaf = false
 			return m, nil
 		}
-	}
-	switch k.Type {
-	case tea.KeyUp, tea.KeyDown, tea.KeyCtrlP, tea.KeyCtrlN, tea.KeyPgUp, tea.KeyPgDown:
-		return m, m.loadLeaves()
 	}
 	before := m.input.Value()
 	var cmd tea.Cmd

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/exp/teatest"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/grove-sessions/grove/archive"
 )
@@ -102,7 +102,13 @@ func waitFor(t *testing.T, tm *teatest.TestModel, want ...string) {
 	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
 }
 
-func key(t tea.KeyType) tea.KeyMsg { return tea.KeyMsg{Type: t} }
+func key(code rune, mod ...tea.KeyMod) tea.KeyPressMsg {
+	k := tea.KeyPressMsg{Code: code}
+	for _, m := range mod {
+		k.Mod |= m
+	}
+	return k
+}
 
 func final(t *testing.T, tm *teatest.TestModel) *Model {
 	t.Helper()
@@ -236,7 +242,7 @@ func TestModel_RefusalWrapsWhole(t *testing.T) {
 	if n := len(m.statusLines()); n < 2 {
 		t.Errorf("the refusal takes %d line at 80 columns, want it wrapped", n)
 	}
-	if got := strings.Count(m.View(), "\n") + 1; got != 24 {
+	if got := strings.Count(m.screen(), "\n") + 1; got != 24 {
 		t.Errorf("the screen is %d lines with a wrapped refusal, want the terminal's 24", got)
 	}
 }
@@ -249,7 +255,7 @@ func TestModel_TooSmall(t *testing.T) {
 	waitFor(t, tm, "terminal too small:", "grove pick needs 60×10,", "this one is 50×8.")
 	tm.Send(tea.WindowSizeMsg{Width: 100, Height: 20})
 	waitFor(t, tm, "3 sessions of 3 sessions")
-	tm.Send(key(tea.KeyCtrlC))
+	tm.Send(key('c', tea.ModCtrl))
 	if m := final(t, tm); m.Chosen != nil {
 		t.Errorf("Ctrl-C chose %+v", m.Chosen)
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 
 	"github.com/grove-sessions/grove/archive"
@@ -39,7 +39,7 @@ func Run(ctx context.Context, a *archive.Archive, opts Options) (*archive.Resume
 		return nil, TooSmallError{w, h}
 	}
 	m := New(ctx, a, opts)
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithAltScreen(), tea.WithInput(os.Stdin), tea.WithOutput(os.Stderr))
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(os.Stdin), tea.WithOutput(os.Stderr))
 	if _, err := p.Run(); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

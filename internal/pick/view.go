@@ -1,11 +1,12 @@
 package pick
 
 import (
+	tea "charm.land/bubbletea/v2"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/grove-sessions/grove/archive"
@@ -25,10 +26,17 @@ var (
 	dimStyle      = lipgloss.NewStyle().Faint(true)
 )
 
-// View draws the picker: the query, the sessions and the selected one's
-// leaves side by side, the selected session's workspace and first message
-// (or the hit's snippet), and the keys.
-func (m *Model) View() string {
+// View draws the picker (screen) in the terminal's alternate screen.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.screen())
+	v.AltScreen = true
+	return v
+}
+
+// screen is the picker's text: the query, the sessions and the selected
+// one's leaves side by side, the selected session's workspace and first
+// message (or the hit's snippet), and the keys.
+func (m *Model) screen() string {
 	if m.width == 0 {
 		return ""
 	}
