@@ -113,6 +113,33 @@ func runTree(ctx context.Context, g *env, session string, opt archive.TreeOption
 	return writeTreeText(g.stdout, r.Session, r)
 }
 
+// moreLeaves names the leaves t draws besides the session's real leaves
+// (the count every listing shows): those of inline sub-agent runs, and
+// under --all those of the entries the agent recorded beside them; "" when
+// it draws no others.
+func moreLeaves(s *archive.Session, t *archive.Tree) string {
+	runs := 0
+	if t.Runs != nil {
+		for _, r := range t.Runs.Runs {
+			if r.Root != "" {
+				runs += len(r.Leaves)
+			}
+		}
+	}
+	drawn := s.Leaves + runs
+	if len(t.Entries) == s.Entries {
+		drawn = max(drawn, s.AllLeaves)
+	}
+	var more []string
+	if runs > 0 {
+		more = append(more, plural.Count(runs, "leaf", "leaves")+" of sub-agent runs")
+	}
+	if other := drawn - s.Leaves - runs; other > 0 {
+		more = append(more, plural.Count(other, "leaf", "leaves")+" of entries recorded beside them")
+	}
+	return strings.Join(more, ", ")
+}
+
 // treeWidth is the width, in columns, a tree line is clipped to fit.
 const treeWidth = 120
 
@@ -127,11 +154,10 @@ func writeTreeText(w io.Writer, s *archive.Session, t *archive.Tree) error {
 	if s.Workspace != "" {
 		head += "  " + cell(s.Workspace)
 	}
-	leaves := s.Leaves // the real ones (SPEC §4.2), unless --all drew every entry
-	if len(t.Entries) == s.Entries {
-		leaves = s.AllLeaves
+	head += fmt.Sprintf("  %s, %s", plural.Count(len(t.Entries), "entry", "entries"), plural.Count(s.Leaves, "leaf", "leaves"))
+	if more := moreLeaves(s, t); more != "" {
+		head += " (and " + more + ")"
 	}
-	head += fmt.Sprintf("  %s, %s", plural.Count(len(t.Entries), "entry", "entries"), plural.Count(leaves, "leaf", "leaves"))
 	if beside := s.Entries - len(t.Entries); beside > 0 {
 		head += fmt.Sprintf(" (and %s the agent recorded beside them: --all)", plural.Count(beside, "entry", "entries"))
 	}

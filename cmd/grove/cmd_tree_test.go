@@ -537,3 +537,25 @@ func TestTree_FlatJSON(t *testing.T) {
 		}
 	})
 }
+
+// The header's leaf count is the one every listing shows (the session's
+// real leaves); the end of an inline sub-agent run the tree draws is named
+// beside it, not added to it.
+func TestTree_HeaderCountsRealLeaves(t *testing.T) {
+	db := mustIndexed(t, testutil.Testdata(t, "claude/7f3c2a10-0000-4000-8000-000000000001.jsonl"))
+	code, out, stderr := groveIn(t, db, "--json", "sessions")
+	if code != 0 {
+		t.Fatalf("grove sessions = %d: %s", code, stderr)
+	}
+	var list struct{ Sessions []struct{ Leaves int } }
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list.Sessions) != 1 {
+		t.Fatalf("grove --json sessions: %v\n%s", err, out)
+	}
+	want := fmt.Sprintf("16 entries, %d leaves (and 1 leaf of sub-agent runs)", list.Sessions[0].Leaves)
+	for _, args := range [][]string{{"tree", "7f3c2a10"}, {"tree", "--all", "7f3c2a10"}} {
+		code, out, stderr := groveIn(t, db, args...)
+		if head, _, _ := strings.Cut(out, "\n"); code != 0 || !strings.Contains(head, want) {
+			t.Errorf("grove %s = %d: header %q, want it to say %q\n%s", strings.Join(args, " "), code, head, want, stderr)
+		}
+	}
+}
