@@ -74,6 +74,12 @@ const CodeCannotResume Code = "cannot_resume"
 // Its session has no entries and this one diagnostic.
 const CodeUnsupportedCompression Code = "unsupported_compression"
 
+// CodeNotFollowed is a note, not a failure: a symlink to a directory below
+// a session root, which a walk of the root does not follow (no loops, no
+// session under two names); the directory's sessions are indexed when it
+// is named as a root.
+const CodeNotFollowed Code = "not_followed"
+
 // Sentinels for errors.Is: an *Error matches the sentinel of its Code, so
 // errors.Is(err, errs.ErrCycle) is true for any cycle error, whatever its
 // id or path.

@@ -125,16 +125,18 @@ func Stat(path string) (FileStat, error) {
 // symlinked directories below it are not (no loops). Unreadable directories
 // are returned in skipped.
 func FindSessionFiles(root string) (files []string, skipped []Failure, err error) {
-	files, _, skipped, err = findSessionFiles(root)
+	files, _, skipped, _, err = findSessionFiles(root)
 	return files, skipped, err
 }
 
 // findSessionFiles is FindSessionFiles, also saying which of the files are
-// symlinks: below a root with symlinks resolved, only those can have a
-// real path other than their name.
-func findSessionFiles(root string) (files []string, links map[string]bool, skipped []Failure, err error) {
+// symlinks (below a root with symlinks resolved, only those can have a
+// real path other than their name) and which symlinks below the root
+// name directories (folders, sorted: not followed, so that the caller can
+// say so).
+func findSessionFiles(root string) (files []string, links map[string]bool, skipped []Failure, folders []string, err error) {
 	if _, err := os.Stat(root); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real
@@ -142,7 +144,7 @@ func findSessionFiles(root string) (files []string, links map[string]bool, skipp
 	w := &sessionWalk{root: root, sem: make(chan struct{}, walkers-1)}
 	fi, err := os.Lstat(root)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	var top dirFiles
 	if fi.IsDir() {
@@ -158,7 +160,8 @@ func findSessionFiles(root string) (files []string, links map[string]bool, skipp
 		}
 	}
 	sort.Strings(files)
-	return files, links, skipped, err
+	sort.Strings(top.folders)
+	return files, links, skipped, top.folders, err
 }
 
 // walkers is how many directories findSessionFiles reads at once: a
@@ -180,18 +183,23 @@ type dirFiles struct {
 	files   []string
 	links   []string // the files that are symlinks
 	skipped []Failure
+	folders []string // the symlinks to directories, not followed
 }
 
 // entry adds the directory entry d at path p when it names a session
 // file.
+// A symlink to a directory goes to folders, whatever its name.
 func (r *dirFiles) entry(p string, d fs.DirEntry) {
+	if d.Type()&fs.ModeSymlink != 0 {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			r.folders = append(r.folders, p) // not followed: no loops, no file under two names
+			return
+		}
+	}
 	if !isSessionName(filepath.Dir(p), d.Name()) {
 		return
 	}
 	if d.Type()&fs.ModeSymlink != 0 {
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			return // a symlinked directory named *.jsonl: not followed
-		}
 		r.links = append(r.links, p)
 	}
 	r.files = append(r.files, p)
@@ -201,6 +209,7 @@ func (r *dirFiles) add(o dirFiles) {
 	r.files = append(r.files, o.files...)
 	r.links = append(r.links, o.links...)
 	r.skipped = append(r.skipped, o.skipped...)
+	r.folders = append(r.folders, o.folders...)
 }
 
 // dir walks the directory dir. The only error is the root's: it cannot

@@ -61,7 +61,10 @@ func TestFindSessionFiles_SameAsWalkDir(t *testing.T) {
 		}
 	}
 	for _, r := range []string{root, filepath.Join(root, "w00"), filepath.Join(root, "a", "x.jsonl")} {
-		files, links, skipped, err := findSessionFiles(r)
+		files, links, skipped, folders, err := findSessionFiles(r)
+		if want := []string{filepath.Join(root, "w02", "dir.jsonl"), filepath.Join(root, "w04", "dirlink")}; r == root && !reflect.DeepEqual(folders, want) {
+			t.Errorf("symlinked folders under the root = %q, want %q", folders, want)
+		}
 		wfiles, wlinks, wskipped, werr := walkDirFiles(r)
 		if !reflect.DeepEqual(files, wfiles) || !reflect.DeepEqual(links, wlinks) || !reflect.DeepEqual(skipped, wskipped) || fmt.Sprint(err) != fmt.Sprint(werr) {
 			t.Errorf("findSessionFiles(%s) =\n%q\n%v\n%v\n%v\nWalkDir gives\n%q\n%v\n%v\n%v", r, files, links, skipped, err, wfiles, wlinks, wskipped, werr)
@@ -70,7 +73,7 @@ func TestFindSessionFiles_SameAsWalkDir(t *testing.T) {
 			t.Errorf("found %d files under the root, want at least %d", len(files), 12*5*8)
 		}
 	}
-	if _, _, _, err := findSessionFiles(filepath.Join(root, "none")); err == nil {
+	if _, _, _, _, err := findSessionFiles(filepath.Join(root, "none")); err == nil {
 		t.Error("a root that is not there: no error")
 	}
 }

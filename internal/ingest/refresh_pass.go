@@ -105,6 +105,7 @@ type fileSet struct {
 // directories that cannot be read go into sum.Failed.
 func gather(opts IndexOptions, sum *IndexSummary) (*fileSet, error) {
 	set := &fileSet{seen: map[string]bool{}}
+	var folders []string // symlinked directories below the roots
 	add := func(name string, mayBeLink bool) {
 		real := name
 		if mayBeLink {
@@ -135,18 +136,40 @@ func gather(opts IndexOptions, sum *IndexSummary) (*fileSet, error) {
 		if real, err := filepath.EvalSymlinks(abs); err == nil {
 			abs = real
 		}
-		found, links, skipped, err := findSessionFiles(abs)
+		found, links, skipped, linked, err := findSessionFiles(abs)
 		if err != nil {
 			sum.Failed = append(sum.Failed, RootFailure(abs, err))
 			continue
 		}
 		sum.Failed = append(sum.Failed, skipped...)
 		set.roots = append(set.roots, abs)
+		folders = append(folders, linked...)
 		for _, f := range found {
 			add(f, links[f]) // the root's real path, walked without following links: only a link can be another name
 		}
 	}
+	sum.Unsupported = append(sum.Unsupported, notFollowed(folders, set.roots)...)
 	return set, nil
+}
+
+// notFollowed says of each symlinked directory found below a root that
+// it was not followed, unless where it leads is a root or below one (its
+// sessions are read there): a folder linked into an agent's folder is
+// never left out in silence (code not_followed, no failure).
+func notFollowed(folders, roots []string) []Failure {
+	var out []Failure
+	for _, l := range folders {
+		real, err := filepath.EvalSymlinks(l)
+		if err == nil && (slices.Contains(roots, real) || underAny(real, roots)) {
+			continue
+		}
+		if err != nil {
+			real = "?"
+		}
+		out = append(out, Failure{Path: l, Code: errs.CodeNotFollowed, Message: "a symlink to a folder (" + real + "), not followed",
+			Hint: "to index the sessions in it, name it: grove index --root " + l})
+	}
+	return out
 }
 
 // gone returns the indexed files that leave the index: those plan found
