@@ -432,6 +432,9 @@ func readLineInto(f io.ReaderAt, path string, e Entry, buf []byte) ([]byte, erro
 // readBackErr is ReadLine's stale_index for a line of the file at path
 // that cannot be read back.
 func readBackErr(path string, e Entry, err error) error {
+	if errors.Is(err, kept.ErrCorrupt) {
+		return errs.Wrap(errs.CodeIO, err, "cannot read the entry's line back: "+err.Error()).In(path).At(e.Line, e.Offset).WithHint(kept.DamagedHint)
+	}
 	return errs.Wrap(errs.CodeStaleIndex, err, "cannot read the entry's line back: "+err.Error()).In(path).At(e.Line, e.Offset).WithHint(hintRunIndex)
 }
 

@@ -36,7 +36,7 @@ func (ix *Indexer) KeptStore() *kept.Store {
 // index written in its place (a cold build, a rebuild).
 func (ix *Indexer) keepOn(db *index.DB) {
 	if ix.keep && !db.IsServer() {
-		db.SetKeeper(&keeper{st: kept.Open(kept.Dir(ix.db.File()))})
+		db.SetKeeper(&keeper{st: kept.Open(kept.Dir(ix.db.File())), note: ix.note})
 	} else {
 		db.SetKeeper(nil)
 	}
@@ -52,7 +52,8 @@ var keepFault func(path string, at int64) error
 // the index does not know (a run killed, a batch rolled back) are found on
 // the next write of that file and read again, never kept twice.
 type keeper struct {
-	st *kept.Store
+	st   *kept.Store
+	note func(string) // says that a damaged kept copy was set aside; may be nil
 
 	mu      sync.Mutex
 	retired []kept.Entry // files whose kept copy became an earlier version (adoptRetired)
@@ -92,10 +93,13 @@ func (k *keeper) Keep(ctx context.Context, s *index.Session, from int64, pieces 
 		return nil
 	}
 	w, err := k.st.Writer(s.Source, s.Path)
+	if errors.Is(err, kept.ErrCorrupt) {
+		w, err = k.afresh(s, err)
+	}
 	if err != nil {
 		return err
 	}
-	defer w.Close()
+	defer func() { w.Close() }()
 	if keepFault != nil {
 		inner := pieces
 		pieces = func(sink func(int64, []byte) error) error {
@@ -126,7 +130,18 @@ func (k *keeper) Keep(ctx context.Context, s *index.Session, from int64, pieces 
 		if same && at < had {
 			n := min(int64(len(p)), had-at)
 			old = append(old[:0], make([]byte, n)...)
-			if _, err := w.ReadAt(old, at); err != nil && err != io.EOF {
+			if _, err := w.ReadAt(old, at); errors.Is(err, kept.ErrCorrupt) {
+				// A damaged kept copy: set aside, and the file kept afresh.
+				w.Close()
+				if w, err = k.afresh(s, err); err != nil {
+					return err
+				}
+				had, same = 0, false
+				if err := keepFromFile(w, s.Path, 0, at, false); err != nil {
+					return err
+				}
+				return w.Append(p)
+			} else if err != nil && err != io.EOF {
 				return err
 			}
 			if bytes.Equal(old, p[:n]) {
@@ -155,6 +170,21 @@ func (k *keeper) Keep(ctx context.Context, s *index.Session, from int64, pieces 
 		}
 	}
 	return err
+}
+
+// afresh sets the damaged kept copy of s's file aside (kept.SetAside:
+// nothing is deleted), says so (note), and opens a new one; damage is the
+// error that found it (naming the kept file and the frame's byte). The
+// session file is there, being read: its committed bytes are kept again.
+func (k *keeper) afresh(s *index.Session, damage error) (*kept.Writer, error) {
+	to, err := k.st.SetAside(s.Source, s.Path)
+	if err != nil {
+		return nil, fmt.Errorf("set aside the damaged kept copy of %s (%v): %w", s.Path, damage, err)
+	}
+	if k.note != nil {
+		k.note(fmt.Sprintf("the kept copy of %s is damaged (%v): set aside as %s, and the file's committed bytes kept afresh", s.Path, damage, to))
+	}
+	return k.st.Writer(s.Source, s.Path)
 }
 
 // keepFromFile appends [from, to) of the session file path to w, in
@@ -259,7 +289,11 @@ func (ix *Indexer) adoptKept(ctx context.Context, sum *IndexSummary) error {
 func (ix *Indexer) adoptOne(ctx context.Context, st *kept.Store, e kept.Entry) error {
 	f, err := st.OpenFile(e.Source, e.Path)
 	if err != nil {
-		return errs.Wrap(errs.CodeIO, err, "cannot read the kept copy of a session file that is gone: "+err.Error()).In(e.Path)
+		je := errs.Wrap(errs.CodeIO, err, "cannot read the kept copy of a session file that is gone: "+err.Error()).In(e.Path)
+		if errors.Is(err, kept.ErrCorrupt) {
+			je = je.WithHint(kept.DamagedHint)
+		}
+		return je
 	}
 	defer f.Close()
 	b, err := ix.db.BeginBatch(ctx)
@@ -271,6 +305,9 @@ func (ix *Indexer) adoptOne(ctx context.Context, st *kept.Store, e kept.Entry) e
 	var res FileResult
 	cf := &countingFile{f: f, path: e.Path}
 	if err := readWholeInto(ctx, func(s *index.Session) (sink, error) { return b.Replace(ctx, s) }, false, cf, f.Size(), FileStat{Size: f.Size(), Regular: true}, &res); err != nil {
+		if je := (*errs.Error)(nil); errors.Is(err, kept.ErrCorrupt) && errors.As(err, &je) {
+			je.Hint = kept.DamagedHint
+		}
 		return err
 	}
 	if err := b.MarkGone(ctx, e.Path); err != nil {

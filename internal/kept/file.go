@@ -207,8 +207,13 @@ func (f *File) frameBytes(i int) ([]byte, error) {
 		end, offEnd = f.frames[i+1].raw, f.frames[i+1].off
 	}
 	data, err := f.decode(fr.off+descLen, offEnd-fr.off-descLen, end-fr.raw)
+	if err == nil {
+		if _, _, crc, ok := f.descriptor(fr.off, offEnd); !ok || crc32.ChecksumIEEE(data) != crc {
+			err = errors.New("CRC-32 mismatch")
+		}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: frame at byte %d: %w", f.base+zstExt, fr.off, err)
+		return nil, fmt.Errorf("%s: frame at byte %d: %w (%v)", f.base+zstExt, fr.off, ErrCorrupt, err)
 	}
 	f.cached, f.buf = i, data
 	return data, nil

@@ -77,7 +77,8 @@ var (
 	// ErrNotKept is returned when the store holds no copy of a file.
 	ErrNotKept = errors.New("kept: no kept copy of the session file")
 
-	// ErrCorrupt is returned when a kept copy's head cannot be read.
+	// ErrCorrupt is returned when a kept copy's head cannot be read, or a
+	// frame of it does not inflate to the bytes its descriptor names.
 	ErrCorrupt = errors.New("kept: the kept copy is damaged")
 )
 
@@ -205,6 +206,37 @@ func (st *Store) OpenFile(source, path string) (*File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// DamagedHint is what to do about a damaged kept copy (ErrCorrupt) of a
+// session file that is gone, its only copy: nothing rewrites it.
+const DamagedHint = "the session file is gone and this kept copy is its only copy: `zstd -dc` of the kept file named recovers the lines before the damage (zstd -dc KEPT > recovered.jsonl); to rebuild the index without this session, move that file out of the kept folder"
+
+// damagedExt ends the name of a kept copy set aside (SetAside): not a
+// kept copy any more, so List and Stats leave it out.
+const damagedExt = ".damaged"
+
+// SetAside moves the kept copy of path out of the store's way, as
+// <hash>.jsonl.zst.damaged (…damaged-2 and on when that is taken), and
+// drops its frame index, which is a cache; the caller keeps the file's
+// bytes afresh. Nothing is deleted. It answers the new name. Errors: the
+// file system's.
+func (st *Store) SetAside(source, path string) (string, error) {
+	base := st.Name(source, path)
+	to := base + zstExt + damagedExt
+	for n := 2; ; n++ {
+		if _, err := os.Lstat(to); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		to = base + zstExt + damagedExt + "-" + strconv.Itoa(n)
+	}
+	if err := os.Rename(base+zstExt, to); err != nil {
+		return "", err
+	}
+	if err := os.Remove(base + idxExt); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return to, err
+	}
+	return to, nil
 }
 
 // Remove removes every version of the kept copy of path; for a
