@@ -10,7 +10,9 @@
 // label if it has one. For pi's session format (versions 1 to 3) and the
 // plain dialect (SPEC §3):
 //
-//   - user and assistant text is Markdown and stays Markdown; thinking is
+//   - user and assistant text is Markdown and stays Markdown (in HTML a
+//     user's paragraph keeps its line breaks, CSS white-space: pre-line:
+//     what a person typed is laid out as typed); thinking is
 //     folded under <details>; tool calls show their name and arguments (a
 //     bash command as a shell block, file contents and multi-line strings as
 //     code blocks, the rest as JSON in the order written);

@@ -209,6 +209,7 @@ white-space:pre-wrap;overflow-wrap:anywhere}
 :not(pre)>code{padding:.05em .3em;background:var(--box);border-radius:4px;overflow-wrap:anywhere}
 code.ref{background:none;color:var(--muted);font-size:.75rem}
 .md{overflow-wrap:break-word}
+.k-user>.md p{white-space:pre-line}
 .md>:first-child{margin-top:.25rem}.md>:last-child{margin-bottom:.25rem}
 .md h1{font-size:1.25rem}.md h2{font-size:1.125rem}.md h3,.md h4,.md h5,.md h6{font-size:1rem}
 .md table{border-collapse:collapse}.md th,.md td{border:1px solid var(--line);padding:.2rem .5rem}
