@@ -98,7 +98,9 @@ func ParseQuery(s string) (*Query, error) {
 				end = len(s) - i
 			}
 			text, i = s[i:i+end], i+end
+			last := strings.TrimSpace(s[i:]) == "" // an operator with no term after it is a word
 			switch {
+			case last:
 			case text == "OR" && !neg:
 				orNext = len(q.Groups) > 0
 				continue
@@ -145,7 +147,7 @@ func ParseQuery(s string) (*Query, error) {
 	case prefixes > MaxPrefixTerms:
 		return nil, badQuery(s, fmt.Sprintf("the query has %d prefix terms (word*); at most %d are allowed", prefixes, MaxPrefixTerms))
 	case len(q.Groups) == 0 && q.IDLike == "":
-		msg := "the query has no word to look for"
+		msg := "the query has no word to look for: search matches letters and digits, not punctuation or emoji alone"
 		if len(q.Not) > 0 {
 			msg = "the query only excludes words; add a word to look for"
 		}
