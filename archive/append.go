@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/jsonl"
@@ -19,6 +21,43 @@ type AppendOutcome struct {
 	Header      bool            `json:"header,omitempty"`      // a pi header line was written (it is no entry)
 	Interrupted bool            `json:"interrupted,omitempty"` // ctx ended: the input after the last line issued was not read
 	InputError  string          `json:"stdin_error,omitempty"` // the input could not be read to its end
+}
+
+// AppendOptions are Append's choices.
+type AppendOptions struct {
+	// Fsync has each append wait for fsync(2) (jsonl.WriterOptions).
+	Fsync bool
+	// Wait is how long to wait for another writer (an agent, another
+	// grove append) to let go of the file before failing with locked;
+	// 0 fails at once. The file is tried again every 10 ms at first,
+	// backing off to every 250 ms.
+	Wait time.Duration
+}
+
+// openWaiting opens the committed-log writer of path, trying again while
+// another writer holds the file, for up to opts.Wait or until ctx ends;
+// then the error is locked, saying how long it waited.
+func openWaiting(ctx context.Context, path string, opts AppendOptions) (*jsonl.Writer, error) {
+	deadline := time.Now().Add(opts.Wait)
+	delay := 10 * time.Millisecond
+	for {
+		w, err := jsonl.OpenWriter(path, jsonl.WriterOptions{Fsync: opts.Fsync})
+		if err == nil || opts.Wait <= 0 || errs.CodeOf(err) != errs.CodeLocked {
+			return w, err
+		}
+		left := time.Until(deadline)
+		if left <= 0 || ctx.Err() != nil {
+			return nil, errs.Wrap(errs.CodeLocked, err, fmt.Sprintf("another writer held this session file for the %s grove waited", opts.Wait)).In(path).
+				WithHint("wait longer (--wait), or find the writer: an agent still running in this session, or another grove append")
+		}
+		t := time.NewTimer(min(delay, left))
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+		delay = min(2*delay, 250*time.Millisecond)
+	}
 }
 
 // AppendFailure is one input line Append did not append: its physical
@@ -41,7 +80,8 @@ func (o *AppendOutcome) Whole() bool {
 // order, and a line that fails fails alone. Blank lines are skipped. A
 // missing file is created (mode 0600) and its first line decides its
 // dialect; when nothing was appended to a file Append created, no empty
-// file is left. With fsync each append waits for fsync(2). Reading stops
+// file is left. opts.Fsync has each append wait for fsync(2); opts.Wait
+// waits for another writer to let go of the file. Reading stops
 // when ctx ends (Interrupted).
 //
 // Errors, with nothing read from in: wrong_dialect for another agent's
@@ -50,7 +90,7 @@ func (o *AppendOutcome) Whole() bool {
 // for a file ending in an unterminated tail, invalid_entry for a pi
 // version 1 file, io_error. Otherwise the outcome is returned, with the
 // writer's error on closing when there was one.
-func Append(ctx context.Context, path string, in io.Reader, fsync bool) (*AppendOutcome, error) {
+func Append(ctx context.Context, path string, in io.Reader, opts AppendOptions) (*AppendOutcome, error) {
 	_, statErr := os.Lstat(path)
 	existed := statErr == nil
 	if existed {
@@ -58,7 +98,7 @@ func Append(ctx context.Context, path string, in io.Reader, fsync bool) (*Append
 			return nil, err
 		}
 	}
-	w, err := jsonl.OpenWriter(path, jsonl.WriterOptions{Fsync: fsync})
+	w, err := openWaiting(ctx, path, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ func TestAppend_Outcome(t *testing.T) {
 		"not json\n" +
 		"\n" +
 		`{"id":"b","parentId":"a","timestamp":1700000000001,"type":"message","message":{"role":"user","content":"more"}}` + "\n"
-	out, err := archive.Append(ctx, path, strings.NewReader(in), false)
+	out, err := archive.Append(ctx, path, strings.NewReader(in), archive.AppendOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestAppend_Outcome(t *testing.T) {
 // A file Append created but appended nothing to is not left behind.
 func TestAppend_NothingLeftBehind(t *testing.T) {
 	empty := filepath.Join(t.TempDir(), "new.jsonl")
-	out, err := archive.Append(context.Background(), empty, strings.NewReader("not json\n"), false)
+	out, err := archive.Append(context.Background(), empty, strings.NewReader("not json\n"), archive.AppendOptions{})
 	if err != nil || len(out.Failed) != 1 {
 		t.Fatalf("Append(new file, a bad line) = %+v, %v", out, err)
 	}

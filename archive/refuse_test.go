@@ -24,7 +24,7 @@ func TestWrites_RefuseAnotherAgentsFile(t *testing.T) {
 	before, _ := os.ReadFile(claude)
 
 	in := strings.NewReader(`{"id":"x","parentId":null}` + "\n")
-	out, err := archive.Append(ctx, claude, in, false)
+	out, err := archive.Append(ctx, claude, in, archive.AppendOptions{})
 	je, _ := errs.As(err)
 	if want := claude + ": cannot append to a claude session: grove never writes Claude Code's files [wrong_dialect]"; out != nil || err == nil || err.Error() != want || !strings.HasPrefix(je.Hint, "grove appends to pi, plain and messages files only") {
 		t.Errorf("Append(claude file) = %v, %v; want %s, with a hint saying what grove appends to", out, err, want)

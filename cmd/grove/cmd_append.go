@@ -20,12 +20,18 @@ func appendCommand(g *env) *cli.Command {
 		Description: "Each line is validated against the file's dialect and appended in order; a line that fails\n" +
 			"fails alone and is reported with its input line number. The file is created (mode 0600) if\n" +
 			"missing; its first line decides its dialect. Exit status 1 if any line failed.",
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "fsync", Usage: "flush each append to disk before the next (survives a power cut)"}},
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "fsync", Usage: "flush each append to disk before the next (survives a power cut)"},
+			&cli.DurationFlag{Name: "wait", Usage: "wait up to this long (e.g. 10s) for another writer of the file to finish, instead of failing with locked at once"},
+		},
 		Action: func(c *cli.Context) error {
 			if err := needArgs(c, 1, 1); err != nil {
 				return err
 			}
-			return runAppend(c.Context, g, c.Args().First(), os.Stdin, c.Bool("fsync"))
+			if c.Duration("wait") < 0 {
+				return usagef("--wait %s: give a duration of 0 or more, such as 10s", c.Duration("wait"))
+			}
+			return runAppend(c.Context, g, c.Args().First(), os.Stdin, archive.AppendOptions{Fsync: c.Bool("fsync"), Wait: c.Duration("wait")})
 		},
 	}
 }
@@ -33,8 +39,8 @@ func appendCommand(g *env) *cli.Command {
 // runAppend appends the lines of in to the file at path (archive.Append)
 // and prints the outcome: the document with --json, else a count on
 // stdout and each failed line on stderr.
-func runAppend(ctx context.Context, g *env, path string, in io.Reader, fsync bool) error {
-	out, closeErr := archive.Append(ctx, path, in, fsync)
+func runAppend(ctx context.Context, g *env, path string, in io.Reader, opts archive.AppendOptions) error {
+	out, closeErr := archive.Append(ctx, path, in, opts)
 	if out == nil {
 		return closeErr
 	}
