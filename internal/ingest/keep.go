@@ -88,7 +88,7 @@ func (k *keeper) retire(w *kept.Writer, s *index.Session) error {
 // Errors: the file system's (a full disk is ENOSPC in the chain:
 // index.IsDiskFull), an io_error naming the file when it cannot be read
 // again.
-func (k *keeper) Keep(ctx context.Context, s *index.Session, from int64, pieces func(func(int64, []byte) error) error) error {
+func (k *keeper) Keep(ctx context.Context, s *index.Session, from int64, pieces func(func(int64, []byte) error) error) (err error) {
 	if s.CommittedLen <= 0 && from == 0 {
 		return nil
 	}
@@ -99,7 +99,31 @@ func (k *keeper) Keep(ctx context.Context, s *index.Session, from int64, pieces 
 	if err != nil {
 		return err
 	}
-	defer func() { w.Close() }()
+	// A keep that fails leaves what the index knows of: the copy as it
+	// was (an append: up to the frame boundary at or before from), or none
+	// when this keep made it. A failed run's bytes never stay behind, on a
+	// full disk least of all.
+	before := w.Len()
+	if from > 0 {
+		before = min(before, from)
+	}
+	moved := false // the old copy became an earlier version: left so
+	retire := func() error {
+		moved = true
+		return k.retire(w, s)
+	}
+	defer func() {
+		switch {
+		case w == nil: // a damaged copy set aside, and no new one made
+		case err == nil || moved:
+			w.Close()
+		case before == 0:
+			w.Drop()
+		default:
+			w.Cut(before)
+			w.Close()
+		}
+	}()
 	if keepFault != nil {
 		inner := pieces
 		pieces = func(sink func(int64, []byte) error) error {
@@ -136,7 +160,7 @@ func (k *keeper) Keep(ctx context.Context, s *index.Session, from int64, pieces 
 				if w, err = k.afresh(s, err); err != nil {
 					return err
 				}
-				had, same = 0, false
+				had, same, before = 0, false, 0
 				if err := keepFromFile(w, s.Path, 0, at, false); err != nil {
 					return err
 				}
@@ -148,7 +172,7 @@ func (k *keeper) Keep(ctx context.Context, s *index.Session, from int64, pieces 
 				return w.Append(p[n:])
 			}
 			same = false
-			if err := k.retire(w, s); err != nil {
+			if err := retire(); err != nil {
 				return err
 			}
 			if at > 0 {
@@ -165,7 +189,7 @@ func (k *keeper) Keep(ctx context.Context, s *index.Session, from int64, pieces 
 	if err == nil && same && had > s.CommittedLen {
 		// The file holds less than was kept (truncated): what was kept is
 		// the earlier version.
-		if err = k.retire(w, s); err == nil {
+		if err = retire(); err == nil {
 			err = keepFromFile(w, s.Path, 0, s.CommittedLen, true)
 		}
 	}

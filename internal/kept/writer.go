@@ -205,6 +205,19 @@ func (w *Writer) Cut(n int64) (int64, error) {
 	return raw, w.writeIndex()
 }
 
+// Drop closes w and removes the current copy it was writing (its bytes
+// and frame index), leaving earlier versions and copies set aside: a copy
+// made by a write that failed leaves nothing behind.
+func (w *Writer) Drop() error {
+	w.Close()
+	for _, p := range []string{w.base + zstExt, w.base + idxExt} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
 // Retire makes the bytes kept so far an earlier version of the session
 // file (Store.OpenVersion) and starts the current version empty (SPEC
 // §11: a file whose committed prefix changed keeps its old bytes).
