@@ -135,6 +135,12 @@ func OpenForWrite(ctx context.Context, dbPath string, warn func(msg string)) (*I
 				return nil, terr
 			}
 			ix.warn = warn
+			if before == nil {
+				// A new index where one was deleted: the sources it
+				// remembered beside it stay its own (deleting the index
+				// loses nothing; grove rebuild reads them).
+				carrySources(ctx, ix)
+			}
 		}
 		return ix, err
 	}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
@@ -116,6 +117,9 @@ func (k *keeper) Keep(ctx context.Context, s *index.Session, from int64, pieces 
 		switch {
 		case w == nil: // a damaged copy set aside, and no new one made
 		case err == nil || moved:
+			if err == nil && s.FileMtimeNs > 0 {
+				w.SetModTime(time.Unix(0, s.FileMtimeNs)) // best effort: only a gone messages log's time needs it
+			}
 			w.Close()
 		case before == 0:
 			w.Drop()
@@ -328,7 +332,11 @@ func (ix *Indexer) adoptOne(ctx context.Context, st *kept.Store, e kept.Entry) e
 	b.KeepStored() // its bytes are the kept ones: nothing to keep again
 	var res FileResult
 	cf := &countingFile{f: f, path: e.Path}
-	if err := readWholeInto(ctx, func(s *index.Session) (sink, error) { return b.Replace(ctx, s) }, false, cf, f.Size(), FileStat{Size: f.Size(), Regular: true}, &res); err != nil {
+	stat := FileStat{Size: f.Size(), Regular: true}
+	if t := f.ModTime(); !t.IsZero() {
+		stat.MtimeNs = t.UnixNano() // the session file's, as last kept (Writer.SetModTime)
+	}
+	if err := readWholeInto(ctx, func(s *index.Session) (sink, error) { return b.Replace(ctx, s) }, false, cf, f.Size(), stat, &res); err != nil {
 		if je := (*errs.Error)(nil); errors.Is(err, kept.ErrCorrupt) && errors.As(err, &je) {
 			je.Hint = kept.DamagedHint
 		}

@@ -173,19 +173,27 @@ func notFollowed(folders, roots []string) []Failure {
 }
 
 // gone returns the indexed files that leave the index: those plan found
-// gone or second names; those under a root that are gone now; rows an
+// gone or second names; those under a root that are gone now, and those
+// under none whose folder is there without them (goneOutside); rows an
 // older grove stored under a symlink's name (the file is indexed under its
 // real path now); and a compressed rollout whose plain .jsonl sibling is
 // there now, which is the session (FORMATS.md §2.1). Sorted, each once.
 func (set *fileSet) gone(known map[string]int64) []string {
 	gone := set.missing
 	for p := range known {
-		if !set.seen[p] && underAny(p, set.roots) {
-			if fi, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) || (err == nil && fi.Mode()&fs.ModeSymlink != 0) {
-				gone = append(gone, p)
-			} else if IsCompressed(p) && set.seen[strings.TrimSuffix(p, ".zst")] {
+		if set.seen[p] {
+			continue
+		}
+		if !underAny(p, set.roots) {
+			if goneOutside(p) {
 				gone = append(gone, p)
 			}
+			continue
+		}
+		if fi, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) || (err == nil && fi.Mode()&fs.ModeSymlink != 0) {
+			gone = append(gone, p)
+		} else if IsCompressed(p) && set.seen[strings.TrimSuffix(p, ".zst")] {
+			gone = append(gone, p)
 		}
 	}
 	for _, p := range set.aliases {
@@ -195,6 +203,18 @@ func (set *fileSet) gone(known map[string]int64) []string {
 	}
 	sort.Strings(gone)
 	return slices.Compact(gone)
+}
+
+// goneOutside reports whether the indexed file p, below none of the run's
+// roots (a file named once, `grove index FILE`, or a root not named this
+// time), is gone: its folder is there and it is not. A folder that is gone
+// too (a disk not mounted) says nothing of the file.
+func goneOutside(p string) bool {
+	if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	fi, err := os.Stat(filepath.Dir(p))
+	return err == nil && fi.IsDir()
 }
 
 // work is one file a refresh reads.

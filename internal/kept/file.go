@@ -10,6 +10,7 @@ import (
 	"os"
 	"sort"
 	"sync"
+	"time"
 )
 
 // The skippable frames of a kept file (RFC 8878 §3.1.2): a magic number
@@ -56,6 +57,17 @@ type File struct {
 
 // Size is the committed bytes the file holds.
 func (f *File) Size() int64 { return f.rawEnd }
+
+// ModTime is the kept copy's modification time: its session file's, as
+// the last write set it (Writer.SetModTime); the zero time when the copy
+// cannot be stat'ed.
+func (f *File) ModTime() time.Time {
+	fi, err := f.f.Stat()
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
+}
 
 // Close closes the file.
 func (f *File) Close() error { return f.f.Close() }

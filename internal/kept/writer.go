@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 )
 
 // FrameMax is the most raw bytes a frame holds: a read back inflates at
@@ -203,6 +204,13 @@ func (w *Writer) Cut(n int64) (int64, error) {
 	w.frames = w.frames[:k]
 	w.rawEnd, w.offEnd, w.cached = raw, off, -1
 	return raw, w.writeIndex()
+}
+
+// SetModTime sets the kept copy's modification time to t, the session
+// file's: a copy whose file is gone still says when that file last
+// changed (File.ModTime), which is all a messages log says of its time.
+func (w *Writer) SetModTime(t time.Time) error {
+	return os.Chtimes(w.base+zstExt, t, t)
 }
 
 // Drop closes w and removes the current copy it was writing (its bytes
