@@ -336,6 +336,10 @@ func (w *Writer) commit(r *request) error {
 	defer w.mu.Unlock()
 	if err != nil {
 		w.state = Tainted
+		if n > 0 && n < len(buf) && cutBack(w.f, size, int64(n)) {
+			w.taint = errs.Wrap(errs.CodeTainted, err, fmt.Sprintf("an append failed (%v) after %d of %d bytes; the partial line was cut off (the file is its %d committed bytes again), and this writer writes nothing more", err, n, len(buf), size)).In(w.path).At(0, size).WithHint("open the file again")
+			return w.taint
+		}
 		w.taint = errs.Wrap(errs.CodeTainted, err, fmt.Sprintf("an append failed (%v) after %d of %d bytes; the file may now end in a partial line, so this writer writes nothing more", err, n, len(buf))).In(w.path).At(0, size).WithHint("open the file again: a torn tail makes it needs-repair, and `grove repair` fixes that")
 		return w.taint
 	}
@@ -353,6 +357,27 @@ func (w *Writer) commit(r *request) error {
 		w.lastID = e.ID
 	}
 	return nil
+}
+
+// cutBack truncates f back to size, the committed length before a write
+// that failed part-way (case 12 of the damaged-file cases: the writer may
+// take back the bytes of its own torn line; a truncate needs no free
+// space, so it works on a full disk, where the torn line would otherwise
+// hold the room `grove repair`'s backup of it needs). Only the n bytes
+// written are taken back: a file of any other length (another process
+// wrote too) is left as it is. It reports whether f is size bytes again;
+// a file that cannot be truncated (a wrapped one) is left as it is, a torn
+// tail for the next open to find.
+func cutBack(f File, size, n int64) bool {
+	t, ok := f.(interface{ Truncate(int64) error })
+	if !ok {
+		return false
+	}
+	if fi, err := f.Stat(); err != nil || fi.Size() != size+n || t.Truncate(size) != nil {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Size() == size
 }
 
 // Entries waits for every append issued before it to settle and returns
