@@ -101,20 +101,8 @@ func TestCrash_KillIndexAndRebuild(t *testing.T) {
 	testutil.SkipSlow(t, "./cmd/grove", "-crash.rounds kills of grove index and rebuild, about 4 grove runs each")
 	dir := t.TempDir()
 	root := filepath.Join(dir, "sessions")
-	if _, err := corpusgen.Generate(context.Background(), root, corpusgen.Options{
-		Seed: 5, Size: 1 << 20, MaxSession: 48 << 10, DamageRate: 0.1, ChineseShare: 0.2, ForkRate: 0.1, PlainShare: 0.1}); err != nil {
-		t.Fatal(err)
-	}
-	var files []string
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(p, ".jsonl") {
-			files = append(files, p)
-		}
-		return err
-	})
-	if err != nil || len(files) == 0 {
-		t.Fatalf("generated corpus: %d files, %v", len(files), err)
-	}
+	files := generated(t, root, corpusgen.Options{
+		Seed: 5, Size: 1 << 20, MaxSession: 48 << 10, DamageRate: 0.1, ChineseShare: 0.2, ForkRate: 0.1, PlainShare: 0.1})
 	db := filepath.Join(dir, "index.db")
 	// How long an uninterrupted cold index takes bounds the kill times.
 	start := time.Now()
@@ -177,4 +165,24 @@ func TestCrash_KillIndexAndRebuild(t *testing.T) {
 			os.Remove(clean + s)
 		}
 	}
+}
+
+// generated writes a corpus of opts (corpusgen) to root and returns its
+// session files, sorted; it fails the test when there are none.
+func generated(t *testing.T, root string, opts corpusgen.Options) []string {
+	t.Helper()
+	if _, err := corpusgen.Generate(context.Background(), root, opts); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil || len(files) == 0 {
+		t.Fatalf("generated corpus: %d files, %v", len(files), err)
+	}
+	return files
 }

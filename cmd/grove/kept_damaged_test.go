@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,17 +20,7 @@ import (
 func TestKept_DamagedCopySetAside(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "sessions")
-	if _, err := corpusgen.Generate(context.Background(), root, corpusgen.Options{
-		Seed: 3, Size: 1 << 20, MaxSession: 400 << 10, PlainShare: 0, ChineseShare: 0.3}); err != nil {
-		t.Fatal(err)
-	}
-	var files []string
-	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(p, ".jsonl") {
-			files = append(files, p)
-		}
-		return err
-	})
+	files := generated(t, root, corpusgen.Options{Seed: 3, Size: 1 << 20, MaxSession: 400 << 10, PlainShare: 0, ChineseShare: 0.3})
 	db := filepath.Join(dir, "index", "index.db")
 	if code, _, e := keptRun(t, nil, "--db", db, "index", "--root", root); code != 0 {
 		t.Fatalf("grove index: exit %d\n%s", code, e)
@@ -92,10 +81,7 @@ func TestKept_DamagedCopySetAside(t *testing.T) {
 func TestKept_DamagedGoneCopyIsLeft(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "sessions")
-	if _, err := corpusgen.Generate(context.Background(), root, corpusgen.Options{
-		Seed: 4, Size: 600 << 10, MaxSession: 300 << 10, PlainShare: 0}); err != nil {
-		t.Fatal(err)
-	}
+	generated(t, root, corpusgen.Options{Seed: 4, Size: 600 << 10, MaxSession: 300 << 10, PlainShare: 0})
 	db := filepath.Join(dir, "index", "index.db")
 	if code, _, e := keptRun(t, nil, "--db", db, "index", "--root", root); code != 0 {
 		t.Fatalf("grove index: exit %d\n%s", code, e)

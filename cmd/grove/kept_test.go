@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -255,17 +254,8 @@ func mustKeptEqualsFiles(t *testing.T, db string, files []string, what string) {
 func TestKept_KilledWhileKeeping(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "sessions")
-	if _, err := corpusgen.Generate(context.Background(), root, corpusgen.Options{
-		Seed: 11, Size: 512 << 10, MaxSession: 64 << 10, ChineseShare: 0.2, ForkRate: 0.1, PlainShare: 0.1}); err != nil {
-		t.Fatal(err)
-	}
-	var files []string
-	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(p, ".jsonl") {
-			files = append(files, p)
-		}
-		return err
-	})
+	files := generated(t, root, corpusgen.Options{
+		Seed: 11, Size: 512 << 10, MaxSession: 64 << 10, ChineseShare: 0.2, ForkRate: 0.1, PlainShare: 0.1})
 	db := filepath.Join(dir, "index.db")
 	start := time.Now()
 	if _, err := runGrove(t, filepath.Join(dir, "timing", "index.db"), "index", "--root", root); err != nil {
