@@ -63,6 +63,20 @@ type paging struct {
 	members []string
 	noun    string
 	hint    string // what else helps when an element does not fit
+	// with, when set, is a list member whose elements go with the paged
+	// list's elements (key): a page holds those whose key is the key of
+	// one of its elements, in their order, and no others (leaves' runs:
+	// the sub-agent runs of the sessions whose leaves are on the page).
+	with string
+	key  func(elem []byte) string
+}
+
+// lists are the members jsondoc.Split must split: the paged ones and with.
+func (p paging) lists() []string {
+	if p.with == "" {
+		return p.members
+	}
+	return append(slices.Clone(p.members), p.with)
 }
 
 // part is one member of a document being paged: its key and its value as
@@ -145,7 +159,8 @@ func members(doc []byte, lists []string) ([]jsondoc.Member, error) {
 // and an element's own.
 func (p paging) page(ps []*part, at, budget int, next func(at int) string) ([]byte, error) {
 	n := -1
-	fixed := 1 // the document without its elements: braces, keys, values, brackets
+	fixed := 1     // the document without its elements: braces, keys, values, brackets
+	var with *part // the list whose elements go with the paged ones
 	for i, m := range ps {
 		if i > 0 {
 			fixed++
@@ -156,6 +171,10 @@ func (p paging) page(ps []*part, at, budget int, next func(at int) string) ([]by
 			continue
 		}
 		fixed += 2
+		if m.key == p.with {
+			with = m
+			continue
+		}
 		if n >= 0 && m.n != n {
 			return nil, fmt.Errorf("paging %v: lists of %d and %d elements", p.members, n, m.n)
 		}
@@ -166,11 +185,13 @@ func (p paging) page(ps []*part, at, budget int, next func(at int) string) ([]by
 		return nil, fmt.Errorf("paging %v: the document has none of them", p.members)
 	}
 	// cost is what element i adds to a page: each list's element and a
-	// comma before it.
+	// comma before it, and the elements of with that come with it and are
+	// not on the page yet (withKeys, reset for each page).
+	withKeys := map[string]bool{}
 	cost := func(i int) (int, error) {
 		c := 0
 		for _, m := range ps {
-			if m.list {
+			if m.list && m != with {
 				e, err := m.get(i)
 				if err != nil {
 					return 0, err
@@ -178,9 +199,25 @@ func (p paging) page(ps []*part, at, budget int, next func(at int) string) ([]by
 				c += len(e) + 1
 			}
 		}
+		if with != nil {
+			e, _ := ps[p.pagedIndex(ps)].get(i)
+			if k := p.key(e); !withKeys[k] {
+				withKeys[k] = true
+				for j := 0; j < with.n; j++ {
+					if we, _ := with.get(j); p.key(we) == k {
+						c += len(we) + 1
+					}
+				}
+			}
+		}
 		return c, nil
 	}
-	if at == 0 { // whole, when it fits
+	if at == 0 && with != nil { // whole, when it fits: every element of with too
+		if whole := join(ps, 0, n, nil, p.with, nil); len(whole) <= budget {
+			return whole, nil
+		}
+	}
+	if at == 0 && with == nil { // whole, when it fits
 		size, whole := fixed, true
 		for i := 0; i < n && whole; i++ {
 			c, err := cost(i)
@@ -201,7 +238,7 @@ func (p paging) page(ps []*part, at, budget int, next func(at int) string) ([]by
 			}
 		}
 		if whole && size <= budget {
-			return join(ps, 0, n, nil), nil
+			return join(ps, 0, n, nil, p.with, nil), nil
 		}
 	}
 	if at > n {
@@ -217,6 +254,7 @@ func (p paging) page(ps []*part, at, budget int, next func(at int) string) ([]by
 		return nil, overBudget(fmt.Sprintf("the answer's own members, its lists aside, need %s, more than the budget of %s; ask again with a larger budget (at most %d)",
 			plural.Count(size, "byte", "bytes"), plural.Count(budget, "byte", "bytes"), MaxBudget))
 	}
+	clear(withKeys)
 	end := at
 	for end < n {
 		c, err := cost(end)
@@ -230,6 +268,7 @@ func (p paging) page(ps []*part, at, budget int, next func(at int) string) ([]by
 		end++
 	}
 	if end == at && at < n {
+		clear(withKeys)
 		c, err := cost(at)
 		if err != nil {
 			return nil, err
@@ -250,12 +289,40 @@ func (p paging) page(ps []*part, at, budget int, next func(at int) string) ([]by
 	if end < n {
 		extra = append(extra, `"next_cursor":`+strconv.Quote(next(end)))
 	}
-	return join(ps, at, end, extra), nil
+	var picked []int // the elements of with that go with the page's
+	if with != nil {
+		keys := map[string]bool{}
+		for i := at; i < end; i++ {
+			e, _ := ps[p.pagedIndex(ps)].get(i)
+			keys[p.key(e)] = true
+		}
+		for j := 0; j < with.n; j++ {
+			if we, _ := with.get(j); keys[p.key(we)] {
+				picked = append(picked, j)
+			}
+		}
+		if picked == nil {
+			picked = []int{} // none go with this page's elements
+		}
+	}
+	return join(ps, at, end, extra, p.with, picked), nil
 }
 
-// join writes the document ps with elements [from, to) of its lists (read
-// already), then the members of extra (each `"key":value`).
-func join(ps []*part, from, to int, extra []string) []byte {
+// pagedIndex is the place in ps of the first paged list (not with).
+func (p paging) pagedIndex(ps []*part) int {
+	for i, m := range ps {
+		if m.list && m.key != p.with {
+			return i
+		}
+	}
+	return -1
+}
+
+// join writes the document ps with elements [from, to) of its paged lists
+// (read already), then the members of extra (each `"key":value`). The
+// list named with (paging.with; "" for none) is written whole when picked
+// is nil, else only its elements picked lists.
+func join(ps []*part, from, to int, extra []string, with string, picked []int) []byte {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, m := range ps {
@@ -268,16 +335,30 @@ func join(ps []*part, from, to int, extra []string) []byte {
 			b.Write(m.value)
 			continue
 		}
-		if m.null && from == to {
+		var idx []int
+		switch {
+		case m.key == with && picked != nil:
+			idx = picked
+		case m.key == with:
+			for j := 0; j < m.n; j++ {
+				idx = append(idx, j)
+			}
+		default:
+			for j := from; j < to; j++ {
+				idx = append(idx, j)
+			}
+		}
+		if m.null && len(idx) == 0 {
 			b.WriteString("null") // as the command line writes a nil list
 			continue
 		}
 		b.WriteByte('[')
-		for j := from; j < to; j++ {
-			if j > from {
+		for k, j := range idx {
+			if k > 0 {
 				b.WriteByte(',')
 			}
-			b.Write(m.got[j])
+			e, _ := m.get(j)
+			b.Write(e)
 		}
 		b.WriteByte(']')
 	}

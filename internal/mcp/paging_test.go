@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -359,5 +360,72 @@ func TestPaging_ReadsOnlyThePage(t *testing.T) {
 			t.Fatalf("every page answered: the changed line %d was never read back", last+1)
 		}
 		args["cursor"] = cursor
+	}
+}
+
+// leaves over many Claude Code sessions with sub-agent runs: the runs list
+// of a whole archive is larger than a page, so each page carries the runs
+// of the sessions whose leaves are on it (the answer failed over_budget at
+// the default budget however the leaves were paged). The pages joined are
+// jsondoc.ListLeaves' document: every leaf once, in order, and every run
+// (on each page that holds a leaf of its session).
+func TestPaging_LeavesCarryTheirRuns(t *testing.T) {
+	root := t.TempDir()
+	src, err := os.ReadFile(testutil.Testdata(t, "claude/7f3c2a10-0000-4000-8000-000000000001.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 150 {
+		testutil.MustWriteFile(t, fmt.Sprintf("%s/projects/-p%03d", root, i), "7f3c2a10-0000-4000-8000-000000000001.jsonl", src)
+	}
+	db := testutil.MustTempDB(t)
+	mustIndex(t, db, root)
+	a, err := archive.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	whole, err := jsondoc.ListLeaves(context.Background(), a, archive.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole.Runs) != 150 {
+		t.Fatalf("the fixture's copies have %d runs, want 150", len(whole.Runs))
+	}
+	c := mustConnect(t, db)
+	pages := allPages(t, c, "leaves", map[string]any{}, 16<<10, "leaves")
+	var leaves, runs []string
+	for i, p := range pages {
+		var ls []struct{ ID, Path string }
+		var rs []struct{ Root, Path string }
+		json.Unmarshal(p["leaves"], &ls)
+		json.Unmarshal(p["runs"], &rs)
+		paths := map[string]bool{}
+		for _, l := range ls {
+			leaves = append(leaves, l.Path+"#"+l.ID)
+			paths[l.Path] = true
+		}
+		for _, r := range rs {
+			if !paths[r.Path] {
+				t.Errorf("page %d carries a run of %s, whose leaves it does not hold", i, r.Path)
+			}
+			runs = append(runs, r.Path+"#"+r.Root)
+		}
+	}
+	var wantLeaves, wantRuns []string
+	for _, l := range whole.Leaves {
+		wantLeaves = append(wantLeaves, l.Path+"#"+l.ID)
+	}
+	for _, r := range whole.Runs {
+		wantRuns = append(wantRuns, r.Path+"#"+r.Root)
+	}
+	if len(pages) < 2 || strings.Join(leaves, " ") != strings.Join(wantLeaves, " ") {
+		t.Errorf("%d pages holding %d leaves; want the %d of grove leaves --json, in order, over more than one page", len(pages), len(leaves), len(wantLeaves))
+	}
+	slices.Sort(runs)
+	runs = slices.Compact(runs)
+	slices.Sort(wantRuns)
+	if !slices.Equal(runs, wantRuns) {
+		t.Errorf("the pages hold %d runs, want the %d of grove leaves --json", len(runs), len(wantRuns))
 	}
 }

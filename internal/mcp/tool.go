@@ -128,10 +128,10 @@ func (s *Server) call(ctx context.Context, name string, in any, pg *Paging, buil
 		if ans.write != nil {
 			var doc bytes.Buffer
 			if err = ans.write(&doc); err == nil {
-				ms, err = members(doc.Bytes(), ans.paging.members)
+				ms, err = members(doc.Bytes(), ans.paging.lists())
 			}
 		} else {
-			ms, err = jsondoc.Split(ans.doc, ans.paging.members...)
+			ms, err = jsondoc.Split(ans.doc, ans.paging.lists()...)
 		}
 		if err != nil {
 			return failure(err, who)

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/grove-sessions/grove/archive"
 	"github.com/grove-sessions/grove/internal/jsondoc"
@@ -56,7 +57,7 @@ func (s *Server) addListTools() error {
 			if err != nil {
 				return nil, err
 			}
-			return &answer{doc: doc, paging: paging{[]string{"sessions"}, "session", ""}}, nil
+			return &answer{doc: doc, paging: paging{members: []string{"sessions"}, noun: "session", hint: ""}}, nil
 		},
 	}); err != nil {
 		return err
@@ -78,7 +79,7 @@ func (s *Server) addListTools() error {
 			if err != nil {
 				return nil, err
 			}
-			return &answer{doc: doc, paging: paging{[]string{"workspaces"}, "workspace", ""}}, nil
+			return &answer{doc: doc, paging: paging{members: []string{"workspaces"}, noun: "workspace", hint: ""}}, nil
 		},
 	}); err != nil {
 		return err
@@ -98,7 +99,7 @@ func (s *Server) addListTools() error {
 			if err != nil {
 				return nil, err
 			}
-			return &answer{doc: doc, paging: paging{[]string{"leaves"}, "leaf", ""}}, nil
+			return &answer{doc: doc, paging: paging{members: []string{"leaves"}, noun: "leaf", with: "runs", key: pathOf}}, nil
 		},
 	}); err != nil {
 		return err
@@ -118,7 +119,7 @@ func (s *Server) addListTools() error {
 			if err != nil {
 				return nil, err
 			}
-			return &answer{doc: doc, paging: paging{[]string{"branches"}, "branch point", ""}}, nil
+			return &answer{doc: doc, paging: paging{members: []string{"branches"}, noun: "branch point", hint: ""}}, nil
 		},
 	}); err != nil {
 		return err
@@ -133,4 +134,14 @@ func filterOf(ctx context.Context, a *archive.Archive, in *FilterArgs) (archive.
 	}
 	ws, err := workspace(ctx, a, in.Workspace)
 	return archive.Filter{Session: in.Session, Workspace: ws, Dialect: in.Dialect, All: in.All}, err
+}
+
+// pathOf is the "path" member of a JSON object (a leaf's or a run's: the
+// session's file), "" when it has none.
+func pathOf(elem []byte) string {
+	var o struct {
+		Path string `json:"path"`
+	}
+	json.Unmarshal(elem, &o)
+	return o.Path
 }

@@ -62,7 +62,7 @@ func (s *Server) addSessionTools() error {
 			if err != nil {
 				return nil, err
 			}
-			return &answer{doc: doc, leaf: doc.Leaf, paging: paging{[]string{"path"}, "entry", ""}}, nil
+			return &answer{doc: doc, leaf: doc.Leaf, paging: paging{members: []string{"path"}, noun: "entry", hint: ""}}, nil
 		},
 	}); err != nil {
 		return err
@@ -95,7 +95,7 @@ func (s *Server) addSessionTools() error {
 			if err != nil {
 				return nil, err
 			}
-			return &answer{doc: doc, leaf: doc.Leaf, paging: paging{[]string{"messages", "keptEntryIds"}, "message", ""}}, nil
+			return &answer{doc: doc, leaf: doc.Leaf, paging: paging{members: []string{"messages", "keptEntryIds"}, noun: "message", hint: ""}}, nil
 		},
 	}); err != nil {
 		return err
@@ -121,10 +121,10 @@ func (s *Server) addSessionTools() error {
 			if c != nil && c.Entries != len(t.Entries) {
 				return nil, staleCursor(fmt.Sprintf("session %s changed since the first page of this tree (%d entries then, %d now): ask again without cursor", t.Session.SessionID, c.Entries, len(t.Entries)))
 			}
-			ans := &answer{entries: len(t.Entries), paging: paging{[]string{"roots"}, "root", "or give flat true, which pages node by node"}}
+			ans := &answer{entries: len(t.Entries), paging: paging{members: []string{"roots"}, noun: "root", hint: "or give flat true, which pages node by node"}}
 			ans.write = func(b *bytes.Buffer) error { return jsondoc.WriteTree(b, t.Session.SessionID, t) }
 			if in.Flat {
-				ans.paging = paging{[]string{"nodes"}, "node", ""}
+				ans.paging = paging{members: []string{"nodes"}, noun: "node", hint: ""}
 				ans.write = func(b *bytes.Buffer) error { return jsondoc.WriteTreeFlat(b, t.Session.SessionID, t) }
 			}
 			return ans, nil
@@ -174,7 +174,7 @@ func messagesOf(ctx context.Context, a *archive.Archive, session, leaf string) (
 			}
 		}
 	}
-	return &answer{parts: ps, close: f.Close, leaf: p.Leaf, paging: paging{[]string{"messages", "entryIds"}, "message", ""}}, nil
+	return &answer{parts: ps, close: f.Close, leaf: p.Leaf, paging: paging{members: []string{"messages", "entryIds"}, noun: "message", hint: ""}}, nil
 }
 
 // leafOf is the leaf a call reads: the one the first page read when c
