@@ -127,6 +127,11 @@ func TestServeAPI_SameAsCLI(t *testing.T) {
 		{"/api/search?q=jwt&session=" + v2ID[:8] + "&branch=active&no-dedupe=1", []string{"search", "--session", v2ID[:8], "--branch", "active", "--no-dedupe", "jwt"}},
 		{"/api/search?q=test&type=message&dialect=pi&since=2026-01-01&until=2026-12-31", []string{"search", "--dialect", "pi", "--type", "message", "--since", "2026-01-01", "--until", "2026-12-31", "test"}},
 		{"/api/search?q=" + url.QueryEscape("-- --json"), []string{"search", "--", "-- --json"}},
+		// all: every leaf, the agent's recording artifacts too, as --all.
+		{"/api/sessions?all=1", []string{"sessions", "--all"}},
+		{"/api/leaves?all=1&dialect=claude", []string{"leaves", "--dialect", "claude", "--all"}},
+		{"/api/branches?all=true", []string{"branches", "--all"}},
+		{"/api/tree/7f3c2a10?all=1", []string{"tree", "--all", "7f3c2a10"}},
 	} {
 		code, body, hdr := f.get(t, tt.target)
 		exit, want := f.cli(t, tt.args...)

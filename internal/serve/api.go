@@ -26,11 +26,11 @@ type apiRoute struct {
 
 // apiRoutes are SPEC §9's /api routes: the CLI's --json documents.
 var apiRoutes = map[string]apiRoute{
-	"/api/sessions":                  {command: "sessions", flags: []string{"workspace", "dialect", "first"}},
+	"/api/sessions":                  {command: "sessions", flags: []string{"workspace", "dialect", "first"}, bools: []string{"all"}},
 	"/api/workspaces":                {command: "workspaces", flags: []string{"workspace", "dialect"}},
-	"/api/leaves":                    {command: "leaves", flags: []string{"session", "workspace", "dialect"}},
-	"/api/branches":                  {command: "branches", flags: []string{"session", "workspace", "dialect"}},
-	"/api/tree/{session}":            {command: "tree", flags: []string{"depth"}, bools: []string{"full", "flat"}, args: []string{"session"}},
+	"/api/leaves":                    {command: "leaves", flags: []string{"session", "workspace", "dialect"}, bools: []string{"all"}},
+	"/api/branches":                  {command: "branches", flags: []string{"session", "workspace", "dialect"}, bools: []string{"all"}},
+	"/api/tree/{session}":            {command: "tree", flags: []string{"depth"}, bools: []string{"full", "flat", "all"}, args: []string{"session"}},
 	"/api/path/{session}":            {command: "path", args: []string{"session"}},
 	"/api/path/{session}/{leaf}":     {command: "path", args: []string{"session", "leaf"}},
 	"/api/messages/{session}":        {command: "messages", args: []string{"session"}},
