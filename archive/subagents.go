@@ -180,6 +180,12 @@ func (a *Archive) RunsOf(ctx context.Context, f Filter) ([]Runs, error) {
 		if _, ok := agent.Of(Dialect(s.Dialect)).(agent.Spawner); !ok {
 			continue
 		}
+		if side, err := a.db().HasSidechain(ctx, s.SID); err != nil || !side {
+			if err != nil {
+				return nil, err
+			}
+			continue // no sidechain entry: no inline run (the leaves' walk is the cost)
+		}
 		leaves, err := a.db().Leaves(ctx, s.SID)
 		if err != nil {
 			return nil, err

@@ -191,6 +191,18 @@ func (d *DB) Sidechain(ctx context.Context, sid int64, entryID string) (bool, er
 	return len(side) > 0 && side[0], nil
 }
 
+// HasSidechain reports whether session sid holds a sidechain entry (a
+// Claude Code entry with isSidechain: true, migration 6): a session
+// without one has no inline sub-agent run, and its leaves need no look.
+// Errors are the database's.
+func (d *DB) HasSidechain(ctx context.Context, sid int64) (bool, error) {
+	var n []int
+	if err := d.selectCached(ctx, &n, "SELECT 1 FROM entries WHERE sid = ? AND side = 1 LIMIT 1", sid); err != nil {
+		return false, fmt.Errorf("sidechain entries: %w", err)
+	}
+	return len(n) > 0, nil
+}
+
 // InRun reports whether the entry entryID of session sid belongs to an
 // inline sub-agent run: a sidechain entry (isSidechain: true) of a session
 // whose active leaf is on the main chain (SPEC §3.4). In a file of
