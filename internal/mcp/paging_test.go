@@ -429,3 +429,54 @@ func TestPaging_LeavesCarryTheirRuns(t *testing.T) {
 		t.Errorf("the pages hold %d runs, want the %d of grove leaves --json", len(runs), len(wantRuns))
 	}
 }
+
+// The pages of a listing come from the answer its first page was cut
+// from: sessions indexed between two pages (newer, so listed first) do not
+// shift the rest, and the pages joined are the listing as it was at the
+// first page, each session once (built anew for each page, the sessions
+// that moved down came again on the next page).
+func TestPaging_ListingIsOneSnapshot(t *testing.T) {
+	root := t.TempDir()
+	for i := range 120 {
+		writeSession(t, root, fmt.Sprintf("old/s%03d.jsonl", i), 3)
+	}
+	db := testutil.MustTempDB(t)
+	mustIndex(t, db, root)
+	c := mustConnect(t, db)
+	whole := must(t, c, "sessions", map[string]any{"budget": 1 << 20})
+	first := must(t, c, "sessions", map[string]any{"budget": 4096})
+	var cursor string
+	json.Unmarshal(first["next_cursor"], &cursor)
+	if cursor == "" {
+		t.Fatal("120 sessions fit one page of 4 KB")
+	}
+	for i := range 30 {
+		f := writeSession(t, root, fmt.Sprintf("new/s%03d.jsonl", i), 3)
+		later := time.Now().Add(time.Hour)
+		os.Chtimes(f, later, later)
+	}
+	mustIndex(t, db, root)
+	pages := []map[string]json.RawMessage{first}
+	for cursor != "" {
+		p := must(t, c, "sessions", map[string]any{"budget": 4096, "cursor": cursor})
+		pages = append(pages, p)
+		cursor = ""
+		json.Unmarshal(p["next_cursor"], &cursor)
+	}
+	var got []json.RawMessage
+	for _, p := range pages {
+		var ss []json.RawMessage
+		json.Unmarshal(p["sessions"], &ss)
+		got = append(got, ss...)
+	}
+	var want []json.RawMessage
+	json.Unmarshal(whole["sessions"], &want)
+	if len(got) != len(want) {
+		t.Fatalf("the pages hold %d sessions, the listing at the first page %d", len(got), len(want))
+	}
+	for i := range got {
+		if !jsonEqual(t, got[i], want[i]) {
+			t.Fatalf("session %d of the pages is %.200s, the listing at the first page has %.200s", i, got[i], want[i])
+		}
+	}
+}

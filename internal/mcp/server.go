@@ -40,7 +40,26 @@ type Server struct {
 
 	mu sync.Mutex
 	a  *archive.Archive
+
+	// last is the listing the last first page was cut from, which the
+	// pages after it are cut from too (answer.snapshot).
+	lastMu sync.Mutex
+	last   *snapshot
 }
+
+// snapshot is a listing's whole answer, split, kept for its next pages:
+// the tool and arguments of the call that made it.
+type snapshot struct {
+	tool  string
+	args  []byte
+	ms    []jsondoc.Member
+	pg    paging
+	notes []string
+}
+
+// maxSnapshot is the largest answer, in bytes of its members, kept for
+// the pages after the first.
+const maxSnapshot = 64 << 20
 
 // instructions is what the server tells a client about itself (pi lists
 // its first line with the server; other clients show it to the model).

@@ -37,6 +37,11 @@ type answer struct {
 	leaf    string // path, messages, context: the leaf the pages come from
 	entries int    // tree: the session's entries
 	notes   []string
+	// snapshot: the pages after the first are cut from the answer the
+	// first was (kept by the server while no other listing is asked for),
+	// not built again: a listing costs its whole once, not once a page,
+	// and its pages neither repeat nor leave out an element.
+	snapshot bool
 }
 
 // tool is one of grove's tools: its name, description, the defaults its
@@ -115,14 +120,19 @@ func (s *Server) call(ctx context.Context, name string, in any, pg *Paging, buil
 	if err != nil {
 		return failure(err, who)
 	}
-	ans, err := build(ctx, a, c)
-	if err != nil {
-		return failure(archive.Explain(s.opts.DB, err, "grove mcp"), who)
+	ans, kept := s.snapshotFor(name, args, c)
+	var ps []*part
+	if ans != nil {
+		ps = partsOf(kept)
+	} else {
+		if ans, err = build(ctx, a, c); err != nil {
+			return failure(archive.Explain(s.opts.DB, err, "grove mcp"), who)
+		}
+		ps = ans.parts
 	}
 	if ans.close != nil {
 		defer ans.close()
 	}
-	ps := ans.parts
 	if ps == nil {
 		var ms []jsondoc.Member
 		if ans.write != nil {
@@ -137,6 +147,7 @@ func (s *Server) call(ctx context.Context, name string, in any, pg *Paging, buil
 			return failure(err, who)
 		}
 		ps = partsOf(ms)
+		s.keep(name, args, ans, ms)
 	}
 	at := 0
 	if c != nil {
@@ -215,5 +226,43 @@ func (s *Server) argumentErrors(next sdk.MethodHandler) sdk.MethodHandler {
 			}
 		}
 		return failure(usage("%s", msg), asked{}), nil
+	}
+}
+
+// snapshotFor is the answer a cursor call of tool with args goes on with
+// when the server kept it (keep), and its members: the listing the first
+// page was cut from; nil when it has none for that call, or c is nil (a
+// first page is always built anew).
+func (s *Server) snapshotFor(tool string, args []byte, c *cursor) (*answer, []jsondoc.Member) {
+	if c == nil {
+		return nil, nil
+	}
+	s.lastMu.Lock()
+	defer s.lastMu.Unlock()
+	if s.last == nil || s.last.tool != tool || !bytes.Equal(s.last.args, args) {
+		return nil, nil
+	}
+	return &answer{paging: s.last.pg, notes: s.last.notes, snapshot: true}, s.last.ms
+}
+
+// keep keeps the split answer ms of a first page of a listing (answer
+// snapshot) for the pages after it, in place of the one kept before; a
+// larger one than maxSnapshot is not kept (its pages are built anew).
+func (s *Server) keep(tool string, args []byte, ans *answer, ms []jsondoc.Member) {
+	if !ans.snapshot {
+		return
+	}
+	size := 0
+	for _, m := range ms {
+		size += len(m.Value)
+		for _, e := range m.Elems {
+			size += len(e)
+		}
+	}
+	s.lastMu.Lock()
+	defer s.lastMu.Unlock()
+	s.last = nil
+	if size <= maxSnapshot {
+		s.last = &snapshot{tool: tool, args: args, ms: ms, pg: ans.paging, notes: ans.notes}
 	}
 }

@@ -57,7 +57,7 @@ func (s *Server) addListTools() error {
 			if err != nil {
 				return nil, err
 			}
-			return &answer{doc: doc, paging: paging{members: []string{"sessions"}, noun: "session", hint: ""}}, nil
+			return &answer{doc: doc, paging: paging{members: []string{"sessions"}, noun: "session"}, snapshot: true}, nil
 		},
 	}); err != nil {
 		return err
@@ -79,7 +79,7 @@ func (s *Server) addListTools() error {
 			if err != nil {
 				return nil, err
 			}
-			return &answer{doc: doc, paging: paging{members: []string{"workspaces"}, noun: "workspace", hint: ""}}, nil
+			return &answer{doc: doc, paging: paging{members: []string{"workspaces"}, noun: "workspace"}, snapshot: true}, nil
 		},
 	}); err != nil {
 		return err
@@ -99,7 +99,7 @@ func (s *Server) addListTools() error {
 			if err != nil {
 				return nil, err
 			}
-			return &answer{doc: doc, paging: paging{members: []string{"leaves"}, noun: "leaf", with: "runs", key: pathOf}}, nil
+			return &answer{doc: doc, paging: paging{members: []string{"leaves"}, noun: "leaf", with: "runs", key: pathOf}, snapshot: true}, nil
 		},
 	}); err != nil {
 		return err
@@ -119,7 +119,7 @@ func (s *Server) addListTools() error {
 			if err != nil {
 				return nil, err
 			}
-			return &answer{doc: doc, paging: paging{members: []string{"branches"}, noun: "branch point", hint: ""}}, nil
+			return &answer{doc: doc, paging: paging{members: []string{"branches"}, noun: "branch point"}, snapshot: true}, nil
 		},
 	}); err != nil {
 		return err

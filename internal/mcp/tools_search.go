@@ -102,7 +102,7 @@ func (s *Server) search(ctx context.Context, a *archive.Archive, in *SearchArgs,
 	if err != nil {
 		return nil, err
 	}
-	ans := &answer{doc: doc, paging: paging{members: []string{"hits"}, noun: "hit", hint: ""}, notes: a.UnknownValues(ctx, o)}
+	ans := &answer{doc: doc, paging: paging{members: []string{"hits"}, noun: "hit"}, notes: a.UnknownValues(ctx, o), snapshot: true}
 	if res := doc.Result; res.TextPending {
 		ans.notes = append(ans.notes, fmt.Sprintf("the search text of %s is not in the index yet: a first `grove index` is building it, or was stopped before it finished", plural.Count(res.Pending, "session", "sessions")))
 	} else if res.Total == 0 {
