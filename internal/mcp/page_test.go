@@ -29,40 +29,14 @@ func TestPage_Property(t *testing.T) {
 		ms := []jsondoc.Member{{Key: "session", Value: []byte(`"s"`)}, {Key: "messages", Elems: a}, {Key: "entryIds", Elems: b}, {Key: "tail", Value: []byte(`{"x":[1,2]}`)}}
 		p := paging{members: []string{"messages", "entryIds"}, noun: "message"}
 		budget := rapid.IntRange(MinBudget, 3000).Draw(rt, "budget")
-		next := func(at int) string { return cursor{Tool: "messages", Args: json.RawMessage(`{}`), At: at}.String() }
+		pages, skipped := walkPages(rt, p, ms, n, budget, "messages", func(at int) bool { return len(a[at])+len(b[at]) >= budget-300 })
 		var got []string
-		skipped := map[int]bool{}
-		for at, pages := 0, 0; ; pages++ {
-			if pages > 2*n+2 {
-				rt.Fatalf("no end after %d pages", pages)
-			}
-			page, err := p.page(partsOf(ms), at, budget, next)
-			var te *toolError
-			if errors.As(err, &te) && te.obj.Code == "over_budget" {
-				if len(a[at])+len(b[at]) < budget-300 {
-					rt.Fatalf("element %d of %d+%d bytes refused at budget %d: %s", at, len(a[at]), len(b[at]), budget, te.obj.Message)
-				}
-				c, _ := parseCursor(te.cursor)
-				if c.At != at+1 {
-					rt.Fatalf("over_budget at %d: its cursor goes on at %d", at, c.At)
-				}
-				skipped[at] = true
-				at = c.At
-				continue
-			}
-			if err != nil {
-				rt.Fatal(err)
-			}
-			if len(page) > budget {
-				rt.Fatalf("page of %d bytes over the budget %d", len(page), budget)
-			}
+		for _, page := range pages {
 			var doc struct {
 				Session  string
 				Messages []string
 				EntryIDs []string `json:"entryIds"`
 				Tail     json.RawMessage
-				Page     *struct{ From, Count, Of int }
-				Next     string `json:"next_cursor"`
 			}
 			if err := json.Unmarshal(page, &doc); err != nil {
 				rt.Fatalf("page %s: %v", page, err)
@@ -73,14 +47,6 @@ func TestPage_Property(t *testing.T) {
 			for i, m := range doc.Messages {
 				got = append(got, doc.EntryIDs[i]+"="+m)
 			}
-			if doc.Next == "" {
-				break
-			}
-			c, err := parseCursor(doc.Next)
-			if err != nil || doc.Page == nil || c.At != doc.Page.From+doc.Page.Count || c.At <= at {
-				rt.Fatalf("page %+v, next %+v (%v)", doc.Page, c, err)
-			}
-			at = c.At
 		}
 		var want []string
 		for i := range a {
@@ -118,34 +84,13 @@ func TestPage_WithList(t *testing.T) {
 		ms := []jsondoc.Member{{Key: "leaves", Elems: leaves}, {Key: "runs", Elems: runs}}
 		p := paging{members: []string{"leaves"}, noun: "leaf", with: "runs", key: pathOf}
 		budget := rapid.IntRange(MinBudget, 4000).Draw(rt, "budget")
-		next := func(at int) string { return cursor{Tool: "leaves", Args: json.RawMessage(`{}`), At: at}.String() }
+		pages, skipped := walkPages(rt, p, ms, n, budget, "leaves", func(int) bool { return true })
 		var got []string
-		for at, pages := 0, 0; ; pages++ {
-			if pages > 2*n+2 {
-				rt.Fatalf("no end after %d pages", pages)
-			}
-			page, err := p.page(partsOf(ms), at, budget, next)
-			var te *toolError
-			if errors.As(err, &te) && te.obj.Code == "over_budget" {
-				c, _ := parseCursor(te.cursor)
-				if c.At != at+1 {
-					rt.Fatalf("over_budget at %d: its cursor goes on at %d", at, c.At)
-				}
-				got = append(got, "skipped")
-				at = c.At
-				continue
-			}
-			if err != nil {
-				rt.Fatal(err)
-			}
-			if len(page) > budget {
-				rt.Fatalf("page of %d bytes over the budget %d", len(page), budget)
-			}
+		for _, page := range pages {
 			var doc struct {
 				Leaves []struct{ ID, Path string }
 				Runs   []struct{ Root, Path string }
 				Page   *struct{ From, Count int }
-				Next   string `json:"next_cursor"`
 			}
 			if err := json.Unmarshal(page, &doc); err != nil {
 				rt.Fatalf("page %s: %v", page, err)
@@ -167,21 +112,70 @@ func TestPage_WithList(t *testing.T) {
 				gotRuns = append(gotRuns, r.Root)
 			}
 			if strings.Join(gotRuns, ",") != strings.Join(wantRuns, ",") {
-				rt.Fatalf("page at %d holds runs %v, want %v (those of its leaves' sessions; all when whole)", at, gotRuns, wantRuns)
-			}
-			if doc.Next == "" {
-				break
-			}
-			c, _ := parseCursor(doc.Next)
-			at = c.At
-		}
-		for i, id := range got {
-			if id != "skipped" && id != "l"+strconv.Itoa(i) {
-				rt.Fatalf("the pages hold %v, want l0…l%d in order", got, n-1)
+				rt.Fatalf("a page holds runs %v, want %v (those of its leaves' sessions; all when whole)", gotRuns, wantRuns)
 			}
 		}
-		if len(got) != n {
-			rt.Fatalf("the pages hold %d leaves, want %d", len(got), n)
+		var want []string
+		for i := range n {
+			if !skipped[i] {
+				want = append(want, "l"+strconv.Itoa(i))
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			rt.Fatalf("the pages hold %v, want %v", got, want)
 		}
 	})
+}
+
+// walkPages cuts the document ms (n elements in its paged lists) into
+// pages with p at budget, from the first to the last, and returns them
+// with the elements refused as over_budget. It checks what every page
+// must be: within the budget, an over_budget element one that tooBig
+// allows and its cursor going on right after it, a next_cursor going on
+// after the page's last element, an end within 2n+2 pages.
+func walkPages(rt *rapid.T, p paging, ms []jsondoc.Member, n, budget int, tool string, tooBig func(at int) bool) ([][]byte, map[int]bool) {
+	next := func(at int) string { return cursor{Tool: tool, Args: json.RawMessage(`{}`), At: at}.String() }
+	var pages [][]byte
+	skipped := map[int]bool{}
+	for at, k := 0, 0; ; k++ {
+		if k > 2*n+2 {
+			rt.Fatalf("no end after %d pages", k)
+		}
+		page, err := p.page(partsOf(ms), at, budget, next)
+		var te *toolError
+		if errors.As(err, &te) && te.obj.Code == "over_budget" {
+			if !tooBig(at) {
+				rt.Fatalf("element %d refused at budget %d: %s", at, budget, te.obj.Message)
+			}
+			c, _ := parseCursor(te.cursor)
+			if c.At != at+1 {
+				rt.Fatalf("over_budget at %d: its cursor goes on at %d", at, c.At)
+			}
+			skipped[at] = true
+			at = c.At
+			continue
+		}
+		if err != nil {
+			rt.Fatal(err)
+		}
+		if len(page) > budget {
+			rt.Fatalf("page of %d bytes over the budget %d", len(page), budget)
+		}
+		pages = append(pages, page)
+		var doc struct {
+			Page *struct{ From, Count int }
+			Next string `json:"next_cursor"`
+		}
+		if err := json.Unmarshal(page, &doc); err != nil {
+			rt.Fatalf("page %s: %v", page, err)
+		}
+		if doc.Next == "" {
+			return pages, skipped
+		}
+		c, err := parseCursor(doc.Next)
+		if err != nil || doc.Page == nil || c.At != doc.Page.From+doc.Page.Count || c.At <= at {
+			rt.Fatalf("page %+v, next %+v (%v)", doc.Page, c, err)
+		}
+		at = c.At
+	}
 }
