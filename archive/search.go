@@ -2,6 +2,7 @@ package archive
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/grove-sessions/grove/index"
 	"github.com/grove-sessions/grove/internal/agent"
+	"github.com/grove-sessions/grove/internal/kept"
 	"github.com/grove-sessions/grove/internal/plural"
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -98,6 +100,10 @@ type Hit struct {
 	// Stale is set when the session file changed since it was indexed: the
 	// snippet could not be read back.
 	Stale bool
+	// Damaged is set with Stale when what could not be read back is a
+	// gone session's kept copy, damaged on disk (kept.ErrCorrupt): running
+	// grove index cannot help (docs/keeping.md).
+	Damaged bool
 	// Edited is EditReplaced or EditRemoved when a context edit on the
 	// session's active path changed what the model sees of the entry there
 	// (pi 1.x's context_edit, SPEC §4.1): the hit's text is no longer what
@@ -250,7 +256,7 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		}
 		line, err := a.readHitLine(files, &h)
 		if err != nil {
-			sh.Stale = true
+			sh.Stale, sh.Damaged = true, errors.Is(err, kept.ErrCorrupt)
 		} else {
 			e := jsonl.Entry{Type: h.Type, Raw: line}
 			if h.Role != nil {

@@ -185,6 +185,8 @@ func runSearch(ctx context.Context, g *env, o archive.SearchOptions) error {
 		}
 		fmt.Fprintf(g.stdout, "%s %s  %s  %s  %s%s\n", idCell(h.SessionID), idCell(h.EntryID), kind, short(h.TsMs), cell(orDash(h.Workspace)), editedNote(h.Edited))
 		switch {
+		case h.Damaged:
+			fmt.Fprintf(g.stdout, "    (the kept copy of this gone session is damaged; grove verify names it, docs/keeping.md says what to do)\n")
 		case h.Stale:
 			fmt.Fprintf(g.stdout, "    (the session file changed since it was indexed; run `grove index`)\n")
 		default:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/grove-sessions/grove/internal/kept"
 	"github.com/grove-sessions/grove/internal/plural"
 	"github.com/urfave/cli/v2"
 )
@@ -52,6 +53,9 @@ func runVerify(ctx context.Context, g *env, session, dialect string) error {
 			fmt.Fprintf(g.stdout, "%s: %s\n", cell(line), cell(p.Message))
 		}
 		summary := fmt.Sprintf("%s, %s: %s, %d stale", plural.Count(rep.Sessions, "session", "sessions"), plural.Count(rep.Leaves, "leaf", "leaves"), plural.Count(rep.Mismatches, "mismatch", "mismatches"), rep.Stale)
+		if rep.Damaged > 0 {
+			summary += ", " + plural.Count(rep.Damaged, "damaged kept copy", "damaged kept copies")
+		}
 		if rep.Duplicates > 0 {
 			// Damage in the files, which the index records rightly: reported,
 			// but no failure of verify.
@@ -65,9 +69,14 @@ func runVerify(ctx context.Context, g *env, session, dialect string) error {
 			}
 		}
 	}
-	if rep.Mismatches > 0 || rep.Stale > 0 {
+	if rep.Mismatches > 0 || rep.Stale > 0 || rep.Damaged > 0 {
 		if !g.json {
-			fmt.Fprintln(g.stderr, "grove: verify found problems (run `grove index` for stale files)")
+			if rep.Damaged > 0 {
+				fmt.Fprintf(g.stderr, "grove: %s damaged: %s\n", plural.Count(rep.Damaged, "kept copy is", "kept copies are"), kept.DamagedHint)
+			}
+			if rep.Mismatches > 0 || rep.Stale > 0 {
+				fmt.Fprintln(g.stderr, "grove: verify found problems (run `grove index` for stale files)")
+			}
 		}
 		return silentFailure{"verify found problems"}
 	}

@@ -113,6 +113,12 @@ func TestKept_DamagedGoneCopyIsLeft(t *testing.T) {
 			t.Errorf("grove %s over a gone session's damaged kept copy: exit %d, want 1 naming %s, io_error and what to do:\n%s", args[0], code, zst, stderr)
 		}
 	}
+	// verify names it as a damaged kept copy (io_error), not a stale file
+	// that grove index would mend.
+	code, stdout, stderr := keptRun(t, nil, "--db", db, "verify")
+	if code != 1 || !strings.Contains(stdout, "io_error "+e.Path) || !strings.Contains(stdout, "1 damaged kept copy") || !strings.Contains(stderr, "zstd -dc") || strings.Contains(stderr, "run `grove index`") {
+		t.Errorf("grove verify over a gone session's damaged kept copy: exit %d\n%s%s", code, stdout, stderr)
+	}
 	if got, _ := os.ReadFile(zst); !bytes.Equal(got, b) {
 		t.Errorf("the damaged only copy %s was changed", zst)
 	}

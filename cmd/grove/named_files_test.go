@@ -76,16 +76,43 @@ func TestIndex_NamedFilesOutliveTheirFiles(t *testing.T) {
 	if err := os.Remove(filepath.Join(home, ".local", "share", "grove", "index.db")); err != nil {
 		t.Fatal(err)
 	}
+	for _, cmd := range []string{"index", "rebuild"} {
+		run(cmd)
+		got := listed()
+		for i, f := range files {
+			want := first[f] + " " // as it was: this log is damaged on purpose
+			if i == 0 {
+				want = "gone " + when.Format("2006-01-02T15:04:05.000Z")
+			}
+			if !strings.HasPrefix(got[f], want) {
+				t.Errorf("after the index was deleted, then grove %s: %s is %q, want %q…", cmd, f, got[f], want)
+			}
+		}
+	}
+
+	// A named file rewritten shorter, and the deleted one back at its
+	// path: a plain grove index reads both (the earlier version kept, with
+	// its file's time), and the one that came back is no longer gone.
+	b, err := os.ReadFile(files[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	if err := os.WriteFile(files[1], []byte(strings.Join(lines[:2], "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	then := time.Date(2025, 6, 6, 6, 0, 0, 0, time.UTC)
+	os.Chtimes(files[1], then, then)
+	testutil.MustCopy(t, testutil.Testdata(t, "messages/session.jsonl"), logs, "a.jsonl")
 	run("index")
-	run("rebuild")
 	got := listed()
-	for i, f := range files {
-		want := first[f] + " " // as it was: this log is damaged on purpose
-		if i == 0 {
-			want = "gone " + when.Format("2006-01-02T15:04:05.000Z")
-		}
-		if !strings.HasPrefix(got[f], want) {
-			t.Errorf("after the index was deleted and rebuilt, %s is %q, want %q…", f, got[f], want)
-		}
+	if !strings.HasPrefix(got[files[0]], first[files[0]]+" ") {
+		t.Errorf("the file that came back is %q, want %s again", got[files[0]], first[files[0]])
+	}
+	if st, _, _ := strings.Cut(got[files[1]], " "); st == "" || strings.Contains(got[files[1]], "1970") {
+		t.Errorf("the rewritten file is %q", got[files[1]])
+	}
+	if v1 := got[files[1]+"@v1"]; !strings.HasPrefix(v1, "earlier ") || strings.Contains(v1, "1970") {
+		t.Errorf("the rewritten file's earlier version is %q, want earlier with its file's time", v1)
 	}
 }

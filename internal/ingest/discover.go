@@ -188,11 +188,18 @@ type dirFiles struct {
 
 // entry adds the directory entry d at path p when it names a session
 // file.
-// A symlink to a directory goes to folders, whatever its name.
+// A symlink to a directory goes to folders, whatever its name; so does one
+// that leads nowhere (dangling, a loop) not named as a session file (one
+// that is, is listed, for reading it to say why it cannot be read).
 func (r *dirFiles) entry(p string, d fs.DirEntry) {
 	if d.Type()&fs.ModeSymlink != 0 {
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+		fi, err := os.Stat(p)
+		if err == nil && fi.IsDir() {
 			r.folders = append(r.folders, p) // not followed: no loops, no file under two names
+			return
+		}
+		if err != nil && !isSessionName(filepath.Dir(p), d.Name()) {
+			r.folders = append(r.folders, p) // leads nowhere (dangling, a loop): said, as a folder's link is
 			return
 		}
 	}

@@ -37,6 +37,7 @@ import (
 // the summary counting the files committed before) and of Remember. A
 // root or file that cannot be read is no error: it is in sum.Failed.
 func (ix *Indexer) Index(ctx context.Context, opts IndexOptions) (IndexSummary, error) {
+	opts = ix.withRemembered(ctx, opts)
 	sum, err, cold := ix.coldIndex(ctx, opts)
 	if !cold {
 		sum, err = ix.refresh(ctx, opts)
@@ -68,6 +69,35 @@ func (ix *Indexer) Index(ctx context.Context, opts IndexOptions) (IndexSummary, 
 		ix.Remember(context.WithoutCancel(ctx), opts)
 	}
 	return sum, err
+}
+
+// withRemembered is opts with, when the index holds no session yet, the
+// roots and files it remembers (carried over from the sources file beside
+// an index that was deleted or set aside) that can be read now: an index
+// made again by `grove index` reads what `grove rebuild` would, files
+// named one by one included (docs/keeping.md "The index stays
+// disposable"). A new index remembers nothing, and gets opts as they are.
+func (ix *Indexer) withRemembered(ctx context.Context, opts IndexOptions) IndexOptions {
+	if n, err := ix.db.CountSessions(ctx); err != nil || n > 0 {
+		return opts
+	}
+	srcs, err := ix.db.Sources(ctx)
+	if err != nil || len(srcs) == 0 {
+		return opts
+	}
+	roots, files := slices.Clone(opts.Roots), slices.Clone(opts.Files)
+	for _, s := range srcs {
+		switch {
+		case s.Kind == "root" && !slices.Contains(roots, s.Path) && readableDir(s.Path):
+			roots = append(roots, s.Path)
+		case s.Kind == "file" && !slices.Contains(files, s.Path):
+			if fi, err := os.Stat(s.Path); err == nil && fi.Mode().IsRegular() {
+				files = append(files, s.Path)
+			}
+		}
+	}
+	opts.Roots, opts.Files = roots, files
+	return opts
 }
 
 // remember is Remember, where a sources file beside the index that cannot

@@ -13,6 +13,7 @@ import (
 
 	"github.com/grove-sessions/grove/errs"
 	"github.com/grove-sessions/grove/index"
+	"github.com/grove-sessions/grove/internal/kept"
 	"github.com/grove-sessions/grove/internal/plural"
 	"github.com/grove-sessions/grove/jsonl"
 )
@@ -72,6 +73,11 @@ func (ix *Indexer) refresh(ctx context.Context, opts IndexOptions) (IndexSummary
 		return sum, err
 	}
 	set.forgotten = forgotten
+	if len(opts.Files) == 0 {
+		if err := ix.addOutside(ctx, set, known); err != nil {
+			return sum, err
+		}
+	}
 	todo, err := ix.plan(ctx, set, known, notOK, opts.Force, &sum)
 	if err != nil {
 		return sum, err
@@ -164,7 +170,12 @@ func notFollowed(folders, roots []string) []Failure {
 			continue
 		}
 		if err != nil {
-			real = "?"
+			if _, serr := os.Stat(l); serr != nil {
+				err = serr // says "symlink loop" where EvalSymlinks says "too many links"
+			}
+			out = append(out, Failure{Path: l, Code: errs.CodeNotFollowed, Message: "a symlink that leads nowhere (" + errs.PathReason(err) + "), not followed",
+				Hint: "if it should lead to a folder of sessions, mend it, or give that folder as --root"})
+			continue
 		}
 		out = append(out, Failure{Path: l, Code: errs.CodeNotFollowed, Message: "a symlink to a folder (" + real + "), not followed",
 			Hint: "to index the sessions in it, name it: grove index --root " + l})
@@ -203,6 +214,40 @@ func (set *fileSet) gone(known map[string]int64) []string {
 	}
 	sort.Strings(gone)
 	return slices.Compact(gone)
+}
+
+// addOutside adds to set the session files the index holds below none
+// of set's roots (named once, `grove index FILE`, or below a root not
+// named this time) that are there, and the files of gone sessions that
+// are there again, wherever they are: a run over roots brings every
+// session of the index up to date, as it does those below its roots (a
+// file changed is read, one that came back is no longer gone). Each costs
+// a stat when unchanged. Errors are the database's.
+func (ix *Indexer) addOutside(ctx context.Context, set *fileSet, known map[string]int64) error {
+	gone, err := ix.db.GoneSessions(ctx)
+	if err != nil {
+		return err
+	}
+	paths := make([]string, 0, len(known)+len(gone))
+	for p := range known {
+		paths = append(paths, p)
+	}
+	for _, g := range gone {
+		if _, _, earlier := kept.SplitVersion(g.Path); !earlier {
+			paths = append(paths, g.Path)
+		}
+	}
+	slices.Sort(paths)
+	for _, p := range slices.Compact(paths) {
+		if set.seen[p] || underAny(p, set.roots) {
+			continue // found by the walk, or walked and not found: gone
+		}
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+			set.seen[p] = true
+			set.files = append(set.files, p)
+		}
+	}
+	return nil
 }
 
 // goneOutside reports whether the indexed file p, below none of the run's

@@ -85,7 +85,11 @@ func (ix *Indexer) adoptVersion(ctx context.Context, st *kept.Store, source, pat
 		s.Path = vpath
 		return b.Replace(ctx, s)
 	}
-	if err := readWholeInto(ctx, begin, false, cf, f.Size(), FileStat{Size: f.Size(), Regular: true}, &res); err != nil {
+	stat := FileStat{Size: f.Size(), Regular: true}
+	if t := f.ModTime(); !t.IsZero() {
+		stat.MtimeNs = t.UnixNano() // the file's time when this version was its bytes (Writer.SetModTime)
+	}
+	if err := readWholeInto(ctx, begin, false, cf, f.Size(), stat, &res); err != nil {
 		return err
 	}
 	if err := b.MarkEarlier(ctx, vpath, "@v"+strconv.Itoa(n)); err != nil {
