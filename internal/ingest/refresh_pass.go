@@ -101,6 +101,7 @@ type fileSet struct {
 	aliases []string        // symlink names met: their old rows, if any, go
 	roots   []string        // the readable roots, absolute and resolved
 	missing []string        // files known to the index that are gone or are second names (hard links)
+	outside map[string]bool // files added by addOutside: counted only when read
 	// forgotten are the files `grove forget` removed (forget.go), by path:
 	// left out while their committed bytes are unchanged.
 	forgotten map[string]index.Forgotten
@@ -110,7 +111,7 @@ type fileSet struct {
 // the session files below each root (FindSessionFiles). Roots and
 // directories that cannot be read go into sum.Failed.
 func gather(opts IndexOptions, sum *IndexSummary) (*fileSet, error) {
-	set := &fileSet{seen: map[string]bool{}}
+	set := &fileSet{seen: map[string]bool{}, outside: map[string]bool{}}
 	var folders []string // symlinked directories below the roots
 	add := func(name string, mayBeLink bool) {
 		real := name
@@ -243,7 +244,7 @@ func (ix *Indexer) addOutside(ctx context.Context, set *fileSet, known map[strin
 			continue // found by the walk, or walked and not found: gone
 		}
 		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
-			set.seen[p] = true
+			set.seen[p], set.outside[p] = true, true
 			set.files = append(set.files, p)
 		}
 	}
@@ -271,6 +272,9 @@ type work struct {
 	// unforget drops the file's forgotten record in the read's batch: its
 	// committed bytes changed since `grove forget` (SPEC §11).
 	unforget bool
+	// outside: a file below none of the run's roots (addOutside), counted
+	// in the summary only when its read finds it changed.
+	outside bool
 }
 
 // plan stats every file of set (in parallel: 10,000 stats are most of a
@@ -323,16 +327,26 @@ func (ix *Indexer) plan(ctx context.Context, set *fileSet, known map[string]int6
 			}
 			unforget = true // changed since: read again, its record dropped with the read
 		}
-		sum.Files++
-		if IsCompressed(f) {
-			sum.Unsupported = append(sum.Unsupported, unsupportedFailure(f))
-		}
-		if isKnown && !force && k == index.StatKey(st.Size, st.MtimeNs, st.Dev, st.Ino) {
-			sum.Unchanged++
-			if notOK[f] && !IsCompressed(f) {
-				sum.Damaged++
+		// A file outside the run's roots (addOutside) is counted only when
+		// it is read, and --force does not reach it.
+		out := set.outside[f]
+		if isKnown && (!force || out) && k == index.StatKey(st.Size, st.MtimeNs, st.Dev, st.Ino) {
+			if !out {
+				sum.Files++
+				sum.Unchanged++
+				if IsCompressed(f) {
+					sum.Unsupported = append(sum.Unsupported, unsupportedFailure(f))
+				} else if notOK[f] {
+					sum.Damaged++
+				}
 			}
 			continue
+		}
+		if !out {
+			sum.Files++ // one outside is counted once its read finds it changed
+			if IsCompressed(f) {
+				sum.Unsupported = append(sum.Unsupported, unsupportedFailure(f))
+			}
 		}
 		var old *index.Session
 		if isKnown {
@@ -344,7 +358,7 @@ func (ix *Indexer) plan(ctx context.Context, set *fileSet, known map[string]int6
 		if !force && appendable(old, st, st.Size) {
 			cost = st.Size - old.CommittedLen
 		}
-		todo = append(todo, work{path: f, st: st, old: old, cost: cost, unforget: unforget})
+		todo = append(todo, work{path: f, st: st, old: old, cost: cost, unforget: unforget, outside: out})
 	}
 	return todo, nil
 }
@@ -553,6 +567,9 @@ func (r *ingestRun) one(w work, queue []work) (redo []work, err error) {
 	} else {
 		switch res.Change {
 		case Unchanged:
+			if w.outside {
+				break // racily clean, and the same bytes: not this run's to count
+			}
 			one.Unchanged++
 		case Appended:
 			one.Appended++
@@ -562,9 +579,15 @@ func (r *ingestRun) one(w work, queue []work) (redo []work, err error) {
 			one.Indexed++
 			one.Entries += res.Entries
 		}
-		if res.State != jsonl.StateOK && !IsCompressed(w.path) {
+		if w.outside && res.Change != Unchanged {
+			one.Files++
+		}
+		if res.State != jsonl.StateOK && !IsCompressed(w.path) && (!w.outside || res.Change != Unchanged) {
 			one.Damaged++
 		}
+	}
+	if err != nil && w.outside {
+		one.Files++
 	}
 	if dead { // nothing to commit: the failure stands
 		r.sum.add(one)

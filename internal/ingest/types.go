@@ -11,7 +11,7 @@ import (
 // IndexSummary is the answer of `grove index` and `grove rebuild` (SPEC §8,
 // plus the counts docs/indexing.md "Keeping the index current" describes).
 type IndexSummary struct {
-	Files     int `json:"files"`          // session files found
+	Files     int `json:"files"`          // session files found below the roots and named, and those the index holds elsewhere that were read
 	Indexed   int `json:"indexed"`        // files read and stored, whole or from their committed length
 	Appended  int `json:"appended"`       // of those, files read only from their committed length (grown by appending)
 	Unchanged int `json:"unchanged"`      // files skipped because size, mtime, device and inode match the index

@@ -3,6 +3,9 @@ package serve_test
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // What a person typed keeps its line breaks on the page: a user message
@@ -18,6 +21,8 @@ func TestBrowser_UserLinesKeepTheirBreaks(t *testing.T) {
 	s := mustSiteOf(t, siteOptions{Made: map[string][]byte{"lines.jsonl": []byte(session)}})
 	b := mustTab(t)
 	b.open(s, "/s/11111111-2222-4333-8444-555555555555/a1")
+	// The page may first say the index is catching up, and reload.
+	b.do("wait for the transcript", chromedp.Poll[chromedp.Void](`document.querySelector('#entry-a1 .md p') !== null`, chromedp.WithPollingInterval(20*time.Millisecond)))
 	user := eval[string](b, `document.querySelector('#entry-u1 .md p').innerText`)
 	if want := "first line of the prompt\nat main.go:12 emphasised\nat lib.go:40"; user != want {
 		t.Errorf("the user's message reads %q, want its lines %q", user, want)
