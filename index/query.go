@@ -355,6 +355,17 @@ func (d *DB) CountSessions(ctx context.Context) (int, error) {
 	return n, err
 }
 
+// Totals is how many sessions the index holds and the entries they hold
+// together. Errors are the database's.
+func (d *DB) Totals(ctx context.Context) (sessions, entries int, err error) {
+	var t struct {
+		Sessions int `db:"sessions"`
+		Entries  int `db:"entries"`
+	}
+	err = d.db.GetContext(ctx, &t, "SELECT count(*) AS sessions, coalesce(sum(entries), 0) AS entries FROM sessions")
+	return t.Sessions, t.Entries, err
+}
+
 // Paths returns the file paths of every indexed session, sorted.
 func (d *DB) Paths(ctx context.Context) ([]string, error) {
 	var out []string

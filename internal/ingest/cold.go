@@ -108,8 +108,16 @@ func (ix *Indexer) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexS
 	}
 	keep := context.WithoutCancel(ctx) // a Ctrl-C keeps the files finished
 	if stopped {
-		if ferr := ix.keepStopped(keep, fresh, tmp); ferr != nil {
+		sessions, entries, ferr := ix.keepStopped(keep, fresh, tmp)
+		if ferr != nil {
 			return failed(ferr)
+		}
+		if n == 0 {
+			// What the build holds is what this run indexed: a batch the
+			// Ctrl-C rolled back stays in a build file without a journal
+			// (index.OpenBuild), so the count of the files it finished
+			// comes from the build, not from the batches said committed.
+			sum.Indexed, sum.Entries = sessions, entries
 		}
 		return sum, err, true
 	}
@@ -209,22 +217,26 @@ func (ix *Indexer) coldOptions(ctx context.Context, fresh *Indexer, opts IndexOp
 // keepStopped keeps what a cold build stopped by ctx finished: its rows
 // and their text go in together (fresh's text done at once, the file whose
 // read was stopped part-way dropped), and the build at tmp is swapped in.
-func (ix *Indexer) keepStopped(keep context.Context, fresh *Indexer, tmp string) error {
+// It answers how many sessions, and entries in them, the build held then.
+func (ix *Indexer) keepStopped(keep context.Context, fresh *Indexer, tmp string) (sessions, entries int, err error) {
 	// Nothing waits for the text to be built: it goes in with the rows,
 	// less those of the file whose read was stopped part-way.
-	if ferr := fresh.db.Finish(keep); ferr != nil {
-		return ferr
+	if err := fresh.db.Finish(keep); err != nil {
+		return 0, 0, err
 	}
-	if _, ferr := fresh.db.DropUnfinished(keep); ferr != nil {
-		return ferr
+	if _, err := fresh.db.DropUnfinished(keep); err != nil {
+		return 0, 0, err
 	}
-	if ferr := fresh.Close(); ferr != nil {
-		return ferr
+	if sessions, entries, err = fresh.db.Totals(keep); err != nil {
+		return 0, 0, err
 	}
-	if ferr := ix.swapIn(keep, tmp); ferr != nil {
-		return ferr
+	if err := fresh.Close(); err != nil {
+		return 0, 0, err
 	}
-	return nil
+	if err := ix.swapIn(keep, tmp); err != nil {
+		return 0, 0, err
+	}
+	return sessions, entries, nil
 }
 
 // swapIn swaps the complete index at src in (index.DB.RestoreFrom), removes
