@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -106,17 +105,7 @@ func diskFullCorpus(t *testing.T) (string, []string) {
 // returns its exit status, stdout and stderr.
 func binGrove(t *testing.T, db string, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(mustGroveBinary(t), append([]string{"--db", db}, args...)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return code, out.String(), errb.String()
+	return keptRun(t, nil, append([]string{"--db", db}, args...)...)
 }
 
 // answers are what a user reads of an index: the session list, searches
