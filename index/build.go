@@ -15,15 +15,21 @@ import (
 // A cold build (SPEC §6): `grove rebuild` and the first `grove
 // index` of an empty index write a new index file that no other process
 // knows, then swap it in whole (DB.RestoreFrom). Nothing reads such a file
-// before it is complete and synced, so it is written with the journal off
-// and without syncs, and its search text is built at the same time, on
-// another core, in a second private file (TextPath) whose full-text tables
-// are copied into the first when both are done. The journal is never off
-// on an index other processes use: a prototype that tried it left a
-// malformed file.
+// before it is complete and synced, so it is written without syncs and
+// with its rollback journal in memory, and its search text is built at
+// the same time, on another core, in a second private file (TextPath)
+// whose full-text tables are copied into the first when both are done.
+// The journal is in memory, not off: a read stopped part-way (a Ctrl-C
+// interrupts a statement, which rolls the whole transaction back) must
+// roll back, and SQLite leaves a ROLLBACK undefined with the journal off
+// (https://sqlite.org/pragma.html#pragma_journal_mode): without one, the
+// rows stay and pages the cache had spilled can be referenced twice. A
+// process killed mid-build leaves a private file nobody reads, removed by
+// the next build. The journal is never in memory on an index other
+// processes use.
 
 // buildPragmas are the DSN parameters of a cold build's connections.
-const buildPragmas = "&_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)"
+const buildPragmas = "&_pragma=journal_mode(MEMORY)&_pragma=synchronous(OFF)"
 
 // TextPath is where a cold build of the index at path builds its search
 // text: "<path>.text". Only grove makes files by that name.

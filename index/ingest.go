@@ -212,32 +212,6 @@ func (d *DB) deleteSID(ctx context.Context, tx *wtx, sid int64, path string) err
 	return nil
 }
 
-// DropUnfinished deletes the sessions whose SessionWriter never committed
-// (indexed_at_ms still 0: a read stopped part-way) with their rows, and
-// returns how many. A cold build runs with the journal off, where a stopped
-// read's rows cannot be rolled back: it drops them before the build is
-// swapped in, so that the index holds only the files it says it indexed.
-func (d *DB) DropUnfinished(ctx context.Context) (int, error) {
-	tx, err := d.beginWrite(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer tx.Rollback()
-	var rows []struct {
-		SID  int64  `db:"sid"`
-		Path string `db:"path"`
-	}
-	if err := tx.SelectContext(ctx, &rows, "SELECT sid, path FROM sessions WHERE indexed_at_ms = 0"); err != nil {
-		return 0, fmt.Errorf("index %s: find unfinished sessions: %w", d.path, err)
-	}
-	for _, r := range rows {
-		if err := d.deleteSID(ctx, tx, r.SID, r.Path); err != nil {
-			return 0, err
-		}
-	}
-	return len(rows), tx.Commit()
-}
-
 // docBits is how many low bits of a doc number hold the counter.
 const docBits = 31
 

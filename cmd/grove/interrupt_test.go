@@ -199,8 +199,8 @@ func TestExport_InterruptStopsPromptly(t *testing.T) {
 
 // TestIndex_InterruptedColdIndexHoldsWhatItSays sends SIGINT at random
 // moments to the first `grove index` of an empty index (the cold build,
-// whose private file has no journal to roll a stopped read back), over 900
-// sessions of 10 to 3,000 entries: every round, the index must hold exactly
+// whose private file keeps its journal in memory to roll a stopped read
+// back), over 900 sessions of 10 to 3,000 entries: every round, the index must hold exactly
 // the files the message says stay indexed, each whole — no session of a
 // file whose read was stopped, listed as ok with no entries — and verify
 // finds nothing stale.

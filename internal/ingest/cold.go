@@ -36,7 +36,7 @@ func stepFault(step string) error {
 }
 
 // coldIndex is the first `grove index` of an empty index: the files are
-// indexed into a private file with the journal off, their search text
+// indexed into a private file without syncs, their search text
 // built on another core (index.OpenBuild). The entry rows are swapped in
 // as soon as they are all written (index.DB.RestoreFrom), their file
 // removed, so sessions, workspaces, leaves, branches, tree and path
@@ -113,10 +113,9 @@ func (ix *Indexer) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexS
 			return failed(ferr)
 		}
 		if n == 0 {
-			// What the build holds is what this run indexed: a batch the
-			// Ctrl-C rolled back stays in a build file without a journal
-			// (index.OpenBuild), so the count of the files it finished
-			// comes from the build, not from the batches said committed.
+			// What the build holds is what this run indexed: the count
+			// of the files it finished comes from the build, which is
+			// what is swapped in.
 			sum.Indexed, sum.Entries = sessions, entries
 		}
 		return sum, err, true
@@ -215,16 +214,13 @@ func (ix *Indexer) coldOptions(ctx context.Context, fresh *Indexer, opts IndexOp
 }
 
 // keepStopped keeps what a cold build stopped by ctx finished: its rows
-// and their text go in together (fresh's text done at once, the file whose
-// read was stopped part-way dropped), and the build at tmp is swapped in.
+// and their text go in together (fresh's text done at once; the file whose
+// read was stopped part-way was rolled back), and the build at tmp is
+// swapped in.
 // It answers how many sessions, and entries in them, the build held then.
 func (ix *Indexer) keepStopped(keep context.Context, fresh *Indexer, tmp string) (sessions, entries int, err error) {
-	// Nothing waits for the text to be built: it goes in with the rows,
-	// less those of the file whose read was stopped part-way.
+	// Nothing waits for the text to be built: it goes in with the rows.
 	if err := fresh.db.Finish(keep); err != nil {
-		return 0, 0, err
-	}
-	if _, err := fresh.db.DropUnfinished(keep); err != nil {
 		return 0, 0, err
 	}
 	if sessions, entries, err = fresh.db.Totals(keep); err != nil {
