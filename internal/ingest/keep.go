@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/grove-sessions/grove/errs"
@@ -55,21 +54,6 @@ var keepFault func(path string, at int64) error
 type keeper struct {
 	st   *kept.Store
 	note func(string) // says that a damaged kept copy was set aside; may be nil
-
-	mu      sync.Mutex
-	retired []kept.Entry // files whose kept copy became an earlier version (adoptRetired)
-}
-
-// retire makes the kept copy behind w the earlier version of s's file
-// (kept.Writer.Retire) and notes the file, for adoptRetired to index it.
-func (k *keeper) retire(w *kept.Writer, s *index.Session) error {
-	if err := w.Retire(); err != nil {
-		return err
-	}
-	k.mu.Lock()
-	k.retired = append(k.retired, kept.Entry{Source: s.Source, Path: s.Path})
-	k.mu.Unlock()
-	return nil
 }
 
 // Keep keeps [from, s.CommittedLen) of s's file (index.Keeper). What the
@@ -111,7 +95,7 @@ func (k *keeper) Keep(ctx context.Context, s *index.Session, from int64, pieces 
 	moved := false // the old copy became an earlier version: left so
 	retire := func() error {
 		moved = true
-		return k.retire(w, s)
+		return w.Retire() // indexed at the run's end (adoptLeftVersions)
 	}
 	defer func() {
 		switch {

@@ -3,6 +3,7 @@ package ingest_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -233,5 +234,85 @@ func TestKeep_RewriteBeyondFirstBlock(t *testing.T) {
 	v, err := ix.DB().SessionByPath(ctx, kept.VersionPath(big.Path, 1))
 	if err != nil || v == nil || !v.Gone || v.SessionID != big.SessionID+"@v1" || v.CommittedLen != big.CommittedLen || v.Entries != big.Entries {
 		t.Fatalf("the index holds %+v, %v at the earlier version's path; want the old session, gone, id %s@v1", v, err, big.SessionID)
+	}
+}
+
+// A run stopped after the keeper made a rewritten file's kept copy its
+// earlier version, but before the index committed (a Ctrl-C, a kill):
+// the next run, which finds the file's bytes already kept, still indexes
+// that earlier version (SPEC §11: a run stopped at any moment leaves an
+// index the next one finishes).
+func TestKeep_RewriteStoppedStillIndexesTheEarlierVersion(t *testing.T) {
+	ctx := context.Background()
+	root := filepath.Join(t.TempDir(), "sessions")
+	if _, err := corpusgen.Generate(ctx, root, corpusgen.Options{Seed: 5, Size: 256 << 10, BigSession: 700 << 10}); err != nil {
+		t.Fatal(err)
+	}
+	dbPath := filepath.Join(t.TempDir(), "index.db")
+	ix, err := ingest.OpenForWrite(ctx, dbPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Keep(true)
+	if _, err := ix.Index(ctx, ingest.IndexOptions{Roots: []string{root}}); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := ix.DB().Sessions(ctx, index.SessionFilter{})
+	var big *index.Session
+	for i := range rows {
+		if rows[i].CommittedLen > 600<<10 {
+			big = &rows[i]
+		}
+	}
+	if big == nil {
+		t.Fatal("the generated corpus has no file larger than two blocks")
+	}
+	old, err := os.ReadFile(big.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The rewrite differs from the kept bytes in its first block: its
+	// header, then a new line, then the old lines.
+	lines := bytes.SplitAfter(old[:big.CommittedLen], []byte("\n"))
+	rewritten := append([]byte(nil), lines[0]...)
+	rewritten = append(rewritten, `{"type":"custom","customType":"keep-test","id":"rewritten1","parentId":null,"timestamp":"2026-11-30T00:00:00.000Z","data":{}}`+"\n"...)
+	rewritten = append(rewritten, bytes.Join(lines[1:], nil)...)
+	if err := os.WriteFile(big.Path, rewritten, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stop, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ingest.OnKeep(func(path string, at int64) error {
+		if path == big.Path && at > 0 { // the earlier version is made by now
+			cancel()
+			return stop.Err()
+		}
+		return nil
+	})
+	_, err = ix.Index(stop, ingest.IndexOptions{Roots: []string{root}})
+	ingest.OnKeep(nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Index stopped while keeping the rewrite: %v, want context.Canceled", err)
+	}
+	if v := ix.KeptStore().Versions(big.Source, big.Path); v != 1 {
+		t.Fatalf("the stopped run left %d earlier versions in the kept store; the test needs it to have made one", v)
+	}
+	// The next run is another process's.
+	ix.Close()
+	if ix, err = ingest.OpenForWrite(ctx, dbPath, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ix.Keep(true)
+	if _, err := ix.Index(ctx, ingest.IndexOptions{Roots: []string{root}}); err != nil {
+		t.Fatalf("Index after the stopped run: %v", err)
+	}
+	v, err := ix.DB().SessionByPath(ctx, kept.VersionPath(big.Path, 1))
+	if err != nil || v == nil || !v.Gone || v.SessionID != big.SessionID+"@v1" || v.CommittedLen != big.CommittedLen || v.Entries != big.Entries {
+		t.Fatalf("after the next run the index holds %+v, %v at the earlier version's path; want the old session, gone, id %s@v1", v, err, big.SessionID)
+	}
+	cur, err := ix.DB().SessionByPath(ctx, big.Path)
+	if err != nil || cur == nil || cur.CommittedLen != int64(len(rewritten)) {
+		t.Fatalf("the current version: %+v, %v; want the %d bytes rewritten", cur, err, len(rewritten))
 	}
 }

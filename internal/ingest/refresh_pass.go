@@ -89,7 +89,7 @@ func (ix *Indexer) refresh(ctx context.Context, opts IndexOptions) (IndexSummary
 	if err := ix.removeGone(ctx, set.gone(known), &sum); err != nil {
 		return sum, err
 	}
-	return sum, ix.adoptRetired(ctx) // the earlier versions of files rewritten (SPEC §11)
+	return sum, ix.adoptLeftVersions(ctx) // the earlier versions of files rewritten (SPEC §11)
 }
 
 // fileSet is what one refresh reads: every session file of its roots and

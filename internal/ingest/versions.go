@@ -18,23 +18,41 @@ import (
 // (kept.Store.OpenFile), and search finds its text. The current version
 // keeps the file's path and the session's id.
 
-// adoptRetired indexes the earlier versions the keeper of ix's index made
-// during this run (keeper.retired), each as a gone session; run under the
-// index's lock at the end of a refresh. Nothing when nothing was retired.
-// A run killed between the retire and this indexes nothing of the
-// version: it stays in the kept store, and adoptKept (a rebuild, an index
-// made again) indexes it.
-func (ix *Indexer) adoptRetired(ctx context.Context) error {
-	k, _ := ix.db.Keeper().(*keeper)
-	if k == nil {
+// adoptLeftVersions indexes every earlier version the kept store holds
+// of a file the index holds (same source and path) and that the index
+// does not hold itself; run under the index's lock at the end of a
+// refresh. The keeper makes a version before the index commits the
+// file's rows: a run stopped or killed between the two leaves a version
+// that the next run, finding the file's bytes already kept, would not
+// make again; it is found here. Versions of files the index does not hold
+// are left to adoptKept (a rebuild, an index made again), which indexes
+// them with their gone file. Nothing is read when there is no kept store.
+func (ix *Indexer) adoptLeftVersions(ctx context.Context) error {
+	st := ix.KeptStore()
+	if st == nil {
 		return nil
 	}
-	k.mu.Lock()
-	retired := k.retired
-	k.retired = nil
-	k.mu.Unlock()
-	for _, e := range retired {
-		if err := ix.adoptVersions(ctx, k.st, e.Source, e.Path); err != nil {
+	vs, err := st.EarlierVersions()
+	if err != nil {
+		return errs.Wrap(errs.CodeIO, err, "cannot read the kept store's earlier versions: "+err.Error()).In(st.Dir())
+	}
+	for _, v := range vs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s, err := ix.db.SessionByPath(ctx, v.Path)
+		if err != nil {
+			return err
+		}
+		if s == nil || s.Source != v.Source {
+			continue
+		}
+		if h, err := ix.db.SessionByPath(ctx, kept.VersionPath(v.Path, v.N)); err != nil {
+			return err
+		} else if h != nil {
+			continue
+		}
+		if err := ix.adoptVersion(ctx, st, v.Source, v.Path, v.N); err != nil {
 			return err
 		}
 	}
@@ -42,8 +60,8 @@ func (ix *Indexer) adoptRetired(ctx context.Context) error {
 }
 
 // adoptVersions indexes every earlier version of the file at path that
-// the kept store st holds and the index does not (adoptRetired, and
-// adoptKept for an index made again). A version that cannot be read is an
+// the kept store st holds and the index does not (adoptKept, for an
+// index made again). A version that cannot be read is an
 // io_error naming it.
 func (ix *Indexer) adoptVersions(ctx context.Context, st *kept.Store, source, path string) error {
 	for _, n := range st.VersionNumbers(source, path) {

@@ -268,6 +268,72 @@ func (st *Store) OpenVersion(source, path string, n int) (*File, error) {
 	return openFile(fmt.Sprintf("%s.v%d", st.Name(source, path), n), false)
 }
 
+// Version is one earlier version of a kept session file (Writer.Retire).
+type Version struct {
+	Source, Path string
+	N            int // 1 is the oldest
+}
+
+// EarlierVersions lists every earlier version the store keeps, in the
+// order of the store's folders; none when the store does not exist. Only
+// each version's head is read. A version whose head cannot be read is an
+// error naming its file (ErrCorrupt in the chain).
+func (st *Store) EarlierVersions() ([]Version, error) {
+	dirs, err := os.ReadDir(st.dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Version
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		files, err := os.ReadDir(filepath.Join(st.dir, d.Name()))
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			name := f.Name()
+			if !strings.HasSuffix(name, zstExt) || !isVersion(name) {
+				continue
+			}
+			base := strings.TrimSuffix(name, zstExt)
+			n, err := strconv.Atoi(base[strings.LastIndex(base, ".v")+2:])
+			if err != nil || n < 1 {
+				continue // a name the store does not give (SetAside's among them)
+			}
+			h, err := readHeadOf(filepath.Join(st.dir, d.Name(), name))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Version{Source: h.Source, Path: h.Path, N: n})
+		}
+	}
+	return out, nil
+}
+
+// readHeadOf reads the head of the kept file at p. Errors: the file
+// system's, ErrCorrupt naming p.
+func readHeadOf(p string) (head, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return head{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return head{}, err
+	}
+	h, _, err := readHead(f, fi.Size())
+	if err != nil {
+		return head{}, fmt.Errorf("%s: %w", p, err)
+	}
+	return h, nil
+}
+
 // isVersion reports whether p is an earlier version's file.
 func isVersion(p string) bool {
 	base := strings.TrimSuffix(filepath.Base(p), zstExt)
