@@ -38,9 +38,14 @@ type VerifyReport struct {
 	// Damaged counts the gone sessions whose kept copy is damaged on disk
 	// (kept.ErrCorrupt): an io_error problem each, which grove index
 	// cannot mend (docs/keeping.md). Left out of the JSON when 0.
-	Damaged    int       `json:"damaged,omitempty"`
-	Problems   []Problem `json:"problems"`
-	Duplicates int       `json:"-"`
+	Damaged int `json:"damaged,omitempty"`
+	// TextPending counts the sessions whose search text is not in the
+	// index (a first index still building it, or stopped before it was
+	// done): search finds none of their entries until `grove index` runs.
+	// A problem of verify; left out of the JSON when 0.
+	TextPending int       `json:"text_pending,omitempty"`
+	Problems    []Problem `json:"problems"`
+	Duplicates  int       `json:"-"`
 	// KeptOnly are the files of the sessions that only the kept store (in
 	// PostgreSQL, the index's stored bytes) still holds: their files are
 	// gone (SPEC §11). Deleting the kept store would lose them.
@@ -91,6 +96,11 @@ func (a *Archive) VerifyDialect(ctx context.Context, session, d string) (*Verify
 		}
 	}
 	rep := &VerifyReport{Sessions: len(sessions), Problems: []Problem{}}
+	if pending, err := a.db().TextPending(ctx); err != nil {
+		return nil, err
+	} else if pending {
+		rep.TextPending = len(sessions)
+	}
 	for i := range sessions {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -91,3 +91,25 @@ func TestVerify_FindsAlteredRunsAndMarks(t *testing.T) {
 		})
 	}
 }
+
+// An index whose search text is not in (a first index stopped while it
+// was built: the counter EndEntries sets, which AdoptText clears) is no
+// clean verify: every session is counted without search text.
+func TestVerify_CountsSessionsWithoutSearchText(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	testutil.MustCopy(t, testutil.Testdata(t, "pi/v3-tree.jsonl"), dir, "v3.jsonl")
+	db := filepath.Join(t.TempDir(), "index.db")
+	a := mustOpenArchive(t, db)
+	if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := a.Verify(ctx, ""); err != nil || rep.TextPending != 0 {
+		t.Fatalf("Verify of a fresh index = %+v, %v; want no session without search text", rep, err)
+	}
+	mustSQL(t, db, "INSERT INTO counters (name, value) VALUES ('text_pending', 1)")
+	rep, err := a.Verify(ctx, "")
+	if err != nil || rep.Sessions != 1 || rep.TextPending != 1 {
+		t.Fatalf("Verify with the search text pending = %+v, %v; want its 1 session counted without search text", rep, err)
+	}
+}

@@ -56,6 +56,9 @@ func runVerify(ctx context.Context, g *env, session, dialect string) error {
 		if rep.Damaged > 0 {
 			summary += ", " + plural.Count(rep.Damaged, "damaged kept copy", "damaged kept copies")
 		}
+		if rep.TextPending > 0 {
+			summary += fmt.Sprintf(", %d without search text", rep.TextPending)
+		}
 		if rep.Duplicates > 0 {
 			// Damage in the files, which the index records rightly: reported,
 			// but no failure of verify.
@@ -69,8 +72,11 @@ func runVerify(ctx context.Context, g *env, session, dialect string) error {
 			}
 		}
 	}
-	if rep.Mismatches > 0 || rep.Stale > 0 || rep.Damaged > 0 {
+	if rep.Mismatches > 0 || rep.Stale > 0 || rep.Damaged > 0 || rep.TextPending > 0 {
 		if !g.json {
+			if rep.TextPending > 0 {
+				fmt.Fprintf(g.stderr, "grove: the search text of %s is not in the index (a first `grove index` is building it, or was stopped before it finished): run `grove index` to build it\n", plural.Count(rep.TextPending, "session", "sessions"))
+			}
 			if rep.Damaged > 0 {
 				fmt.Fprintf(g.stderr, "grove: %s damaged: %s\n", plural.Count(rep.Damaged, "kept copy is", "kept copies are"), kept.DamagedHint)
 			}

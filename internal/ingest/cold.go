@@ -17,12 +17,13 @@ import (
 var entriesIn func()
 
 // coldStep, when set (by tests), is called at each step of a cold build
-// named below (coldSwap, coldFold, coldText) before the step's own
+// named below (coldEnd, coldSwap, coldFold, coldText) before the step's own
 // writes; an error it returns is taken as that step's I/O failing.
 var coldStep func(step string) error
 
 // The steps of a cold build that coldStep sees.
 const (
+	coldEnd  = "end"  // the entry rows are complete and ended (EndEntries)
 	coldSwap = "swap" // the entry rows are copied into the index (RestoreFrom)
 	coldFold = "fold" // the copy is folded from the -wal into the index file
 	coldText = "text" // the search text is copied in (AdoptText)
@@ -120,7 +121,14 @@ func (ix *Indexer) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexS
 		}
 		return sum, err, true
 	}
-	if ferr := fresh.db.EndEntries(ctx); ferr != nil {
+	// From here the entry rows are complete: a Ctrl-C before they are
+	// swapped in would throw them all away, so it is heard only once they
+	// are in, while the text is built.
+	ferr := stepFault(coldEnd)
+	if ferr == nil {
+		ferr = fresh.db.EndEntries(keep)
+	}
+	if ferr != nil {
 		return failed(ferr)
 	}
 	// The index as it was, to swap back in if the text finds no room.
@@ -139,7 +147,7 @@ func (ix *Indexer) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexS
 	// The entry rows are in. Their file is not needed any more: its room
 	// is what the index file grows by as the -wal is folded into it.
 	removeBuildFile(tmp)
-	ferr := stepFault(coldFold)
+	ferr = stepFault(coldFold)
 	if ferr == nil {
 		ferr = ix.db.Checkpoint(keep)
 	}
@@ -159,6 +167,7 @@ func (ix *Indexer) coldIndex(ctx context.Context, opts IndexOptions) (sum IndexS
 	}
 	if ferr != nil {
 		if ctx.Err() != nil {
+			sum.TextPending, _ = ix.db.CountSessions(keep)
 			return sum, ctx.Err(), true
 		}
 		if index.IsDiskFull(ferr) {

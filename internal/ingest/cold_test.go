@@ -156,3 +156,39 @@ func withoutSources(dump string) string {
 	}
 	return b.String()
 }
+
+// A Ctrl-C once a cold build's entry rows are all written, before they are
+// swapped in, keeps every file: the rows go in and the run stops while the
+// text is built, saying how many sessions have no search text yet
+// (IndexSummary.TextPending), instead of throwing the whole build away.
+func TestColdIndex_StoppedBeforeTheSwapKeepsEveryFile(t *testing.T) {
+	ctx := context.Background()
+	root := testutil.Testdata(t, "pi")
+	clean := mustOpen(t, filepath.Join(t.TempDir(), "clean.db"))
+	want, err := clean.Index(ctx, ingest.IndexOptions{Roots: []string{root}})
+	if err != nil || want.Indexed == 0 {
+		t.Fatalf("an index of %s: %+v, %v", root, want, err)
+	}
+	a := mustOpen(t, filepath.Join(t.TempDir(), "index.db"))
+	stop, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ingest.OnColdStep(func(step string) error {
+		if step == "end" {
+			cancel()
+		}
+		return nil
+	})
+	t.Cleanup(func() { ingest.OnColdStep(nil) })
+	sum, err := a.Index(stop, ingest.IndexOptions{Roots: []string{root}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("index stopped before the swap: %v, want context.Canceled", err)
+	}
+	ss, _ := sessionsOf(ctx, a)
+	if len(ss) != want.Indexed || sum.Indexed != want.Indexed || sum.TextPending != want.Indexed {
+		t.Fatalf("stopped before the swap: the index lists %d sessions, the run says %d indexed and %d without search text; want %d each",
+			len(ss), sum.Indexed, sum.TextPending, want.Indexed)
+	}
+	if res, err := search(ctx, a, "the", 20); err != nil || !res.TextPending {
+		t.Fatalf("search after the stop: %+v, %v; want the text pending", res, err)
+	}
+}

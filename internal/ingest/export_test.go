@@ -15,7 +15,7 @@ func IndexOrdinary(ctx context.Context, ix *Indexer, opts IndexOptions) (IndexSu
 // index and its search text is not yet (nil: nothing).
 func OnEntriesIn(f func()) { entriesIn = f }
 
-// OnColdStep sets what a cold build calls at each of its steps "swap",
-// "fold" and "text" before the step's own writes; an error it returns is
+// OnColdStep sets what a cold build calls at each of its steps "end",
+// "swap", "fold" and "text" before the step's own writes; an error it returns is
 // taken as that step's I/O failing (nil: nothing).
 func OnColdStep(f func(step string) error) { coldStep = f }

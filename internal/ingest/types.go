@@ -24,6 +24,12 @@ type IndexSummary struct {
 	// since (SPEC §11); they are not in Files. Left out of the JSON when 0.
 	Forgotten int   `json:"forgotten,omitempty"`
 	BytesRead int64 `json:"bytes_read"` // bytes of session files read
+	// TextPending counts the sessions whose search text is not in the
+	// index: a first index stopped (Ctrl-C) after its entry rows were in
+	// but before their search text was (docs/indexing.md "The first
+	// index"); the next `grove index` builds it. Left out of the JSON
+	// when 0.
+	TextPending int `json:"text_pending,omitempty"`
 	// Failed lists the files, directories and roots that could not be read;
 	// everything else was indexed. Never nil.
 	Failed []Failure `json:"failed"`
