@@ -185,9 +185,20 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		p.SIDs = []int64{s.SID}
 	}
 	if q.IDLike != "" && len(o.Roles) == 0 && len(o.Types) == 0 && !o.EntriesOnly && !o.Abandoned {
-		if ss, err := a.db().SessionsByIDPrefix(ctx, q.IDLike); err == nil && len(ss) == 1 && sessionPasses(&ss[0], &p) {
-			sessionHits = append(sessionHits, sessionHit(&ss[0]))
+		// A session id that several files share (copies of one file)
+		// finds each of them; a prefix finds sessions only when it names
+		// one session id.
+		if ss, err := a.db().SessionsByIDPrefix(ctx, q.IDLike); err == nil && oneSessionID(ss) {
+			for i := range ss {
+				if sessionPasses(&ss[i], &p) {
+					sessionHits = append(sessionHits, sessionHit(&ss[i]))
+				}
+			}
 		}
+	}
+	found := map[int64]bool{}
+	for _, h := range sessionHits {
+		found[h.sid] = true
 	}
 	// A session whose agent names it by lines that are no entries (Claude
 	// Code's custom-title, ai-title, summary; a sub-agent's meta.json) is
@@ -205,9 +216,10 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 			}
 			for i := range named {
 				s := &named[i]
-				if s.Name == "" || !q.Matches(s.Name) || !sessionPasses(s, &p) || len(sessionHits) > 0 && sessionHits[0].sid == s.SID {
+				if s.Name == "" || !q.Matches(s.Name) || !sessionPasses(s, &p) || found[s.SID] {
 					continue
 				}
+				found[s.SID] = true
 				h := sessionHit(s)
 				h.Snippet = "session " + s.SessionID + " named " + index.Snippet(s.Name, q.Terms())
 				sessionHits = append(sessionHits, h)
@@ -439,6 +451,17 @@ func sessionPasses(s *index.Session, p *index.SearchParams) bool {
 	}
 	t := s.ModifiedMs
 	return t == nil || ((p.Since == nil || *t >= *p.Since) && (p.Until == nil || *t < *p.Until))
+}
+
+// oneSessionID reports whether ss is not empty and all of it has one
+// session id.
+func oneSessionID(ss []index.Session) bool {
+	for i := range ss {
+		if ss[i].SessionID != ss[0].SessionID {
+			return false
+		}
+	}
+	return len(ss) > 0
 }
 
 func sessionHit(s *index.Session) Hit {

@@ -218,3 +218,34 @@ func TestParseWhen(t *testing.T) {
 		}
 	}
 }
+
+// A session id that several files hold (copies of one file) finds each
+// of those sessions, as a session id held once finds its one; a prefix of
+// it still finds a session only when one holds it.
+func TestSearch_SharedSessionIDFindsEverySession(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for _, name := range []string{"a.jsonl", "b.jsonl", "c.jsonl"} {
+		testutil.MustCopy(t, testutil.Testdata(t, "pi/v3-tree.jsonl"), dir, name)
+	}
+	a := mustOpenArchive(t, filepath.Join(t.TempDir(), "index.db"))
+	if _, err := a.Index(ctx, archive.IndexOptions{Roots: []string{dir}}); err != nil {
+		t.Fatal(err)
+	}
+	const id = "5b7e2c14-9a3d-4f60-b8e1-2d4c6a8f0e13"
+	for _, q := range []string{id, "5b7e2c14"} {
+		res, err := a.Search(ctx, archive.SearchOptions{Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paths []string
+		for _, h := range res.Hits {
+			if h.Type == "session" {
+				paths = append(paths, filepath.Base(h.Path))
+			}
+		}
+		if got := strings.Join(paths, " "); got != "a.jsonl b.jsonl c.jsonl" {
+			t.Errorf("search %s: session hits %q, want the three files that hold it", q, got)
+		}
+	}
+}
