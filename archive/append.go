@@ -150,7 +150,7 @@ func Append(ctx context.Context, path string, in io.Reader, opts AppendOptions) 
 // at path failed with err. A full disk taints the writer, but what to do
 // is free space: its hint says so.
 func appendFailure(path string, n int, err error) AppendFailure {
-	if df := DiskFull(path, err, 0, "grove repair (for a torn last line), then grove append"); df != nil {
+	if df := DiskFull(path, err, 0, "grove append of the failed lines"); df != nil {
 		err = df
 	}
 	f := AppendFailure{Line: n, Code: errs.CodeOf(err), Message: err.Error()}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/grove-sessions/grove/internal/testutil"
@@ -34,6 +35,11 @@ func TestAppend_DiskFullTakesBackTheTornLine(t *testing.T) {
 	}
 	if rec := runJSON(t, "recover", file); rec["state"] != "ok" {
 		t.Errorf("grove recover after the full disk: state %v, want ok (no tail to repair)", rec["state"])
+	}
+	// No torn line is left, so the message sends the user to free space
+	// and append the rest, not to grove repair (which finds nothing to do).
+	if m := res.Failed[0].Message; strings.Contains(m, "repair") || !strings.Contains(m, "grove append") {
+		t.Errorf("the disk_full message: %q; want it to say to run grove append again, without grove repair", m)
 	}
 	if out, err := exec.Command("mount", "-o", "remount,size=64m", fsDir).CombinedOutput(); err != nil {
 		t.Fatalf("remount %s larger: %v %s", fsDir, err, out)
