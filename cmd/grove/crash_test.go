@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -185,4 +187,32 @@ func generated(t *testing.T, root string, opts corpusgen.Options) []string {
 		t.Fatalf("generated corpus: %d files, %v", len(files), err)
 	}
 	return files
+}
+
+// A rebuild killed after it swapped its index in and removed it leaves
+// that index's lock and list of sources (<index>.rebuild.lock,
+// <index>.rebuild.sources); the next grove index removes them, as it
+// removes the rest of a killed rebuild's files (docs/indexing.md
+// "Crashes").
+func TestCrash_IndexRemovesAKilledRebuildsLockAndSources(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "sessions")
+	testutil.MustCopy(t, testutil.Testdata(t, "pi/v3-tree.jsonl"), root, "a.jsonl")
+	db := filepath.Join(t.TempDir(), "index.db")
+	if _, err := runGrove(t, db, "index", "--root", root); err != nil {
+		t.Fatal(err)
+	}
+	left := []string{db + ".rebuild.lock", db + ".rebuild.sources"}
+	for _, f := range left {
+		if err := os.WriteFile(f, []byte("left by a killed rebuild\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := runGrove(t, db, "index", "--root", root); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range left {
+		if _, err := os.Lstat(f); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s is still there after grove index (%v)", f, err)
+		}
+	}
 }

@@ -45,11 +45,10 @@ func (ix *Indexer) refresh(ctx context.Context, opts IndexOptions) (IndexSummary
 	if err := ix.db.ClaimSources(ctx); err != nil {
 		return sum, err
 	}
-	// With the lock held no rebuild runs: a half-built index beside this
-	// one was left by a rebuild that was killed.
-	if _, err := os.Lstat(RebuildPath(ix.db.File())); err == nil {
-		removeIndexFiles(RebuildPath(ix.db.File()))
-	}
+	// With the lock held no rebuild runs: the files of a half-built index
+	// beside this one (or its lock and sources, once it was swapped in)
+	// were left by a rebuild that was killed.
+	removeIndexFiles(RebuildPath(ix.db.File())) // best effort: each is named again next run
 	// The index's file states are read while the roots are walked: one
 	// is SQLite's work, the other the file system's (a no-op refresh of
 	// 10,000 files is mostly these two).
