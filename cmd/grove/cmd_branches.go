@@ -49,14 +49,24 @@ func runBranches(ctx context.Context, g *env, f archive.Filter) error {
 		return noneInPicked(ctx, g, a, "branch points", f)
 	}
 	ids := make([]string, len(bs))
+	paths := make([]string, len(bs))
 	for i, b := range bs {
-		ids[i] = b.Session.SessionID
+		ids[i], paths[i] = b.Session.SessionID, b.Session.Path
 	}
 	sid := shortIDs(ids)
+	files := sharedIDs(ids, paths)
 	tw := table(g.stdout)
-	fmt.Fprintln(tw, "SESSION\tNAME\tBRANCH POINT\tLEAVES\tLABEL\tPREVIEW")
+	fileHead := ""
+	if files {
+		fileHead = "\tFILE"
+	}
+	fmt.Fprintln(tw, "SESSION\tNAME\tBRANCH POINT\tLEAVES\tLABEL\tPREVIEW"+fileHead)
 	for _, b := range bs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", idCell(sid[b.Session.SessionID]), clipWidth(cell(orDash(b.Session.Name)), nameColumns), idCell(b.ID), b.Leaves, clipWidth(cell(orDash(b.Label)), nameColumns), cell(b.Preview))
+		file := ""
+		if files {
+			file = "\t" + cell(b.Session.Path)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s%s\n", idCell(sid[b.Session.SessionID]), clipWidth(cell(orDash(b.Session.Name)), nameColumns), idCell(b.ID), b.Leaves, clipWidth(cell(orDash(b.Label)), nameColumns), cell(b.Preview), file)
 		for k, br := range b.Branches {
 			edge := "├── "
 			if k == len(b.Branches)-1 {

@@ -46,16 +46,21 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 		return writeJSON(g.stdout, doc)
 	}
 	ids := make([]string, len(leaves))
+	paths := make([]string, len(leaves))
 	for i, l := range leaves {
-		ids[i] = l.Session.SessionID
+		ids[i], paths[i] = l.Session.SessionID, l.Session.Path
 	}
 	sid := shortIDs(ids)
+	files := sharedIDs(ids, paths)
 	tw := table(g.stdout)
-	kindHead := ""
+	kindHead, fileHead := "", ""
 	if f.All {
 		kindHead = "KIND\t"
 	}
-	fmt.Fprintln(tw, "TIME (UTC)\tSESSION\tNAME\tLEAF\tLINE\tTYPE\t"+kindHead+"DEPTH\tLABEL\tLAST USER MESSAGE")
+	if files {
+		fileHead = "\tFILE"
+	}
+	fmt.Fprintln(tw, "TIME (UTC)\tSESSION\tNAME\tLEAF\tLINE\tTYPE\t"+kindHead+"DEPTH\tLABEL\tLAST USER MESSAGE"+fileHead)
 	for _, l := range leaves {
 		id := idCell(l.EntryID)
 		if l.Active {
@@ -73,8 +78,12 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 		if f.All {
 			typ += "\t" + l.PathKind
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", short(l.TsMs), idCell(sid[l.Session.SessionID]), clipWidth(cell(orDash(l.Session.Name)), nameColumns),
-			id, l.Line, typ, depth, clipWidth(cell(orDash(l.Label)), nameColumns), cell(l.Preview))
+		file := ""
+		if files {
+			file = "\t" + cell(l.Session.Path)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s%s\n", short(l.TsMs), idCell(sid[l.Session.SessionID]), clipWidth(cell(orDash(l.Session.Name)), nameColumns),
+			id, l.Line, typ, depth, clipWidth(cell(orDash(l.Label)), nameColumns), cell(l.Preview), file)
 	}
 	if len(leaves) == 0 {
 		return noneInPicked(ctx, g, a, "leaves", f)

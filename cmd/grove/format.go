@@ -27,6 +27,21 @@ func deref(s *string) string {
 	return *s
 }
 
+// sharedIDs reports whether two rows of a listing, ids[i] of the session
+// file paths[i], name one session id in two files (copies of one file):
+// the listing then names each row's file, as its id does not tell them
+// apart.
+func sharedIDs(ids, paths []string) bool {
+	at := make(map[string]string, len(ids))
+	for i, id := range ids {
+		if p, ok := at[id]; ok && p != paths[i] {
+			return true
+		}
+		at[id] = paths[i]
+	}
+	return false
+}
+
 // shortIDs gives each session id the shortest prefix of at least 8
 // characters (the whole id when it has at most 16) that no other id of ids
 // starts with: enough to tell the rows apart and, usually, to name the
