@@ -172,33 +172,13 @@ func TestKeep_TurnedOnLater(t *testing.T) {
 // and marked gone, and the new bytes as the current version (SPEC §11).
 func TestKeep_RewriteBeyondFirstBlock(t *testing.T) {
 	ctx := context.Background()
-	root := filepath.Join(t.TempDir(), "sessions")
-	if _, err := corpusgen.Generate(ctx, root, corpusgen.Options{Seed: 5, Size: 256 << 10, BigSession: 700 << 10}); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := ingest.OpenForWrite(ctx, filepath.Join(t.TempDir(), "index.db"), nil)
+	root, dbPath, big, old := bigKeptSession(t)
+	ix, err := ingest.OpenForWrite(ctx, dbPath, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ix.Close()
 	ix.Keep(true)
-	if _, err := ix.Index(ctx, ingest.IndexOptions{Roots: []string{root}}); err != nil {
-		t.Fatal(err)
-	}
-	rows, _ := ix.DB().Sessions(ctx, index.SessionFilter{})
-	var big *index.Session
-	for i := range rows {
-		if rows[i].CommittedLen > 600<<10 {
-			big = &rows[i]
-		}
-	}
-	if big == nil {
-		t.Fatal("the generated corpus has no file larger than two blocks")
-	}
-	old, err := os.ReadFile(big.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	lines := bytes.SplitAfter(old[:big.CommittedLen], []byte("\n"))
 	var head []byte
 	for _, l := range lines {
@@ -244,33 +224,12 @@ func TestKeep_RewriteBeyondFirstBlock(t *testing.T) {
 // index the next one finishes).
 func TestKeep_RewriteStoppedStillIndexesTheEarlierVersion(t *testing.T) {
 	ctx := context.Background()
-	root := filepath.Join(t.TempDir(), "sessions")
-	if _, err := corpusgen.Generate(ctx, root, corpusgen.Options{Seed: 5, Size: 256 << 10, BigSession: 700 << 10}); err != nil {
-		t.Fatal(err)
-	}
-	dbPath := filepath.Join(t.TempDir(), "index.db")
+	root, dbPath, big, old := bigKeptSession(t)
 	ix, err := ingest.OpenForWrite(ctx, dbPath, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ix.Keep(true)
-	if _, err := ix.Index(ctx, ingest.IndexOptions{Roots: []string{root}}); err != nil {
-		t.Fatal(err)
-	}
-	rows, _ := ix.DB().Sessions(ctx, index.SessionFilter{})
-	var big *index.Session
-	for i := range rows {
-		if rows[i].CommittedLen > 600<<10 {
-			big = &rows[i]
-		}
-	}
-	if big == nil {
-		t.Fatal("the generated corpus has no file larger than two blocks")
-	}
-	old, err := os.ReadFile(big.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The rewrite differs from the kept bytes in its first block: its
 	// header, then a new line, then the old lines.
 	lines := bytes.SplitAfter(old[:big.CommittedLen], []byte("\n"))
@@ -315,4 +274,39 @@ func TestKeep_RewriteStoppedStillIndexesTheEarlierVersion(t *testing.T) {
 	if err != nil || cur == nil || cur.CommittedLen != int64(len(rewritten)) {
 		t.Fatalf("the current version: %+v, %v; want the %d bytes rewritten", cur, err, len(rewritten))
 	}
+}
+
+// bigKeptSession indexes, keeping, a generated corpus with one session
+// larger than two of the keeper's blocks, into an index it closes: the
+// corpus's root, the index's path, that session's row and its bytes.
+func bigKeptSession(t *testing.T) (root, dbPath string, big *index.Session, old []byte) {
+	t.Helper()
+	ctx := context.Background()
+	root = filepath.Join(t.TempDir(), "sessions")
+	if _, err := corpusgen.Generate(ctx, root, corpusgen.Options{Seed: 5, Size: 256 << 10, BigSession: 700 << 10}); err != nil {
+		t.Fatal(err)
+	}
+	dbPath = filepath.Join(t.TempDir(), "index.db")
+	ix, err := ingest.OpenForWrite(ctx, dbPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ix.Keep(true)
+	if _, err := ix.Index(ctx, ingest.IndexOptions{Roots: []string{root}}); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := ix.DB().Sessions(ctx, index.SessionFilter{})
+	for i := range rows {
+		if rows[i].CommittedLen > 600<<10 {
+			big = &rows[i]
+		}
+	}
+	if big == nil {
+		t.Fatal("the generated corpus has no file larger than two blocks")
+	}
+	if old, err = os.ReadFile(big.Path); err != nil {
+		t.Fatal(err)
+	}
+	return root, dbPath, big, old
 }
