@@ -87,7 +87,7 @@ func runIndex(ctx context.Context, g *env, opts indexOptions) error {
 // files are listed, none of their text is searchable yet.
 func interruptedIndex(sum archive.IndexSummary) error {
 	if sum.TextPending > 0 {
-		return interruptedError{fmt.Sprintf("interrupted while building the search text; %s indexed in this run and listed, but the search text of %s is not built (search finds none of their entries): run `grove index` again to build it",
+		return interruptedError{fmt.Sprintf("interrupted while building the search text; every batch committed before stays indexed (%s indexed in this run), but the search text of %s is not built (search finds none of their entries): run `grove index` again to build it",
 			plural.Count(sum.Indexed, "file", "files"), plural.Count(sum.TextPending, "session", "sessions"))}
 	}
 	return interruptedError{fmt.Sprintf("interrupted; every batch committed before stays indexed (%s indexed in this run): run `grove index` again for the rest",
