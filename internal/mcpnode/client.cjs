@@ -20,6 +20,11 @@ const sdk = createRequire(process.env.GROVE_MCP_SDK + "/");
 const { Client } = sdk("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = sdk("@modelcontextprotocol/sdk/client/stdio.js");
 
+// Every call may take up to five minutes instead of the SDK's default
+// 60 s: on a loaded test machine a call can wait on the processor far
+// longer than it works.
+const callOptions = { timeout: 5 * 60 * 1000 };
+
 async function answer(client, req) {
   switch (req.op) {
     case "list": {
@@ -33,12 +38,12 @@ async function answer(client, req) {
       return { tools, server: client.getServerVersion(), instructions: client.getInstructions() };
     }
     case "call":
-      return { result: await client.callTool({ name: req.name, arguments: req.arguments }) };
+      return { result: await client.callTool({ name: req.name, arguments: req.arguments }, undefined, callOptions) };
     case "time": {
       const ms = [];
       for (let i = 0; i < req.n; i++) {
         const start = performance.now();
-        const r = await client.callTool({ name: req.name, arguments: req.arguments });
+        const r = await client.callTool({ name: req.name, arguments: req.arguments }, undefined, callOptions);
         ms.push(performance.now() - start);
         if (r.isError) {
           throw new Error("call " + i + " of " + req.name + " failed: " + JSON.stringify(r.content).slice(0, 500));
@@ -54,7 +59,7 @@ async function answer(client, req) {
         pages = 0;
         for (let cursor; ; ) {
           const args = cursor ? { ...req.arguments, cursor } : req.arguments;
-          const r = await client.callTool({ name: req.name, arguments: args });
+          const r = await client.callTool({ name: req.name, arguments: args }, undefined, callOptions);
           pages++;
           if (r.isError) {
             throw new Error("page " + pages + " of " + req.name + " failed: " + JSON.stringify(r.content).slice(0, 500));
