@@ -50,10 +50,15 @@ func UnknownSession(arg, source string) *errs.Error {
 
 // ambiguousSession is the ambiguous_session error of the session argument
 // arg, which names every session of c (two or more, SPEC §3.3): each is
-// named in the message, with its source when it has one.
+// named in the message, with its source when it has one, and the hint
+// says how to name one: by its file when they share the id (copies of one
+// file), else by a longer id prefix or its file.
 func ambiguousSession(arg string, c []errs.Candidate) *errs.Error {
 	var ids []string
-	sources := false
+	sources, oneID := false, true
+	for _, c1 := range c {
+		oneID = oneID && c1.ID == c[0].ID
+	}
 	for _, c := range c {
 		where := c.Path
 		if c.Source != "" {
@@ -65,7 +70,11 @@ func ambiguousSession(arg string, c []errs.Candidate) *errs.Error {
 	if sources {
 		msg += "; --source NAME picks that source's"
 	}
-	return errs.New(errs.CodeAmbiguousSession, msg).WithSession(arg).WithCandidates(c)
+	hint := "name the session by its file path"
+	if !oneID {
+		hint = "give more of the session id, or its file path"
+	}
+	return errs.New(errs.CodeAmbiguousSession, msg).WithSession(arg).WithCandidates(c).WithHint(hint)
 }
 
 // hintRunIndex is the hint of a stale_index error: the session file is not

@@ -191,7 +191,9 @@ func (a *Archive) Search(ctx context.Context, o SearchOptions) (*SearchResult, e
 		if ss, err := a.db().SessionsByIDPrefix(ctx, q.IDLike); err == nil && oneSessionID(ss) {
 			for i := range ss {
 				if sessionPasses(&ss[i], &p) {
-					sessionHits = append(sessionHits, sessionHit(&ss[i]))
+					h := sessionHit(&ss[i])
+					h.AmbiguousID = len(ss) > 1 // only its file names it
+					sessionHits = append(sessionHits, h)
 				}
 			}
 		}
@@ -453,6 +455,13 @@ func sessionPasses(s *index.Session, p *index.SearchParams) bool {
 	return t == nil || ((p.Since == nil || *t >= *p.Since) && (p.Until == nil || *t < *p.Until))
 }
 
+// SharedSessionIDs is the set of the ids of ids that more than one
+// indexed session holds (copies of one file): a listing names those
+// sessions by their files.
+func (a *Archive) SharedSessionIDs(ctx context.Context, ids []string) (map[string]bool, error) {
+	return a.db().SharedSessionIDs(ctx, ids)
+}
+
 // oneSessionID reports whether ss is not empty and all of it has one
 // session id.
 func oneSessionID(ss []index.Session) bool {
@@ -465,7 +474,7 @@ func oneSessionID(ss []index.Session) bool {
 }
 
 func sessionHit(s *index.Session) Hit {
-	h := Hit{sid: s.SID, SessionID: s.SessionID, Workspace: s.Workspace, Path: s.Path, AlsoIn: []string{}}
+	h := Hit{sid: s.SID, SessionID: s.SessionID, Workspace: s.Workspace, Path: s.Path, AlsoIn: []string{}, AlsoInFiles: []string{}}
 	h.Type = "session"
 	if s.ActiveLeaf != nil {
 		h.EntryID = *s.ActiveLeaf

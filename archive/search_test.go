@@ -220,8 +220,8 @@ func TestParseWhen(t *testing.T) {
 }
 
 // A session id that several files hold (copies of one file) finds each
-// of those sessions, as a session id held once finds its one; a prefix of
-// it still finds a session only when one holds it.
+// of those sessions, each named by its file (AmbiguousID: the commands to
+// open it name the file); a prefix of the id finds them too.
 func TestSearch_SharedSessionIDFindsEverySession(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -242,6 +242,9 @@ func TestSearch_SharedSessionIDFindsEverySession(t *testing.T) {
 		for _, h := range res.Hits {
 			if h.Type == "session" {
 				paths = append(paths, filepath.Base(h.Path))
+				if !h.AmbiguousID || h.AlsoInFiles == nil {
+					t.Errorf("search %s: the session hit of %s has AmbiguousID %v, AlsoInFiles %v; want its file to name it", q, h.Path, h.AmbiguousID, h.AlsoInFiles)
+				}
 			}
 		}
 		if got := strings.Join(paths, " "); got != "a.jsonl b.jsonl c.jsonl" {

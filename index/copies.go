@@ -18,35 +18,52 @@ import (
 // more than 32,766 variables, and a page may hold any number of hits.
 const fillBatch = 500
 
+// SharedSessionIDs is the set of the ids of ids (repeats allowed) that
+// more than one indexed session holds: copies of one file, whose id does
+// not name one session (SPEC §3.3), so that only a file path does.
+func (d *DB) SharedSessionIDs(ctx context.Context, ids []string) (map[string]bool, error) {
+	seen := map[string]bool{}
+	var list []any
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			list = append(list, id)
+		}
+	}
+	shared := map[string]bool{}
+	for lo := 0; lo < len(list); lo += fillBatch {
+		part := list[lo:min(len(list), lo+fillBatch)]
+		marks := strings.TrimSuffix(strings.Repeat("?,", len(part)), ",")
+		var counts []struct {
+			ID string `db:"session_id"`
+			N  int    `db:"n"`
+		}
+		if err := d.db.SelectContext(ctx, &counts, `SELECT session_id, count(*) AS n FROM sessions
+			WHERE session_id IN (`+marks+`) GROUP BY session_id`, part...); err != nil {
+			return nil, fmt.Errorf("session ids: %w", err)
+		}
+		for _, c := range counts {
+			if c.N > 1 {
+				shared[c.ID] = true
+			}
+		}
+	}
+	return shared, nil
+}
+
 // fillPage sets AmbiguousID and (with alsoIn) AlsoIn of a page of hits,
 // with one query for each batch of fillBatch hits rather than one per hit:
 // per-hit queries cost more than the search itself. The copies are looked
 // up by entry id, so the cost grows with the copies read, not with page
 // size times copies.
 func (d *DB) fillPage(ctx context.Context, hits []Hit, alsoIn bool) error {
-	sids := map[string]bool{}
-	var sidList []any
+	ids := make([]string, len(hits))
 	for i := range hits {
-		if !sids[hits[i].SessionID] {
-			sids[hits[i].SessionID] = true
-			sidList = append(sidList, hits[i].SessionID)
-		}
+		ids[i] = hits[i].SessionID
 	}
-	shared := map[string]bool{}
-	for lo := 0; lo < len(sidList); lo += fillBatch {
-		ids := sidList[lo:min(len(sidList), lo+fillBatch)]
-		marks := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
-		var counts []struct {
-			ID string `db:"session_id"`
-			N  int    `db:"n"`
-		}
-		if err := d.db.SelectContext(ctx, &counts, `SELECT session_id, count(*) AS n FROM sessions
-			WHERE session_id IN (`+marks+`) GROUP BY session_id`, ids...); err != nil {
-			return fmt.Errorf("search: session ids: %w", err)
-		}
-		for _, c := range counts {
-			shared[c.ID] = c.N > 1
-		}
+	shared, err := d.SharedSessionIDs(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("search: %w", err)
 	}
 	for i := range hits {
 		hits[i].AmbiguousID = shared[hits[i].SessionID]

@@ -49,12 +49,11 @@ func runBranches(ctx context.Context, g *env, f archive.Filter) error {
 		return noneInPicked(ctx, g, a, "branch points", f)
 	}
 	ids := make([]string, len(bs))
-	paths := make([]string, len(bs))
 	for i, b := range bs {
-		ids[i], paths[i] = b.Session.SessionID, b.Session.Path
+		ids[i] = b.Session.SessionID
 	}
 	sid := shortIDs(ids)
-	files := sharedIDs(ids, paths)
+	files := fileColumn(ctx, a, ids)
 	tw := table(g.stdout)
 	fileHead := ""
 	if files {

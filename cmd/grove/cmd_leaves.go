@@ -46,12 +46,11 @@ func runLeaves(ctx context.Context, g *env, f archive.Filter) error {
 		return writeJSON(g.stdout, doc)
 	}
 	ids := make([]string, len(leaves))
-	paths := make([]string, len(leaves))
 	for i, l := range leaves {
-		ids[i], paths[i] = l.Session.SessionID, l.Session.Path
+		ids[i] = l.Session.SessionID
 	}
 	sid := shortIDs(ids)
-	files := sharedIDs(ids, paths)
+	files := fileColumn(ctx, a, ids)
 	tw := table(g.stdout)
 	kindHead, fileHead := "", ""
 	if f.All {

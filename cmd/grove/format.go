@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"slices"
 	"time"
+
+	"github.com/grove-sessions/grove/archive"
 )
 
 // short renders Unix milliseconds for people: UTC, to the minute.
@@ -27,19 +30,13 @@ func deref(s *string) string {
 	return *s
 }
 
-// sharedIDs reports whether two rows of a listing, ids[i] of the session
-// file paths[i], name one session id in two files (copies of one file):
-// the listing then names each row's file, as its id does not tell them
-// apart.
-func sharedIDs(ids, paths []string) bool {
-	at := make(map[string]string, len(ids))
-	for i, id := range ids {
-		if p, ok := at[id]; ok && p != paths[i] {
-			return true
-		}
-		at[id] = paths[i]
-	}
-	return false
+// fileColumn reports whether a listing of the sessions ids names each
+// row's file: when another indexed session holds one of its ids (copies
+// of one file), as the id does not tell them apart. An error of the index
+// leaves the column out.
+func fileColumn(ctx context.Context, a *archive.Archive, ids []string) bool {
+	shared, err := a.SharedSessionIDs(ctx, ids)
+	return err == nil && len(shared) > 0
 }
 
 // shortIDs gives each session id the shortest prefix of at least 8
