@@ -420,7 +420,7 @@ func lockWriter(f *os.File, path, why string) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, flock.ErrLocked):
-		return errs.Wrap(errs.CodeLocked, err, "another writer holds this session file; "+why).In(path).WithHint("wait for the other writer (an agent or grove append) to finish")
+		return errs.Wrap(errs.CodeLocked, err, "another writer holds this session file; "+why).In(path).WithHint("wait for the other writer (an agent or grove append) to finish; `grove append --wait DURATION` waits for it")
 	default:
 		return errs.Wrap(errs.CodeIO, err, "cannot lock session file: "+err.Error()).In(path)
 	}

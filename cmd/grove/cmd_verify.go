@@ -66,7 +66,7 @@ func runVerify(ctx context.Context, g *env, session, dialect string) error {
 		}
 		fmt.Fprintln(g.stdout, summary)
 		if n := len(rep.KeptOnly); n > 0 {
-			fmt.Fprintf(g.stdout, "%s only in the kept store (the files are gone):\n", plural.Count(n, "session", "sessions"))
+			fmt.Fprintf(g.stdout, "%s only in the kept store (files gone, or earlier versions of rewritten files):\n", plural.Count(n, "session", "sessions"))
 			for _, p := range rep.KeptOnly {
 				fmt.Fprintf(g.stdout, "  %s\n", cell(p))
 			}
